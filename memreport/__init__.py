@@ -1,0 +1,41 @@
+"""memreport: per-tile memory of Graphcore IPU programs, from every report Poplar writes.
+
+>>> import memreport
+>>> report = memreport.read("sample_reports/mk2_1472_tiles.a")   # doctest: +SKIP
+>>> report.tiles_out_of_memory                                    # doctest: +SKIP
+
+``read`` and ``read_all`` never import matplotlib; only ``report.plot()`` does.
+"""
+from __future__ import annotations
+
+import os
+
+from .errors import MemreportError, ReadError, Truncated, UnrecognisedFormat, UnsupportedOperation
+from .model import ARCHES, Bin, Column, Histogram, MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
+from .readers import ReadOptions
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ARCHES", "Bin", "Column", "Histogram", "MemoryReport", "MemreportError", "PrintedSummary",
+    "ReadError", "ReadOptions", "Target", "TileBytes", "TileDetail", "Truncated", "UnrecognisedFormat",
+    "UnsupportedOperation", "read", "read_all", "__version__",
+]
+
+
+def read_all(path: str | os.PathLike, *, tile_memory: int | str | None = None, arch: str | None = None,
+             skip_bad_members: bool = False) -> list[MemoryReport]:
+    """Every report a file holds, in file order (a ``.rep`` trace may hold several)."""
+    from .readers import read_path
+    from .units import parse_size
+    options = ReadOptions(
+        tile_memory=parse_size(tile_memory) if isinstance(tile_memory, str) else tile_memory,
+        arch=arch, skip_bad_members=skip_bad_members)
+    return read_path(path, options)
+
+
+def read(path: str | os.PathLike, **kwargs) -> MemoryReport:
+    """The report a file holds; for a file holding several, the largest (by excluding-gaps total)."""
+    from .analysis import total_excluding_gaps
+    reports = read_all(path, **kwargs)
+    return max(reports, key=lambda r: total_excluding_gaps(r) or 0)

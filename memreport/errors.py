@@ -1,0 +1,52 @@
+"""The one error hierarchy: library users catch :class:`MemreportError`."""
+from __future__ import annotations
+
+
+class MemreportError(Exception):
+    """Base of every error memreport raises on purpose."""
+
+
+class ReadError(MemreportError):
+    """An input could not be read; carries where (file, member, line, offset)."""
+
+    def __init__(self, message: str, *, path: str | None = None, member: str | None = None,
+                 line: int | None = None, offset: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.member = member
+        self.line = line
+        self.offset = offset
+
+    def located(self, path: str | None = None, member: str | None = None) -> "ReadError":
+        """Fill in the file (and member) if the raiser did not know them."""
+        if self.path is None and path is not None:
+            self.path = path
+        if self.member is None and member is not None:
+            self.member = member
+        return self
+
+    def __str__(self) -> str:
+        where = []
+        if self.path is not None:
+            where.append(self.path)
+        if self.member is not None:
+            where.append(f"member {self.member!r}")
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        text = self.message
+        if self.offset is not None:
+            text += f" (at byte offset {self.offset})"
+        return ": ".join(where + [text])
+
+
+class UnrecognisedFormat(ReadError):
+    """No reader recognises the file's content."""
+
+
+class Truncated(ReadError):
+    """The input ends before a structure it declares."""
+
+
+class UnsupportedOperation(MemreportError):
+    """The request needs data the source does not hold (e.g. re-binning a text report)."""

@@ -1,0 +1,112 @@
+"""Reader registry: content decides the format, the file name only breaks ties.
+
+Each reader module registers a :class:`Reader` with a cheap ``accept(prefix)``
+test on the first bytes of the file (Pillow's plugin habit). :func:`read_path`
+sniffs, dispatches and turns any stray low-level failure into a
+:class:`~memreport.errors.ReadError` naming the file.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..errors import ReadError, UnrecognisedFormat
+from ..model import MemoryReport
+
+PREFIX_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """Settings a reader may need beyond the file itself."""
+
+    tile_memory: int | None = None   # bytes per tile, overriding what the source says
+    arch: str | None = None          # ipu1 / ipu2 / ipu21, when the source does not say
+    skip_bad_members: bool = False
+    progress: Callable[[int, int], None] | None = None  # (done, total) in reader units
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One input format: a name, a content test and the reading function."""
+
+    name: str
+    description: str
+    accept: Callable[[bytes], bool]
+    read: Callable[[str, bytes, ReadOptions], list[MemoryReport]]
+    extensions: tuple[str, ...] = ()
+
+
+_READERS: list[Reader] = []
+
+
+def register(reader: Reader) -> Reader:
+    """Add a reader; earlier registrations win when several accept a prefix."""
+    _READERS.append(reader)
+    return reader
+
+
+def readers() -> list[Reader]:
+    """The registered readers, in sniffing order."""
+    _load_builtin()
+    return list(_READERS)
+
+
+def _load_builtin() -> None:
+    if _READERS:
+        return
+    from . import ar, elf  # noqa: F401  (each module registers itself)
+    for optional in ("profile", "poplar_text", "tensor_map"):
+        try:
+            __import__(f"{__name__}.{optional}")
+        except ModuleNotFoundError as exc:  # a reader not built yet
+            if exc.name != f"{__name__}.{optional}":
+                raise
+
+
+def read_prefix(path: str) -> bytes:
+    """The first bytes of a file, with errors for missing paths and directories."""
+    if os.path.isdir(path):
+        raise ReadError("is a directory", path=path)
+    try:
+        with open(path, "rb") as f:
+            return f.read(PREFIX_BYTES)
+    except FileNotFoundError:
+        raise ReadError("no such file", path=path) from None
+    except OSError as exc:
+        raise ReadError(exc.strerror or str(exc), path=path) from None
+
+
+def identify(path: str, prefix: bytes) -> Reader:
+    """The reader for a file: the first whose content test accepts it (extension breaks ties)."""
+    if not prefix:
+        raise ReadError("empty file", path=path)
+    accepting = [r for r in readers() if r.accept(prefix)]
+    if not accepting:
+        names = ", ".join(r.description for r in readers())
+        raise UnrecognisedFormat(f"unrecognised format (expected {names})", path=path)
+    suffix = Path(path).suffix.lower()
+    for reader in accepting:
+        if suffix in reader.extensions:
+            return reader
+    return accepting[0]
+
+
+def read_path(path: str | os.PathLike, options: ReadOptions | None = None) -> list[MemoryReport]:
+    """Every report a file holds, in file order."""
+    path = os.fspath(path)
+    options = options or ReadOptions()
+    prefix = read_prefix(path)
+    reader = identify(path, prefix)
+    try:
+        reports = reader.read(path, prefix, options)
+    except ReadError as exc:
+        raise exc.located(path) from None
+    except (MemoryError, RecursionError) as exc:
+        raise ReadError(f"{reader.description}: too large or too deeply nested ({type(exc).__name__})",
+                        path=path) from None
+    if not reports:
+        raise ReadError(f"{reader.description}: holds no report", path=path)
+    return reports

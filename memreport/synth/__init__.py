@@ -1,0 +1,1 @@
+"""Synthetic inputs (archives, profiles, text reports) for tests, samples and benchmarks."""
