@@ -1,0 +1,186 @@
+"""Tile ELF files: a lean section-header scan for the bulk pass (FORMATS.md §5).
+
+pyelftools is the reference reader (the tests compare every section of
+every member with it), but it costs tens of seconds over 94,208 tiles, so
+the bulk scan reads only the ELF header, the section table and the
+section-name table, straight from the mapped archive.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import ReadError, Truncated
+from ..model import ARCH_BY_EFLAGS, ARCHES, Column, MemoryReport, Target
+from . import ReadOptions, Reader, register
+
+ELF_MAGIC = b"\x7fELF"
+EM_GRAPHCORE_IPU = 248
+SHT_NULL, SHT_NOBITS = 0, 8
+SHF_ALLOC = 0x2
+SHN_XINDEX = 0xFFFF
+
+# (class, byte order) -> (ELF header after e_ident, section header, section header size)
+_LAYOUTS = {
+    (cls, order): (struct.Struct(order + ("HHIIIIIHHHHHH" if cls == 1 else "HHIQQQIHHHHHH")),
+                   struct.Struct(order + ("IIIIIIIIII" if cls == 1 else "IIQQQQIIQQ")))
+    for cls in (1, 2) for order in ("<", ">")
+}
+
+
+@dataclass(frozen=True)
+class TileSections:
+    """One tile ELF: machine, flags and its sections as (name, type, flags, size)."""
+
+    machine: int
+    e_flags: int
+    sections: tuple[tuple[str, int, int, int], ...]
+
+    @property
+    def allocated_bytes(self) -> int:
+        """Tile memory excluding gaps: the SHF_ALLOC sections, NOBITS included."""
+        return sum(size for _, _, flags, size in self.sections if flags & SHF_ALLOC)
+
+
+def scan_elf(buf: bytes | mmap.mmap, base: int, length: int, *, member: str | None = None,
+             names_cache: dict | None = None) -> TileSections:
+    """Parse the section table of the ELF file at ``buf[base:base+length]``."""
+
+    def fail(message: str, at: int, cls: type[ReadError] = ReadError) -> ReadError:
+        return cls(message, member=member, offset=base + at)
+
+    ident = buf[base:base + 16] if length >= 16 else buf[base:base + length]
+    if ident[:4] != ELF_MAGIC:
+        raise fail(f"not an ELF file (starts with {bytes(ident[:8])!r})", 0)
+    if len(ident) < 16:
+        raise fail("ELF header cut short", len(ident), Truncated)
+    cls, order_byte = ident[4], ident[5]
+    if cls not in (1, 2) or order_byte not in (1, 2):
+        raise fail(f"bad ELF class {cls} or byte order {order_byte}", 4)
+    ehdr, shdr = _LAYOUTS[cls, "<" if order_byte == 1 else ">"]
+    if length < 16 + ehdr.size:
+        raise fail("ELF header cut short", length, Truncated)
+    (_, machine, _, _, _, shoff, e_flags, _, _, _, shentsize, shnum,
+     shstrndx) = ehdr.unpack_from(buf, base + 16)
+    if shoff == 0:
+        return TileSections(machine, e_flags, ())
+    if shentsize != shdr.size:
+        raise fail(f"section header size {shentsize}, expected {shdr.size}", 16 + ehdr.size - 6)
+    if shoff + shdr.size > length:
+        raise fail(f"section header table at {shoff} lies past the end of the file ({length} bytes)",
+                           length, Truncated)
+    if shnum == 0 or shstrndx == SHN_XINDEX:  # extended numbering lives in section 0
+        first = shdr.unpack_from(buf, base + shoff)
+        shnum = shnum or first[5]
+        shstrndx = first[6] if shstrndx == SHN_XINDEX else shstrndx
+    if shoff + shnum * shdr.size > length:
+        raise fail(f"section header table ({shnum} entries at {shoff}) runs past the end of the file "
+                           f"({length} bytes)", length, Truncated)
+    table = buf[base + shoff:base + shoff + shnum * shdr.size]
+    headers = list(shdr.iter_unpack(table))
+    if shnum and not 0 < shstrndx < shnum:
+        raise fail(f"section-name table index {shstrndx} outside 1..{shnum - 1}", 16 + ehdr.size - 2)
+    _, _, _, _, str_off, str_size = headers[shstrndx][:6]
+    if headers[shstrndx][1] != SHT_NOBITS and str_off + str_size > length:
+        raise fail("section-name table runs past the end of the file", length, Truncated)
+    strtab = bytes(buf[base + str_off:base + str_off + str_size])
+    names = names_cache.get(strtab) if names_cache is not None else None
+    if names is None:
+        names = {}
+        if names_cache is not None:
+            names_cache[strtab] = names
+    sections = []
+    for index, header in enumerate(headers[1:], 1):
+        name_off, sh_type, sh_flags, _, offset, size = header[:6]
+        if sh_type == SHT_NULL:
+            continue
+        name = names.get(name_off)
+        if name is None:
+            if name_off >= len(strtab):
+                raise fail(f"section {index} name offset {name_off} outside the section-name table",
+                                   shoff + index * shdr.size)
+            end = strtab.find(b"\0", name_off)
+            name = strtab[name_off:end if end >= 0 else len(strtab)].decode("utf-8", "replace")
+            names[name_off] = name
+        if sh_type != SHT_NOBITS and offset + size > length:
+            raise fail(f"section {name!r} ({size} bytes at {offset}) runs past the end of the file "
+                               f"({length} bytes)", length, Truncated)
+        sections.append((name, sh_type, sh_flags, size))
+    return TileSections(machine, e_flags, tuple(sections))
+
+
+def ipu_arch(tiles: Sequence[TileSections], names: Sequence[str]) -> str | None:
+    """The architecture all tiles agree on from ``e_machine``/``e_flags`` (None if not IPU ELF)."""
+    arch = None
+    for i, tile in enumerate(tiles):
+        this = ARCH_BY_EFLAGS.get(tile.e_flags & 0xFF) if tile.machine == EM_GRAPHCORE_IPU else None
+        this_name = this.name if this else None
+        if i == 0:
+            arch = this_name
+        elif this_name != arch:
+            raise ReadError(f"member {names[i]!r} is {this_name or 'not IPU code'} "
+                            f"but member {names[0]!r} is {arch or 'not IPU code'}")
+    return arch
+
+
+def tiles_report(source: str, fmt: str, names: Sequence[str], tiles: Sequence[TileSections],
+                 options: ReadOptions) -> MemoryReport:
+    """The per-tile model from every tile's sections: one column per section name."""
+    n = len(tiles)
+    arch = ipu_arch(tiles, names)
+    notes = ["an ELF archive holds no gap information: including gaps is unknown"]
+    if options.arch and options.arch != arch:
+        if arch:
+            notes.append(f"--arch {options.arch} overrides the {arch} named by the ELF flags")
+        arch = options.arch
+    target = Target.for_arch(arch, n, options.tile_memory)
+    if target.bytes_per_tile is None:
+        notes.append("bytes per tile unknown (not IPU ELF): give --tile-memory or --arch to count "
+                     "out-of-memory tiles")
+    excluding = np.zeros(n, dtype=np.int64)
+    columns: dict[str, tuple[list[int], list[int]]] = {}
+    allocated: dict[str, bool] = {}
+    for i, tile in enumerate(tiles):
+        seen: dict[str, int] = {}
+        for name, _, flags, size in tile.sections:
+            seen[name] = seen.get(name, 0) + size
+            if flags & SHF_ALLOC:
+                excluding[i] += size
+                allocated[name] = True
+            else:
+                allocated.setdefault(name, False)
+        for name, size in seen.items():
+            where, sizes = columns.setdefault(name, ([], []))
+            where.append(i)
+            sizes.append(size)
+    breakdown = {}
+    for name in sorted(columns, key=lambda s: (not allocated[s], s)):
+        where, sizes = columns[name]
+        values = np.zeros(n, dtype=np.int64)
+        values[where] = sizes
+        present = None
+        if len(where) != n:
+            present = np.zeros(n, dtype=bool)
+            present[where] = True
+        breakdown[name] = Column(values, present, counted=allocated[name])
+    return MemoryReport(source=source, format=fmt, target=target, excluding_gaps=excluding,
+                        breakdown=breakdown, breakdown_kind="section", tile_names=list(names),
+                        notes=tuple(notes), info={"members": n})
+
+
+def read_elf(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
+    """A bare ELF file: a one-tile report."""
+    with open(path, "rb") as f:
+        data = f.read()
+    name = os.path.basename(path)
+    tile = scan_elf(data, 0, len(data))
+    return [tiles_report(path, "elf", [name], [tile], options)]
+
+
+register(Reader("elf", "ELF file", lambda prefix: prefix.startswith(ELF_MAGIC), read_elf, (".elf", ".o")))
+__all__ = ["ARCHES", "TileSections", "scan_elf", "tiles_report"]

@@ -1,0 +1,1 @@
+"""Renderers: model + analysis in, text / JSON / CSV / PNG out. They never parse input."""
