@@ -134,7 +134,7 @@ def top_tiles_lines(report: MemoryReport, n: int, items: int = 3) -> list[str]:
         head += f"  {'Including gaps':>16}"
     head += f"  {'% of tile':>9}"
     if show_name:
-        width = max(len(t.name or "") for t in top)
+        width = max(len("Member"), *(len(t.name or "") for t in top))
         head += f"  {'Member':<{width}}"
     lines.append(head + f"  Largest {report.breakdown_kind}s")
     for t in top:

@@ -1,0 +1,90 @@
+"""JSON (memreport/1) and CSV renderers: exact fields, nulls and blanks where unknown."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+
+from memreport.model import Bin, Column, Histogram, MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
+from memreport.render.table import render_csv, render_json
+
+
+def archive_report(source="a.a"):
+    return MemoryReport(
+        source=source, format="archive", target=Target.for_arch("ipu2", 3),
+        excluding_gaps=np.array([1000, 640_000, 5000], dtype=np.int64),
+        breakdown={".text": Column(np.array([1000, 40_000, 5000])),
+                   ".bss": Column(np.array([0, 600_000, 0]), np.array([False, True, False])),
+                   ".comment": Column(np.array([3, 4, 5]), counted=False)},
+        breakdown_kind="section", tile_names=["t0", "t1", "t2"])
+
+
+def text_report():
+    return MemoryReport(
+        source="r.txt", format="poplar-text", module="main", target=Target(num_tiles=1216, tiles_per_ipu=1216,
+                                                                           num_ipus=1, bytes_per_tile=262_144),
+        printed=PrintedSummary(histogram=Histogram(1, (Bin(4, 5, 1215), Bin(5, 6, 1))),
+                               max_including_gaps=TileBytes(0, 49_184), max_excluding_gaps=TileBytes(0, 5780),
+                               tiles_out_of_memory=0, including_gaps=23_878_396, excluding_gaps=5_355_604),
+        detailed_tiles=(TileDetail(0, 49_184, 5780, {"Stack": 3000, "Variables": 2780},
+                                   {"non_interleaved": 5780, "interleaved": 0, "overflowed": 0}),))
+
+
+def test_json_for_an_archive():
+    doc = json.loads(render_json([archive_report()], top=2))
+    assert doc["schema"] == "memreport/1"
+    (r,) = doc["reports"]
+    assert {k: r[k] for k in ("source", "module", "format", "per_tile", "tiles_out_of_memory")} == {
+        "source": "a.a", "module": None, "format": "archive", "per_tile": "complete", "tiles_out_of_memory": 1}
+    assert r["target"] == {"arch": "ipu2", "num_ipus": 1, "tiles_per_ipu": 1472, "num_tiles": 3,
+                           "bytes_per_tile": 638_976, "clock_hz": None, "type": None}
+    assert r["totals"] == {"including_gaps": None, "excluding_gaps": 646_000}
+    assert r["max_including_gaps"] is None
+    assert r["max_excluding_gaps"] == {"tile": 1, "bytes": 640_000}
+    assert r["histogram"]["bin_kib"] == 8 and r["histogram"]["bins"][0] == {"low_kib": 0, "high_kib": 8, "count": 2}
+    assert sum(b["count"] for b in r["histogram"]["bins"]) == 3
+    assert r["top_tiles"] == [
+        {"tile": 1, "ipu": 0, "including_gaps": None, "excluding_gaps": 640_000, "out_of_memory": True,
+         "breakdown": {".bss": 600_000, ".text": 40_000}, "member": "t1"},
+        {"tile": 2, "ipu": 0, "including_gaps": None, "excluding_gaps": 5000, "out_of_memory": False,
+         "breakdown": {".text": 5000}, "member": "t2"}]
+
+
+def test_json_for_a_text_report_keeps_what_was_printed():
+    (r,) = json.loads(render_json([text_report()]))["reports"]
+    assert r["per_tile"] == "partial" and r["module"] == "main"
+    assert r["totals"] == {"including_gaps": 23_878_396, "excluding_gaps": 5_355_604}
+    assert r["max_including_gaps"] == {"tile": 0, "bytes": 49_184}
+    assert r["histogram"] == {"bin_kib": 1, "bins": [{"low_kib": 4, "high_kib": 5, "count": 1215},
+                                                     {"low_kib": 5, "high_kib": 6, "count": 1}]}
+    assert r["top_tiles"][0]["breakdown"] == {"Stack": 3000, "Variables": 2780}
+    assert r["detailed_tiles"][0]["regions"] == {"non_interleaved": 5780, "interleaved": 0, "overflowed": 0}
+
+
+def test_csv_for_an_archive():
+    rows = list(csv.reader(io.StringIO(render_csv([archive_report()]))))
+    assert rows == [
+        ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory", ".text", ".bss", ".comment"],
+        ["0", "0", "t0", "1000", "", "false", "1000", "", "3"],
+        ["1", "0", "t1", "640000", "", "true", "40000", "600000", "4"],
+        ["2", "0", "t2", "5000", "", "false", "5000", "", "5"],
+    ]
+
+
+def test_csv_for_a_text_report_has_the_detailed_tiles():
+    rows = list(csv.reader(io.StringIO(render_csv([text_report()]))))
+    assert rows == [
+        ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory", "Stack", "Variables",
+         "region.non_interleaved", "region.interleaved", "region.overflowed"],
+        ["0", "0", "", "5780", "49184", "false", "3000", "2780", "5780", "0", "0"],
+    ]
+
+
+def test_csv_of_several_reports_unions_columns_and_names_the_source():
+    rows = list(csv.reader(io.StringIO(render_csv([archive_report("x.a"), text_report()]))))
+    assert rows[0][-2:] == ["source", "module"]
+    assert rows[0][6:9] == [".text", ".bss", ".comment"]
+    assert rows[1][-2:] == ["x.a", ""] and rows[4][-2:] == ["r.txt", "main"]
+    assert rows[4][6:9] == ["", "", ""] and len(rows) == 5

@@ -1,0 +1,89 @@
+"""The text renderer: Poplar's By Tile layout to the byte, then the top tiles."""
+from __future__ import annotations
+
+import numpy as np
+
+from memreport.model import Bin, Column, Histogram, MemoryReport, Target
+from memreport.render.text import by_tile_block, histogram_rows, render_report
+
+MK1_BLOCK = """\
+  By Tile (Excluding Gaps):
+    Range (KB) Histogram (Excluding Gaps)               Count (tiles)
+         4 - 5 ****************************************  1,215
+         5 - 6 *                                             1
+
+    Maximum (Including Gaps): 49,184 (48.0 K) on tile 0
+    Maximum (Excluding Gaps): 5,780 (5.6 K) on tile 0
+    0 tile(s) out of memory"""
+
+
+def test_rows_as_poplar_prints_them():
+    hist = Histogram(8, (Bin(0, 8, 20), Bin(8, 16, 1192), Bin(16, 24, 2), Bin(24, 32, 0), Bin(808, 816, 1)))
+    assert histogram_rows(hist) == [
+        "   0 -   8 *                                            20",
+        "   8 -  16 ****************************************  1,192",
+        "  16 -  24 *                                             2",
+        "  24 -  32                                               0",
+        " 808 - 816 *                                             1",
+    ]
+
+
+def test_bar_length_is_ceiling_and_wide_counts_run_into_the_bar():
+    rows = histogram_rows(Histogram(1, (Bin(0, 1, 3), Bin(1, 2, 2), Bin(2, 3, 12_345_678))))
+    assert rows[0] == "     0 - 1 *" + " " * 39 + "      3"
+    assert rows[2] == "     2 - 3 " + "*" * 40 + "12,345,678"
+
+
+def test_mk1_block_from_full_data_is_byte_for_byte():
+    excluding = np.full(1216, 4 * 1024 + 300, dtype=np.int64)
+    excluding[0] = 5780
+    including = np.full(1216, 40_000, dtype=np.int64)
+    including[0] = 49_184
+    report = MemoryReport(source="p", format="json-profile", target=Target.for_arch("ipu1", 1216),
+                          excluding_gaps=excluding, including_gaps=including)
+    assert "\n".join(by_tile_block(report)) == MK1_BLOCK
+
+
+def test_unknown_tile_memory_is_said():
+    report = MemoryReport(source="p", format="archive", target=Target(num_tiles=1),
+                          excluding_gaps=np.array([10]))
+    assert by_tile_block(report)[-1] == "    out-of-memory tiles unknown (bytes per tile unknown: give --tile-memory " \
+                                        "or --arch)"
+
+
+def test_whole_report_golden():
+    values = np.array([1000, 640_000, 5000], dtype=np.int64)
+    report = MemoryReport(
+        source="a.a", format="archive", target=Target.for_arch("ipu2", 3), excluding_gaps=values,
+        breakdown={".text": Column(np.array([1000, 40_000, 5000])),
+                   ".bss": Column(np.array([0, 600_000, 0]), np.array([False, True, False])),
+                   ".comment": Column(np.array([3, 3, 3]), counted=False)},
+        breakdown_kind="section", tile_names=["t0", "t1", "t2"],
+        notes=("an ELF archive holds no gap information: including gaps is unknown",))
+    assert render_report(report, top=2) == """\
+Source:   a.a
+Format:   ELF archive
+Target:   ipu2, 3 tiles (1,472 per IPU), 638,976 B (624.0 KiB) per tile
+Per tile: complete
+Note:     an ELF archive holds no gap information: including gaps is unknown
+
+Memory Usage:
+  Including Gaps: unknown
+  Excluding Gaps: 646,000 B
+
+  By Tile (Excluding Gaps):
+    Range (KB) Histogram (Excluding Gaps)               Count (tiles)
+       0 -   8 ****************************************      2
+       8 -  16                                               0
+""" + "".join(f"{lo:>8} - {lo + 8:>3}                                               0\n" for lo in range(16, 624, 8)) + """\
+     624 - 632 ********************                          1
+
+    Maximum (Excluding Gaps): 640,000 (625.0 K) on tile 1
+    1 tile(s) out of memory
+
+Top 2 tiles (by excluding gaps):
+      Tile   IPU    Excluding gaps  % of tile  Member  Largest sections
+  !      1     0         640,000 B     100.2%  t1      .bss 600,000 B, .text 40,000 B  OUT OF MEMORY by 1,024 B
+         2     0           5,000 B       0.8%  t2      .text 5,000 B
+  (! = out of memory)
+"""

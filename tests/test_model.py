@@ -1,0 +1,52 @@
+"""The model checks its own invariants."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memreport.model import Column, MemoryReport, Target, TileDetail
+
+
+def test_target_for_arch():
+    t = Target.for_arch("ipu2", 94_208)
+    assert (t.arch, t.num_ipus, t.tiles_per_ipu, t.bytes_per_tile) == ("ipu2", 64, 1472, 638_976)
+    assert t.ipu_of(94_207) == 63 and t.ipu_of(1471) == 0 and t.ipu_of(1472) == 1
+    assert Target.for_arch(None, 3).ipu_of(2) is None
+    assert Target.for_arch("ipu1", 10, 1000).bytes_per_tile == 1000
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"num_tiles": -1}, "num_tiles must be >= 0"),
+    ({"num_tiles": 1, "bytes_per_tile": 0}, "bytes_per_tile must be positive"),
+    ({"num_tiles": 1, "arch": "ipu9"}, "unknown arch"),
+])
+def test_target_invariants(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Target(**kwargs)
+
+
+def test_report_invariants():
+    t = Target(num_tiles=2)
+    with pytest.raises(ValueError, match="excluding_gaps has 3 values for 2 tiles"):
+        MemoryReport("s", "archive", t, excluding_gaps=np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="negative size"):
+        MemoryReport("s", "archive", t, excluding_gaps=np.array([1, -1]))
+    with pytest.raises(TypeError, match="1-D integer numpy array"):
+        MemoryReport("s", "archive", t, excluding_gaps=np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match="including_gaps needs excluding_gaps"):
+        MemoryReport("s", "archive", t, including_gaps=np.array([1, 2]))
+    with pytest.raises(ValueError, match="breakdown '.text' has 1 values for 2 tiles"):
+        MemoryReport("s", "archive", t, excluding_gaps=np.array([1, 2]), breakdown={".text": Column(np.array([1]))})
+    with pytest.raises(ValueError, match="1 tile names for 2 tiles"):
+        MemoryReport("s", "archive", t, excluding_gaps=np.array([1, 2]), tile_names=["a"])
+    with pytest.raises(ValueError, match="detailed tile 5 outside 0..1"):
+        MemoryReport("s", "poplar-text", t, detailed_tiles=(TileDetail(5, 1, 1),))
+    with pytest.raises(ValueError, match="present must be a bool array"):
+        Column(np.array([1, 2]), np.array([1, 0]))
+
+
+def test_per_tile_view():
+    t = Target(num_tiles=2)
+    assert MemoryReport("s", "archive", t, excluding_gaps=np.array([1, 2])).per_tile == "complete"
+    assert MemoryReport("s", "poplar-text", t).per_tile == "partial"
+    assert "per_tile=partial" in repr(MemoryReport("s", "poplar-text", t))
