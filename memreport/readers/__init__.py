@@ -54,10 +54,16 @@ def readers() -> list[Reader]:
     return list(_READERS)
 
 
+_BUILTIN_LOADED = False
+
+
 def _load_builtin() -> None:
-    if _READERS:
+    """Import the built-in reader modules once (each registers itself on import)."""
+    global _BUILTIN_LOADED
+    if _BUILTIN_LOADED:
         return
-    from . import ar, elf  # noqa: F401  (each module registers itself)
+    _BUILTIN_LOADED = True
+    from . import ar, elf  # noqa: F401
     for optional in ("profile", "poplar_text", "tensor_map"):
         try:
             __import__(f"{__name__}.{optional}")

@@ -1,0 +1,190 @@
+"""Build gates: pure checks of a report (or a diff) against limits, for CI.
+
+Each check returns a :class:`GateResult` naming the worst tiles; the CLI
+only turns a failed result into exit status 3. A text summary holds no
+per-tile values, so its gates use what it printed (the out-of-memory count,
+the maximum, its detailed tiles) and their messages say so. A check that
+needs a figure the source lacks raises
+:class:`~memreport.errors.UnsupportedOperation`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from . import analysis
+from .errors import UnsupportedOperation
+from .model import MemoryReport
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .diff import Diff
+
+WORST_SHOWN = 5
+PARTIAL_NOTE = "a text summary does not list every tile"
+
+
+@dataclass(frozen=True)
+class Offender:
+    """A tile that fails a gate: its bytes (or growth) and how far past the limit."""
+
+    tile: int
+    value: int
+    excess: int
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """The outcome of one gate on one report (or one diff)."""
+
+    gate: str                      # the option that asked for it, e.g. "max-tile"
+    source: str
+    failed: bool
+    failing_tiles: int | None      # None when the source cannot say how many
+    worst: tuple[Offender, ...]    # up to WORST_SHOWN, worst first
+    message: str = ""              # one line for stderr; empty when passed
+
+
+def describe_source(report: MemoryReport) -> str:
+    """The report's file, with its module when a file holds several."""
+    return report.source + (f" (module {report.module})" if report.module else "")
+
+
+def _worst(tiles: np.ndarray, values: np.ndarray, excess: np.ndarray,
+           limit: int = WORST_SHOWN) -> tuple[Offender, ...]:
+    """The ``limit`` largest excesses, ties by tile id, without sorting every offender."""
+    if tiles.size > limit:
+        # Partition first: a pod-sized failure can name tens of thousands of tiles.
+        cut = np.partition(excess, excess.size - limit)[excess.size - limit]
+        keep = excess >= cut
+        tiles, values, excess = tiles[keep], values[keep], excess[keep]
+    order = np.lexsort((tiles, -excess))[:limit]
+    return tuple(Offender(int(tiles[i]), int(values[i]), int(excess[i])) for i in order)
+
+
+def _tile_list(worst: Sequence[Offender], failing: int | None, phrase: str = "by {excess:,} B") -> str:
+    shown = ", ".join(f"tile {o.tile} " + phrase.format(excess=o.excess, value=o.value) for o in worst)
+    more = (failing or 0) - len(worst)
+    return shown + (f" and {more:,} more" if more > 0 else "")
+
+
+def _passed(gate: str, report: MemoryReport) -> GateResult:
+    return GateResult(gate, describe_source(report), False, 0, ())
+
+
+def _detailed_over(report: MemoryReport, limit: int) -> dict[int, int]:
+    """Excluding-gaps bytes of the detailed tiles above ``limit`` (a partial report)."""
+    return {d.tile: d.excluding_gaps for d in report.detailed_tiles
+            if d.excluding_gaps is not None and d.excluding_gaps > limit}
+
+
+def _worst_detailed(over: dict[int, int], limit: int) -> tuple[Offender, ...]:
+    """The worst of a partial report's few known offenders (tile -> bytes above ``limit``)."""
+    ranked = sorted((Offender(t, v, v - limit) for t, v in over.items()), key=lambda o: (-o.excess, o.tile))
+    return tuple(ranked[:WORST_SHOWN])
+
+
+def check_out_of_memory(report: MemoryReport) -> GateResult:
+    """Fail when any tile is out of memory (``--fail-on-oom``)."""
+    gate, source = "fail-on-oom", describe_source(report)
+    count = analysis.count_out_of_memory(report)
+    if count is None:
+        raise UnsupportedOperation(f"--fail-on-oom: {source}: out-of-memory tiles unknown "
+                                   "(bytes per tile unknown: give --tile-memory or --arch)")
+    if count == 0:
+        return _passed(gate, report)
+    limit = report.target.bytes_per_tile
+    if report.excluding_gaps is None:
+        over = _detailed_over(report, limit) if limit is not None else {}
+        worst = _worst_detailed(over, limit)
+        which = (": " + _tile_list(worst, max(count, len(worst))) if worst
+                 else "; its detailed tiles do not say which")
+        return GateResult(gate, source, True, count, worst,
+                          f"{count:,} tile(s) out of memory in {source} (the count it printed; "
+                          f"{PARTIAL_NOTE}){which}")
+    mask = analysis.out_of_memory(report)
+    tiles = np.flatnonzero(mask)
+    values = report.excluding_gaps[tiles].astype(np.int64)
+    excess = values - limit if limit is not None else np.zeros_like(values)
+    overflowed = report.regions.get("overflowed")
+    if overflowed is not None:
+        # A profile can overflow a tile below bytes per tile; the overflowed region says by how much.
+        excess = np.maximum(excess, overflowed[tiles].astype(np.int64))
+    worst = _worst(tiles, values, excess)
+    return GateResult(gate, source, True, count, worst,
+                      f"{count:,} tile(s) out of memory in {source}: {_tile_list(worst, count)}")
+
+
+def _check_above(report: MemoryReport, gate: str, limit: int, what: str,
+                 phrase: str = "by {excess:,} B") -> GateResult:
+    """Fail when any tile's excluding-gaps bytes exceed ``limit``, naming the worst by their excess."""
+    source = describe_source(report)
+    values = report.excluding_gaps
+    if values is None:
+        peak = analysis.max_excluding_gaps(report)
+        if peak is None:
+            raise UnsupportedOperation(f"--{gate}: {source} printed no maximum (excluding gaps)")
+        over = _detailed_over(report, limit)
+        if peak.bytes > limit:
+            over[peak.tile] = peak.bytes
+        if not over:
+            return _passed(gate, report)
+        worst = _worst_detailed(over, limit)
+        return GateResult(gate, source, True, None, worst,
+                          f"at least {len(over):,} tile(s) {what} in {source} (from its printed maximum "
+                          f"(excluding gaps) and detailed tiles; {PARTIAL_NOTE}): "
+                          f"{_tile_list(worst, len(over), phrase)}")
+    tiles = np.flatnonzero(values > limit)
+    if tiles.size == 0:
+        return _passed(gate, report)
+    picked = values[tiles].astype(np.int64)
+    worst = _worst(tiles, picked, picked - limit)
+    return GateResult(gate, source, True, int(tiles.size), worst,
+                      f"{tiles.size:,} tile(s) {what} in {source}: {_tile_list(worst, int(tiles.size), phrase)}")
+
+
+def check_max_tile(report: MemoryReport, max_bytes: int) -> GateResult:
+    """Fail when any tile's excluding-gaps bytes exceed ``max_bytes`` (``--max-tile``)."""
+    return _check_above(report, "max-tile", max_bytes, f"above --max-tile {max_bytes:,} B")
+
+
+def check_min_headroom(report: MemoryReport, min_bytes: int) -> GateResult:
+    """Fail when any tile has fewer than ``min_bytes`` free below bytes per tile (``--min-headroom``)."""
+    per_tile = report.target.bytes_per_tile
+    if per_tile is None:
+        raise UnsupportedOperation(f"--min-headroom: {describe_source(report)}: bytes per tile unknown "
+                                   "(give --tile-memory or --arch)")
+    # Free = per_tile - used < min_bytes exactly when used > per_tile - min_bytes, short by the excess.
+    return _check_above(report, "min-headroom", per_tile - min_bytes,
+                        f"with less than {min_bytes:,} B free of {per_tile:,} B", "short by {excess:,} B")
+
+
+def evaluate(reports: Sequence[MemoryReport], *, fail_on_oom: bool = False, max_tile: int | None = None,
+             min_headroom: int | None = None) -> list[GateResult]:
+    """Every requested gate on every report, in report order."""
+    results = []
+    for report in reports:
+        if fail_on_oom:
+            results.append(check_out_of_memory(report))
+        if max_tile is not None:
+            results.append(check_max_tile(report, max_tile))
+        if min_headroom is not None:
+            results.append(check_min_headroom(report, min_headroom))
+    return results
+
+
+def check_growth(diff: Diff, max_growth: int) -> GateResult:
+    """Fail when any tile grew by more than ``max_growth`` bytes (``memreport diff --fail-on-growth``)."""
+    gate, source = "fail-on-growth", f"{diff.old.label} -> {diff.new.label}"
+    delta = diff.delta
+    grew = np.flatnonzero(delta > max_growth)
+    if grew.size == 0:
+        return GateResult(gate, source, False, 0, ())
+    tiles, growth = diff.tile_ids[grew], delta[grew]
+    worst = _worst(tiles, growth, growth - max_growth)
+    partial = "" if diff.per_tile == "complete" else \
+        f" (of the {diff.compared_tiles:,} tile(s) both sides detail; {PARTIAL_NOTE})"
+    return GateResult(gate, source, True, int(grew.size), worst,
+                      f"{grew.size:,} tile(s) grew by more than {max_growth:,} B from {diff.old.label} to "
+                      f"{diff.new.label}{partial}: {_tile_list(worst, int(grew.size), 'by {value:,} B')}")

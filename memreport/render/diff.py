@@ -1,0 +1,198 @@
+"""Render a :class:`~memreport.diff.Diff`: text for people, JSON (``memreport-diff/1``) and CSV for tools.
+
+Every value is excluding-gaps bytes unless named otherwise. JSON and CSV
+hold every changed tile; the text view shows the ``top`` largest changes.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Iterator, Sequence
+
+from ..diff import BuildSummary, Diff
+from ..model import TileBytes
+from .text import FORMAT_NAMES
+
+SCHEMA = "memreport-diff/1"
+TILE_IDS_SHOWN = 20
+TILES_PLACEHOLDER = "\0memreport-diff tiles\0"  # no file name holds a NUL
+
+
+def _signed(value: int | None, unit: str = " B") -> str:
+    return "" if value is None else f"{value:+,}{unit}"
+
+
+def _bytes(value: int | None) -> str:
+    return "unknown" if value is None else f"{value:,} B"
+
+
+def _peak(value: TileBytes | None) -> str:
+    return "unknown" if value is None else f"{value.bytes:,} B (tile {value.tile})"
+
+
+def _side_line(label: str, side: BuildSummary) -> str:
+    kind = FORMAT_NAMES.get(side.format, side.format)
+    return f"{label} {side.label} ({kind}, per tile: {side.per_tile})"
+
+
+def _target_line(diff: Diff) -> str:
+    limits = {diff.old.bytes_per_tile, diff.new.bytes_per_tile}
+    if limits == {None}:
+        per_tile = "bytes per tile unknown"
+    elif len(limits) == 1:
+        per_tile = f"{diff.new.bytes_per_tile:,} B per tile"
+    else:
+        per_tile = f"{_bytes(diff.old.bytes_per_tile)} -> {_bytes(diff.new.bytes_per_tile)} per tile"
+    return f"Tiles:  {diff.new.num_tiles:,}, {per_tile}"
+
+
+def _figures_table(diff: Diff) -> list[str]:
+    """Totals, maximum and out-of-memory count: old, new, delta in aligned columns."""
+    old, new = diff.old, diff.new
+    rows = [
+        ("", "Old", "New", "Delta"),
+        ("Total, excluding gaps", _bytes(old.total_excluding_gaps), _bytes(new.total_excluding_gaps),
+         _signed(diff.total_delta)),
+    ]
+    if old.total_including_gaps is not None or new.total_including_gaps is not None:
+        rows.append(("Total, including gaps", _bytes(old.total_including_gaps), _bytes(new.total_including_gaps),
+                     _signed(diff.total_including_gaps_delta)))
+    rows.append(("Maximum, excluding gaps", _peak(old.max_excluding_gaps), _peak(new.max_excluding_gaps),
+                 _signed(diff.max_delta)))
+    oom = [("unknown" if v is None else f"{v:,}") for v in (old.tiles_out_of_memory, new.tiles_out_of_memory)]
+    rows.append(("Tiles out of memory", *oom, _signed(diff.out_of_memory_delta, "")))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return [f"{r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:>{widths[3]}}".rstrip()
+            for r in rows]
+
+
+def _tile_ids(label: str, tiles: Sequence[int] | None, partial: bool) -> str | None:
+    if tiles is None or (not tiles and not partial):
+        return None
+    if not tiles:
+        return f"{label}: none among the compared tiles"
+    shown = ", ".join(str(t) for t in tiles[:TILE_IDS_SHOWN])
+    more = len(tiles) - TILE_IDS_SHOWN
+    return f"{label} ({len(tiles):,}): tile{'s' if len(tiles) > 1 else ''} {shown}" + \
+        (f" and {more:,} more" if more > 0 else "")
+
+
+def _changes_table(diff: Diff, top: int) -> list[str]:
+    newly = set(diff.newly_out_of_memory or ())
+    recovered = set(diff.no_longer_out_of_memory or ())
+    scope = f"of {diff.compared_tiles:,} compared" if diff.per_tile == "partial" else f"of {diff.new.num_tiles:,}"
+    lines = [f"Changed tiles: {diff.num_changed:,} {scope} ({diff.num_grown:,} grew, {diff.num_shrunk:,} shrank)"]
+    shown = diff.changes(top)
+    if not shown:
+        return lines
+    cells = [(str(c.tile), "?" if c.ipu is None else str(c.ipu), f"{c.old:,} B", f"{c.new:,} B",
+              f"{c.delta:+,} B",
+              "newly out of memory" if c.tile in newly else "no longer out of memory" if c.tile in recovered else "")
+             for c in shown]
+    head = ("Tile", "IPU", "Old", "New", "Delta")
+    widths = [max(len(x[i]) for x in [head, *cells]) for i in range(5)]
+    for row in [(*head, ""), *cells]:
+        line = "  " + "  ".join(f"{cell:>{w}}" for cell, w in zip(row[:5], widths))
+        lines.append((line + "  " + row[5]).rstrip())
+    rest = diff.num_changed - len(shown)
+    if rest > 0:
+        lines.append(f"  {rest:,} more changed tile{'s' if rest > 1 else ''} (--top to show more; "
+                     "--format json or csv lists all)")
+    return lines
+
+
+def render_text(diff: Diff, *, top: int = 20) -> str:
+    """Both sources, whole-program figures before -> after, OOM changes, then the ``top`` changed tiles."""
+    header = [_side_line("Old:", diff.old), _side_line("New:", diff.new), _target_line(diff)]
+    header += [f"Note:   {note}" for note in diff.notes]
+    sections = [header, _figures_table(diff)]
+    partial = diff.per_tile == "partial"
+    oom = [line for line in (_tile_ids("Newly out of memory", diff.newly_out_of_memory, partial),
+                             _tile_ids("No longer out of memory", diff.no_longer_out_of_memory, partial))
+           if line]
+    if oom:
+        sections.append(oom)
+    if diff.num_changed == 0:
+        what = "No compared tile changed." if partial else "No tile changed."
+        sections.append([what])
+    else:
+        sections.append(_changes_table(diff, top))
+    return "\n\n".join("\n".join(s) for s in sections) + "\n"
+
+
+def _side(side: BuildSummary) -> dict:
+    return {"source": side.source, "module": side.module, "format": side.format, "per_tile": side.per_tile,
+            "num_tiles": side.num_tiles, "bytes_per_tile": side.bytes_per_tile}
+
+
+def _totals(side: BuildSummary) -> dict:
+    return {"excluding_gaps": side.total_excluding_gaps, "including_gaps": side.total_including_gaps,
+            "tiles_out_of_memory": side.tiles_out_of_memory}
+
+
+def _tile_bytes(value: TileBytes | None) -> dict | None:
+    return None if value is None else {"tile": value.tile, "bytes": value.bytes}
+
+
+def _tile_columns(diff: Diff) -> Iterator[tuple[int, int | None, int, int, int]]:
+    """(tile, ipu, old, new, delta) per changed tile, from whole columns: a pod has ~94k tiles."""
+    tpi = diff.tiles_per_ipu
+    ids = diff.tile_ids.tolist()
+    ipus = (diff.tile_ids // tpi).tolist() if tpi else [None] * len(ids)
+    return zip(ids, ipus, diff.old_bytes.tolist(), diff.new_bytes.tolist(), diff.delta.tolist())
+
+
+def diff_dict(diff: Diff, *, tiles: bool = True) -> dict:
+    """The ``memreport-diff/1`` record (``tiles=False`` leaves the tile list empty)."""
+    return {
+        "schema": SCHEMA,
+        "old": _side(diff.old),
+        "new": _side(diff.new),
+        "per_tile": diff.per_tile,
+        "compared_tiles": diff.compared_tiles,
+        "tiles": [{"tile": t, "ipu": i, "old": o, "new": n, "delta": d}
+                  for t, i, o, n, d in _tile_columns(diff)] if tiles else [],
+        "newly_out_of_memory": None if diff.newly_out_of_memory is None else list(diff.newly_out_of_memory),
+        "no_longer_out_of_memory":
+            None if diff.no_longer_out_of_memory is None else list(diff.no_longer_out_of_memory),
+        "totals": {"old": _totals(diff.old), "new": _totals(diff.new), "delta": {
+            "excluding_gaps": diff.total_delta, "including_gaps": diff.total_including_gaps_delta,
+            "tiles_out_of_memory": diff.out_of_memory_delta}},
+        "max_excluding_gaps": {"old": _tile_bytes(diff.old.max_excluding_gaps),
+                               "new": _tile_bytes(diff.new.max_excluding_gaps), "delta": diff.max_delta},
+        "notes": list(diff.notes),
+    }
+
+
+def render_json(diff: Diff) -> str:
+    """The diff as one ``memreport-diff/1`` JSON document, one changed tile per line."""
+    doc = diff_dict(diff, tiles=False)
+    doc["tiles"] = TILES_PLACEHOLDER
+    text = json.dumps(doc, indent=2)
+    # Writing the ints directly is ~15x faster than json's indenter and keeps a tile to a line.
+    rows = ",\n    ".join(
+        f'{{"tile": {t}, "ipu": {"null" if i is None else i}, "old": {o}, "new": {n}, "delta": {d}}}'
+        for t, i, o, n, d in _tile_columns(diff))
+    tiles = f"[\n    {rows}\n  ]" if rows else "[]"
+    return text.replace(json.dumps(TILES_PLACEHOLDER), tiles, 1) + "\n"
+
+
+def render_csv(diff: Diff) -> str:
+    """One row per changed tile: tile, ipu, old, new, delta (largest change first)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["tile", "ipu", "old", "new", "delta"])
+    writer.writerows((t, "" if i is None else i, o, n, d) for t, i, o, n, d in _tile_columns(diff))
+    return out.getvalue()
+
+
+def render(diff: Diff, fmt: str = "text", *, top: int = 20) -> str:
+    """The diff in ``fmt`` (text, json or csv)."""
+    if fmt == "json":
+        return render_json(diff)
+    if fmt == "csv":
+        return render_csv(diff)
+    if fmt == "text":
+        return render_text(diff, top=top)
+    raise ValueError(f"unknown diff format {fmt!r}")

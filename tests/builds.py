@@ -1,0 +1,27 @@
+"""Two small Mk2 builds for the gate and diff tests, written with memreport.synth.archive.
+
+Each tile's excluding-gaps bytes are exactly the size given: 1,024 B of
+.text, 256 B of .data, the rest .bss (the note section is not counted).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from memreport.synth.archive import ar_archive, tile_elf
+
+LIMIT = 638_976  # ipu2 bytes per tile
+
+# tile:    0        1        2        3        4        5        6        7
+OLD = [300_000, 310_000, 640_000, 200_000, 638_976, 100_000, 250_000, 700_000]
+NEW = [304_000, 318_192, 630_000, 643_072, 638_976, 96_000, 254_096, 700_000]
+# OLD: tiles 2 (+1,024) and 7 (+61,024) out of memory; tile 4 exactly full, so not.
+# NEW: tile 2 recovers, tile 3 newly overflows (by 4,096), tile 6 grows by exactly 4 KiB.
+
+
+def write_build(path: Path, sizes: Sequence[int], e_flags: int = 0x2) -> Path:
+    """An archive at ``path`` whose tile ``i`` holds ``sizes[i]`` bytes."""
+    members = [(f"tile_{i}.elf", tile_elf(i, 1024, 256, size - 1280, e_flags=e_flags))
+               for i, size in enumerate(sizes)]
+    path.write_bytes(ar_archive(members, symbol_index=True))
+    return path

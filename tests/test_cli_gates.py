@@ -1,0 +1,215 @@
+"""The gates and ``memreport diff`` as CI runs them: exit codes, stderr lines, output files."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from memreport.cli import main
+
+from .builds import LIMIT, NEW, OLD, write_build
+
+OOM_OLD = "memreport: gate failed: 2 tile(s) out of memory in old.a: tile 7 by 61,024 B, tile 2 by 1,024 B\n"
+
+
+@pytest.fixture(autouse=True)
+def builds(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_build(tmp_path / "old.a", OLD)
+    write_build(tmp_path / "new.a", NEW)
+    write_build(tmp_path / "ok.a", [300_000] * 8)
+    write_build(tmp_path / "small.a", OLD[:5])
+    write_build(tmp_path / "foreign.a", [2_000] * 8, e_flags=0x7)  # not IPU code: bytes per tile unknown
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize("args", [
+    ["--fail-on-oom"], ["--max-tile", "600KiB"], ["--max-tile", "638976"], ["--min-headroom", "16KiB"],
+    ["--fail-on-oom", "--max-tile", "1MiB", "--min-headroom", "0"],
+])
+def test_gates_pass_with_exit_0(args):
+    result = run("ok.a", *args)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    assert "0 tile(s) out of memory" in result.stdout
+
+
+@pytest.mark.parametrize("args, stderr", [
+    (["--fail-on-oom"], OOM_OLD),
+    (["--max-tile", "600KiB"], "memreport: gate failed: 3 tile(s) above --max-tile 614,400 B in old.a: "
+                               "tile 7 by 85,600 B, tile 2 by 25,600 B, tile 4 by 24,576 B\n"),
+    (["--max-tile", "699999"], "memreport: gate failed: 1 tile(s) above --max-tile 699,999 B in old.a: "
+                               "tile 7 by 1 B\n"),
+    (["--min-headroom", "16KiB"], "memreport: gate failed: 3 tile(s) with less than 16,384 B free of 638,976 B "
+                                  "in old.a: tile 7 short by 77,408 B, tile 2 short by 17,408 B, "
+                                  "tile 4 short by 16,384 B\n"),
+])
+def test_gates_fail_with_exit_3(args, stderr):
+    result = run("old.a", *args)
+    assert result.exit_code == 3
+    assert result.stderr == stderr
+    assert "2 tile(s) out of memory" in result.stdout  # the report is still printed
+
+
+def test_every_failed_gate_and_file_is_named():
+    result = run("ok.a", "old.a", "new.a", "--fail-on-oom", "--max-tile", "700000")
+    assert result.exit_code == 3
+    assert result.stderr == OOM_OLD + (
+        "memreport: gate failed: 2 tile(s) out of memory in new.a: tile 7 by 61,024 B, tile 3 by 4,096 B\n")
+
+
+def test_max_tile_passes_at_the_limit():
+    assert run("old.a", "--max-tile", "700000").exit_code == 0
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "csv"])
+def test_output_file_is_written_whole_when_a_gate_fails(tmp_path, fmt):
+    failed = run("old.a", "--fail-on-oom", "--format", fmt, "-o", "report.out")
+    assert failed.exit_code == 3 and failed.stderr == OOM_OLD
+    assert failed.stdout == ""
+    passed = run("old.a", "--format", fmt, "-o", "expected.out")
+    assert passed.exit_code == 0
+    assert (tmp_path / "report.out").read_bytes() == (tmp_path / "expected.out").read_bytes()
+
+
+def test_gates_that_need_bytes_per_tile_are_usage_errors():
+    for args, message in ((["--min-headroom", "1KiB"], "--min-headroom: foreign.a: bytes per tile unknown"),
+                          (["--fail-on-oom"], "--fail-on-oom: foreign.a: out-of-memory tiles unknown")):
+        result = run("foreign.a", *args)
+        assert result.exit_code == 2
+        assert message in result.stderr
+    assert run("foreign.a", "--min-headroom", "1KiB", "--tile-memory", "2KiB").exit_code == 3
+    assert run("foreign.a", "--fail-on-oom", "--arch", "ipu1").exit_code == 0
+
+
+def test_bad_sizes_are_usage_errors():
+    result = run("old.a", "--max-tile", "lots")
+    assert result.exit_code == 2
+    assert "not a size: 'lots'" in result.stderr
+
+
+def test_text_summary_gates_use_the_printed_figures(tmp_path):
+    pytest.importorskip("memreport.readers.poplar_text")
+    (tmp_path / "summary.txt").write_text(SUMMARY)
+    result = run("summary.txt", "--fail-on-oom", "--max-tile", "600KiB")
+    assert result.exit_code == 3
+    assert result.stderr == (
+        "memreport: gate failed: 3 tile(s) out of memory in summary.txt (the count it printed; a text summary "
+        "does not list every tile): tile 1402 by 150,000 B and 2 more\n"
+        "memreport: gate failed: at least 1 tile(s) above --max-tile 614,400 B in summary.txt (from its printed "
+        "maximum (excluding gaps) and detailed tiles; a text summary does not list every tile): "
+        "tile 1402 by 174,576 B\n")
+    assert run("summary.txt", "--max-tile", "788976").exit_code == 0
+
+
+# A Poplar text summary of one Mk2 IPU, laid out as FORMATS.md §1 shows, detailing one tile.
+SUMMARY = """\
+Target:
+  Number of IPUs:         1
+  Tiles per IPU:          1,472
+  Total Tiles:            1,472
+  Memory Per-Tile:        624.0 kB
+
+Memory Usage:
+  Total:
+    Including Gaps:         500,000,000 B
+    Excluding Gaps:
+      By Memory Region:
+        Non-interleaved:    442,830,000 B
+        Interleaved:                  0 B
+        Overflowed:                   0 B
+
+  By Tile (Excluding Gaps):
+    Range (KB) Histogram (Excluding Gaps)               Count (tiles)
+     288 - 296 ****************************************  1,469
+     624 - 632 *                                             1
+     680 - 688 *                                             1
+     768 - 776 *                                             1
+
+    Maximum (Including Gaps): 790,000 (771.5 K) on tile 1402
+    Maximum (Excluding Gaps): 788,976 (770.5 K) on tile 1402
+    3 tile(s) out of memory
+
+Tile # 1402 memory usage:
+Memory Usage:
+  Total:
+    Including Gaps:         790,000 B
+    Excluding Gaps:
+      By Memory Region:
+        Non-interleaved:    638,976 B
+        Interleaved:              0 B
+        Overflowed:         150,000 B
+"""
+
+
+# ---- memreport diff ---------------------------------------------------------------------------------
+
+
+def test_diff_prints_the_changes_and_exits_0():
+    result = run("diff", "old.a", "new.a", "--top", "2")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    assert result.stdout.startswith("Old: old.a (ELF archive, per tile: complete)\n")
+    assert "Newly out of memory (1): tile 3\nNo longer out of memory (1): tile 2\n" in result.stdout
+    assert result.stdout.endswith("  4 more changed tiles (--top to show more; --format json or csv lists all)\n")
+
+
+def test_diff_of_identical_builds_is_empty():
+    result = run("diff", "old.a", "old.a", "--fail-on-growth", "0")
+    assert result.exit_code == 0
+    assert result.stdout.endswith("\n\nNo tile changed.\n")
+    doc = json.loads(run("diff", "old.a", "old.a", "--format", "json").stdout)
+    assert doc["tiles"] == [] and doc["totals"]["delta"]["excluding_gaps"] == 0
+
+
+def test_diff_of_mismatched_tile_counts_is_exit_1():
+    result = run("diff", "old.a", "small.a")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr == "memreport: diff: old.a has 8 tiles but small.a has 5\n"
+
+
+def test_diff_of_an_unreadable_file_is_exit_1():
+    result = run("diff", "old.a", "missing.a")
+    assert result.exit_code == 1
+    assert result.stderr == "memreport: missing.a: no such file\n"
+
+
+def test_fail_on_growth(tmp_path):
+    assert run("diff", "old.a", "new.a", "--fail-on-growth", "443072").exit_code == 0
+    result = run("diff", "old.a", "new.a", "--fail-on-growth", "4KiB", "--format", "csv", "-o", "changes.csv")
+    assert result.exit_code == 3
+    assert result.stderr == ("memreport: gate failed: 2 tile(s) grew by more than 4,096 B from old.a to new.a: "
+                             "tile 3 by 443,072 B, tile 1 by 8,192 B\n")
+    assert (tmp_path / "changes.csv").read_text().splitlines()[:2] == ["tile,ipu,old,new,delta",
+                                                                      "3,0,200000,643072,443072"]
+
+
+def test_diff_fail_on_oom_checks_the_new_build():
+    assert run("diff", "old.a", "ok.a", "--fail-on-oom").exit_code == 0
+    result = run("diff", "ok.a", "old.a", "--fail-on-oom", "--format", "json")
+    assert result.exit_code == 3
+    assert result.stderr == OOM_OLD
+    assert json.loads(result.stdout)["newly_out_of_memory"] == [2, 7]
+
+
+def test_diff_json_schema_and_options():
+    doc = json.loads(run("diff", "old.a", "new.a", "--format", "json", "--top", "1").stdout)
+    assert list(doc) == ["schema", "old", "new", "per_tile", "compared_tiles", "tiles", "newly_out_of_memory",
+                         "no_longer_out_of_memory", "totals", "max_excluding_gaps", "notes"]
+    assert doc["schema"] == "memreport-diff/1"
+    assert len(doc["tiles"]) == 6  # --top limits the text only
+    assert doc["old"]["bytes_per_tile"] == LIMIT
+    doc = json.loads(run("diff", "old.a", "new.a", "--format", "json", "--tile-memory", "1MiB").stdout)
+    assert doc["new"]["bytes_per_tile"] == 1024 ** 2
+    assert doc["newly_out_of_memory"] == [] and doc["no_longer_out_of_memory"] == []
+
+
+def test_diff_needs_two_files():
+    result = run("diff", "old.a")
+    assert result.exit_code == 2
+    assert "Missing argument 'NEW'" in result.stderr

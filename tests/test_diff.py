@@ -1,0 +1,150 @@
+"""Diffing two builds: ordering, totals, out-of-memory changes, partial reports, pod scale."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import memreport
+from memreport.diff import BuildSummary, TileChange, TileCountMismatch, choose_report, diff_reports
+from memreport.model import MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
+
+from .builds import LIMIT, NEW, OLD, write_build
+
+
+@pytest.fixture
+def builds(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_build(tmp_path / "old.a", OLD)
+    write_build(tmp_path / "new.a", NEW)
+    return memreport.read("old.a"), memreport.read("new.a")
+
+
+def test_changed_tiles_largest_change_first_ties_by_tile(builds):
+    diff = diff_reports(*builds)
+    assert diff.tiles == (
+        TileChange(3, 0, 200_000, 643_072, 443_072),
+        TileChange(2, 0, 640_000, 630_000, -10_000),
+        TileChange(1, 0, 310_000, 318_192, 8_192),
+        TileChange(6, 0, 250_000, 254_096, 4_096),
+        TileChange(0, 0, 300_000, 304_000, 4_000),
+        TileChange(5, 0, 100_000, 96_000, -4_000),
+    )
+    assert (diff.num_changed, diff.num_grown, diff.num_shrunk, diff.compared_tiles) == (6, 4, 2, 8)
+    assert diff.changes(2) == list(diff.tiles[:2])
+    assert diff.per_tile == "complete" and diff.notes == ()
+
+
+def test_a_build_that_newly_overflows_and_one_that_recovers(builds):
+    old, new = builds
+    diff = diff_reports(old, new)
+    assert diff.newly_out_of_memory == (3,)
+    assert diff.no_longer_out_of_memory == (2,)
+    back = diff_reports(new, old)
+    assert back.newly_out_of_memory == (2,)
+    assert back.no_longer_out_of_memory == (3,)
+
+
+def test_totals_and_maxima_before_and_after(builds):
+    diff = diff_reports(*builds)
+    assert diff.old == BuildSummary("old.a", None, "archive", "complete", 8, LIMIT, 3_138_976, None,
+                                    TileBytes(7, 700_000), 2)
+    assert diff.new == BuildSummary("new.a", None, "archive", "complete", 8, LIMIT, 3_584_336, None,
+                                    TileBytes(7, 700_000), 2)
+    assert (diff.total_delta, diff.total_including_gaps_delta, diff.max_delta, diff.out_of_memory_delta) == \
+        (445_360, None, 0, 0)
+
+
+def test_identical_builds_give_an_empty_diff(builds):
+    old, _ = builds
+    diff = diff_reports(old, old)
+    assert diff.tiles == ()
+    assert diff.newly_out_of_memory == diff.no_longer_out_of_memory == ()
+    assert (diff.total_delta, diff.max_delta, diff.out_of_memory_delta) == (0, 0, 0)
+
+
+def test_mismatched_tile_counts_are_an_error(builds, tmp_path):
+    old, _ = builds
+    write_build(tmp_path / "small.a", OLD[:5])
+    with pytest.raises(TileCountMismatch, match=r"^old.a has 8 tiles but small.a has 5$"):
+        diff_reports(old, memreport.read("small.a"))
+
+
+def test_ipu_comes_from_tiles_per_ipu():
+    target = Target.for_arch("ipu1", 2432)  # two Mk1 IPUs of 1,216 tiles
+    a = np.zeros(2432, dtype=np.int64)
+    b = a.copy()
+    b[[5, 1216, 2431]] = [10, 30, 20]
+    diff = diff_reports(MemoryReport("a", "archive", target, a), MemoryReport("b", "archive", target, b))
+    assert [(c.tile, c.ipu, c.delta) for c in diff.tiles] == [(1216, 1, 30), (2431, 1, 20), (5, 0, 10)]
+
+
+def test_unknown_bytes_per_tile_leaves_out_of_memory_unknown():
+    a = MemoryReport("a.elf", "elf", Target(1), excluding_gaps=np.array([10]))
+    b = MemoryReport("b.elf", "elf", Target(1), excluding_gaps=np.array([20]))
+    diff = diff_reports(a, b)
+    assert diff.newly_out_of_memory is None and diff.no_longer_out_of_memory is None
+    assert diff.tiles == (TileChange(0, None, 10, 20, 10),)
+    assert diff.notes == ("out-of-memory changes unknown: bytes per tile unknown (give --tile-memory or --arch)",)
+
+
+def summary(source: str, details: dict[int, int], oom: int, total: int, peak: TileBytes) -> MemoryReport:
+    """A text summary of an 8-tile Mk2 program detailing ``details`` (tile -> bytes)."""
+    return MemoryReport(
+        source=source, format="poplar-text", target=Target(8, None, 1, 1472, LIMIT),
+        printed=PrintedSummary(max_excluding_gaps=peak, tiles_out_of_memory=oom, excluding_gaps=total,
+                               including_gaps=total + 1000),
+        detailed_tiles=tuple(TileDetail(t, None, b) for t, b in details.items()))
+
+
+def test_two_text_summaries_compare_only_the_tiles_both_detail():
+    old = summary("old.txt", {7: 700_000, 2: 640_000, 4: 638_976}, 2, 3_138_976, TileBytes(7, 700_000))
+    new = summary("new.txt", {7: 700_000, 3: 643_072, 2: 630_000}, 2, 3_584_336, TileBytes(7, 700_000))
+    diff = diff_reports(old, new)
+    assert diff.compared_tiles == 2  # tiles 2 and 7
+    assert diff.tiles == (TileChange(2, 0, 640_000, 630_000, -10_000),)
+    assert diff.newly_out_of_memory == () and diff.no_longer_out_of_memory == (2,)
+    assert (diff.total_delta, diff.total_including_gaps_delta, diff.out_of_memory_delta) == (445_360, 445_360, 0)
+    assert diff.per_tile == "partial"
+    assert diff.notes == ("OLD (old.txt) and NEW (new.txt) are partial (a text summary): only the 2 tile(s) both "
+                          "sides detail are compared; totals, maxima and out-of-memory counts are as printed",)
+
+
+def test_a_text_summary_against_a_complete_build(builds):
+    old, _ = builds
+    new = summary("new.txt", {7: 700_000, 3: 643_072, 2: 630_000}, 2, 3_584_336, TileBytes(7, 700_000))
+    diff = diff_reports(old, new)
+    assert diff.compared_tiles == 3
+    assert diff.tiles == (TileChange(3, 0, 200_000, 643_072, 443_072), TileChange(2, 0, 640_000, 630_000, -10_000))
+    assert diff.newly_out_of_memory == (3,) and diff.no_longer_out_of_memory == (2,)
+    assert diff.total_delta == 445_360 and diff.total_including_gaps_delta is None
+    assert diff.notes[0].startswith("NEW (new.txt) is partial (a text summary): only the 3 tile(s)")
+
+
+def test_choose_report_takes_the_largest_and_says_so():
+    target = Target.for_arch("ipu2", 2)
+    small = MemoryReport("t.rep", "poplar-text", target, module="init",
+                         printed=PrintedSummary(excluding_gaps=10))
+    large = MemoryReport("t.rep", "poplar-text", target, module="main",
+                         printed=PrintedSummary(excluding_gaps=20))
+    assert choose_report([small, large]) == (large, "t.rep holds 2 reports; comparing the largest (module main)")
+    assert choose_report([small]) == (small, None)
+    notes = diff_reports(small, large, notes=["t.rep holds 2 reports"]).notes
+    assert notes[0] == "t.rep holds 2 reports"
+
+
+def test_a_pod_diffs_well_under_a_second():
+    n = 94_208  # 64 Mk2 IPUs
+    rng = np.random.default_rng(6)
+    old = rng.integers(100_000, 600_000, n)
+    new = old + rng.integers(-5_000, 5_000, n)
+    target = Target.for_arch("ipu2", n)
+    a, b = MemoryReport("a", "archive", target, old), MemoryReport("b", "archive", target, new)
+    start = time.perf_counter()
+    diff = diff_reports(a, b)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 0.5, elapsed
+    assert diff.num_changed == int(np.count_nonzero(new != old))
+    assert int(diff.delta.sum()) == int((new - old).sum())
+    assert np.all(np.abs(diff.delta[:-1]) >= np.abs(diff.delta[1:]))

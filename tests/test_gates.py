@@ -1,0 +1,165 @@
+"""Gates as pure functions: which tiles fail, by how much, and the one-line message."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import memreport
+from memreport import gates
+from memreport.diff import diff_reports
+from memreport.errors import UnsupportedOperation
+from memreport.gates import GateResult, Offender
+from memreport.model import MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
+
+from .builds import LIMIT, NEW, OLD, write_build
+
+
+@pytest.fixture
+def old(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_build(tmp_path / "old.a", OLD)
+    return memreport.read("old.a")
+
+
+@pytest.fixture
+def new(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_build(tmp_path / "new.a", NEW)
+    return memreport.read("new.a")
+
+
+def text_summary(oom: int = 3, peak: TileBytes | None = TileBytes(1402, 788_976)) -> MemoryReport:
+    """A partial report as the text reader makes it: printed figures and two detailed tiles."""
+    return MemoryReport(
+        source="summary.txt", format="poplar-text", target=Target(1472, None, 1, 1472, LIMIT),
+        printed=PrintedSummary(max_excluding_gaps=peak, tiles_out_of_memory=oom, excluding_gaps=400_000_000),
+        detailed_tiles=(TileDetail(1402, 790_000, 788_976), TileDetail(17, 701_000, 700_000),
+                        TileDetail(5, None, 500_000)))
+
+
+def test_out_of_memory_names_the_worst_tiles_first(old):
+    result = gates.check_out_of_memory(old)
+    assert result == GateResult("fail-on-oom", "old.a", True, 2,
+                                (Offender(7, 700_000, 61_024), Offender(2, 640_000, 1_024)),
+                                "2 tile(s) out of memory in old.a: tile 7 by 61,024 B, tile 2 by 1,024 B")
+
+
+def test_a_full_tile_is_not_out_of_memory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_build(tmp_path / "full.a", [LIMIT, 1_280])
+    result = gates.check_out_of_memory(memreport.read("full.a"))
+    assert result == GateResult("fail-on-oom", "full.a", False, 0, ())
+    assert result.message == ""
+
+
+def test_only_the_five_worst_are_named(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # Excesses 8, 1, 6, 6, 3, 2, 6, 5 KiB: the tie at 6 KiB is broken by tile id.
+    excess = [8, 1, 6, 6, 3, 2, 6, 5]
+    write_build(tmp_path / "pod.a", [LIMIT + k * 1024 for k in excess])
+    result = gates.check_out_of_memory(memreport.read("pod.a"))
+    assert result.failing_tiles == 8
+    assert [(o.tile, o.excess) for o in result.worst] == [(0, 8192), (2, 6144), (3, 6144), (6, 6144), (7, 5120)]
+    assert result.message == ("8 tile(s) out of memory in pod.a: tile 0 by 8,192 B, tile 2 by 6,144 B, "
+                              "tile 3 by 6,144 B, tile 6 by 6,144 B, tile 7 by 5,120 B and 3 more")
+
+
+def test_an_overflowed_region_says_by_how_much():
+    # A profile can report an overflowed region on a tile whose total is within bytes per tile.
+    report = MemoryReport("p.json", "json-profile", Target.for_arch("ipu2", 3),
+                          excluding_gaps=np.array([100, LIMIT - 10, 5]),
+                          regions={"overflowed": np.array([0, 300, 0])})
+    result = gates.check_out_of_memory(report)
+    assert result.worst == (Offender(1, LIMIT - 10, 300),)
+    assert result.message == "1 tile(s) out of memory in p.json: tile 1 by 300 B"
+
+
+def test_out_of_memory_needs_bytes_per_tile():
+    report = MemoryReport("t.elf", "elf", Target(2), excluding_gaps=np.array([1, 2]))
+    with pytest.raises(UnsupportedOperation, match=r"--fail-on-oom: t.elf: out-of-memory tiles unknown"):
+        gates.check_out_of_memory(report)
+
+
+def test_max_tile_is_strictly_above(old):
+    assert not gates.check_max_tile(old, 700_000).failed
+    result = gates.check_max_tile(old, 699_999)
+    assert result == GateResult("max-tile", "old.a", True, 1, (Offender(7, 700_000, 1),),
+                                "1 tile(s) above --max-tile 699,999 B in old.a: tile 7 by 1 B")
+
+
+def test_max_tile_counts_every_tile_above(old):
+    result = gates.check_max_tile(old, 600 * 1024)
+    assert result.failing_tiles == 3
+    assert result.message == ("3 tile(s) above --max-tile 614,400 B in old.a: tile 7 by 85,600 B, "
+                              "tile 2 by 25,600 B, tile 4 by 24,576 B")
+
+
+def test_headroom_is_free_bytes_below_bytes_per_tile(old):
+    result = gates.check_min_headroom(old, 16 * 1024)
+    # Tile 4 is exactly full: 0 B free, 16,384 B short.
+    assert [(o.tile, o.excess) for o in result.worst] == [(7, 77_408), (2, 17_408), (4, 16_384)]
+    assert result.message == ("3 tile(s) with less than 16,384 B free of 638,976 B in old.a: "
+                              "tile 7 short by 77,408 B, tile 2 short by 17,408 B, tile 4 short by 16,384 B")
+    # Exactly the asked headroom passes: tile 3 of OLD has 438,976 B free.
+    assert not gates.check_min_headroom(
+        MemoryReport("x", "archive", Target.for_arch("ipu2", 1), excluding_gaps=np.array([LIMIT - 4096])),
+        4096).failed
+
+
+def test_headroom_needs_bytes_per_tile():
+    report = MemoryReport("t.elf", "elf", Target(1), excluding_gaps=np.array([1]))
+    with pytest.raises(UnsupportedOperation, match="--min-headroom: t.elf: bytes per tile unknown"):
+        gates.check_min_headroom(report, 1024)
+
+
+def test_text_summary_uses_the_printed_count():
+    result = gates.check_out_of_memory(text_summary())
+    assert result.failing_tiles == 3
+    assert result.worst == (Offender(1402, 788_976, 150_000), Offender(17, 700_000, 61_024))
+    assert result.message == ("3 tile(s) out of memory in summary.txt (the count it printed; a text summary "
+                              "does not list every tile): tile 1402 by 150,000 B, tile 17 by 61,024 B and 1 more")
+    assert not gates.check_out_of_memory(text_summary(oom=0)).failed
+
+
+def test_text_summary_max_tile_uses_the_printed_maximum():
+    result = gates.check_max_tile(text_summary(), 600_000)
+    assert result.failing_tiles is None
+    assert result.worst == (Offender(1402, 788_976, 188_976), Offender(17, 700_000, 100_000))
+    assert result.message == (
+        "at least 2 tile(s) above --max-tile 600,000 B in summary.txt (from its printed maximum "
+        "(excluding gaps) and detailed tiles; a text summary does not list every tile): "
+        "tile 1402 by 188,976 B, tile 17 by 100,000 B")
+    assert not gates.check_max_tile(text_summary(), 788_976).failed
+
+
+def test_text_summary_without_a_maximum_cannot_be_gated():
+    with pytest.raises(UnsupportedOperation, match="--max-tile: summary.txt printed no maximum"):
+        gates.check_max_tile(text_summary(peak=None), 1024)
+
+
+def test_evaluate_runs_every_requested_gate_in_order(old, new):
+    results = gates.evaluate([old, new], fail_on_oom=True, max_tile=640_000)
+    assert [(r.gate, r.source, r.failed, r.failing_tiles) for r in results] == [
+        ("fail-on-oom", "old.a", True, 2), ("max-tile", "old.a", True, 1),
+        ("fail-on-oom", "new.a", True, 2), ("max-tile", "new.a", True, 2)]
+    assert gates.evaluate([old]) == []
+
+
+def test_growth_names_tiles_that_grew_by_more_than_the_limit(old, new):
+    result = gates.check_growth(diff_reports(old, new), 4096)
+    # Tile 6 grew by exactly 4 KiB: not more than the limit.
+    assert result == GateResult("fail-on-growth", "old.a -> new.a", True, 2,
+                                (Offender(3, 443_072, 438_976), Offender(1, 8_192, 4_096)),
+                                "2 tile(s) grew by more than 4,096 B from old.a to new.a: "
+                                "tile 3 by 443,072 B, tile 1 by 8,192 B")
+    assert not gates.check_growth(diff_reports(old, new), 443_072).failed
+    assert not gates.check_growth(diff_reports(old, old), 0).failed
+
+
+def test_growth_on_a_partial_diff_says_what_was_compared(new):
+    summary = MemoryReport(source="summary.txt", format="poplar-text", target=Target(8, None, 1, 1472, LIMIT),
+                           printed=PrintedSummary(tiles_out_of_memory=1),
+                           detailed_tiles=(TileDetail(3, None, 650_000),))
+    result = gates.check_growth(diff_reports(new, summary), 0)
+    assert result.message == ("1 tile(s) grew by more than 0 B from new.a to summary.txt (of the 1 tile(s) "
+                              "both sides detail; a text summary does not list every tile): tile 3 by 6,928 B")
