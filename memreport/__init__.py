@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import os
 
-from .errors import MemreportError, ReadError, Truncated, UnrecognisedFormat, UnsupportedOperation
+from .errors import (MemreportError, MissingDependency, ReadError, Truncated, UnrecognisedFormat,
+                     UnsupportedOperation)
 from .model import ARCHES, Bin, Column, Histogram, MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
 from .readers import ReadOptions
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ARCHES", "Bin", "Column", "Histogram", "MemoryReport", "MemreportError", "PrintedSummary",
+    "ARCHES", "Bin", "Column", "Histogram", "MemoryReport", "MemreportError", "MissingDependency", "PrintedSummary",
     "ReadError", "ReadOptions", "Target", "TileBytes", "TileDetail", "Truncated", "UnrecognisedFormat",
     "UnsupportedOperation", "read", "read_all", "__version__",
 ]

@@ -10,9 +10,10 @@ from typing import Sequence
 
 import click
 
-from . import __version__
+from . import __version__, gates
 from .errors import MemreportError, UnsupportedOperation
 from .model import ARCHES, MemoryReport
+from .tensor_map_model import TensorMap
 from .output import write_output
 from .readers import ReadOptions, read_path
 from .units import parse_size
@@ -62,6 +63,15 @@ def fail(message: str, code: int = EXIT_READ) -> None:
     sys.exit(code)
 
 
+def exit_on_gates(results: Sequence[gates.GateResult]) -> None:
+    """Name every failed gate on stderr and exit 3; the output is already written."""
+    failed = [r for r in results if r.failed]
+    for result in failed:
+        click.echo(f"memreport: gate failed: {result.message}", err=True)
+    if failed:
+        sys.exit(EXIT_GATE)
+
+
 def load(paths: Sequence[str], options: ReadOptions) -> list[MemoryReport]:
     """Read every file, in order; the first unreadable one ends the run with exit 1."""
     reports: list[MemoryReport] = []
@@ -71,6 +81,19 @@ def load(paths: Sequence[str], options: ReadOptions) -> list[MemoryReport]:
         except MemreportError as exc:
             fail(str(exc))
     return reports
+
+
+def load_tensor_map(path: str, reports: Sequence[MemoryReport]) -> TensorMap:
+    """Read ``--tensor-map`` and check it fits every report; a failure ends the run with exit 1."""
+    from .readers.tensor_map import read_tensor_map
+    from .tensor_analysis import check_matches
+    try:
+        tensor_map = read_tensor_map(path)
+        for report in reports:
+            check_matches(report, tensor_map)
+    except MemreportError as exc:
+        fail(str(exc))
+    return tensor_map
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -93,9 +116,24 @@ def main() -> None:
                    "ipu2/ipu21: 1,472 x 624 KiB).")
 @click.option("--bin-kib", type=click.IntRange(min=1), metavar="N",
               help="Histogram bin width in KiB (default: the smallest power of two giving at most 128 bins).")
+@click.option("--png", metavar="PATH",
+              help="Also draw each report as a PNG: memory per tile, the By Tile histogram, a per-IPU heat "
+                   "map. Several reports write PATH-1.png, PATH-2.png, ... in input order.")
+@click.option("--tensor-map", "tensor_map_path", metavar="PATH",
+              help="A tensor map (tensor_map.json): list the tensors on the top tiles, with elements and "
+                   "estimated bytes of tensor data.")
+@click.option("--fail-on-oom", is_flag=True,
+              help="Gate: exit 3 if any tile is out of memory (a text summary: its printed count).")
+@click.option("--max-tile", type=SIZE, metavar="SIZE",
+              help="Gate: exit 3 if any tile uses more than SIZE, excluding gaps "
+                   "(a text summary: its printed maximum).")
+@click.option("--min-headroom", type=SIZE, metavar="SIZE",
+              help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile.")
 @click.version_option(__version__, "--version", prog_name="memreport")
 def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory: int | None,
-           arch: str | None, bin_kib: int | None) -> None:
+           arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | None = None,
+           min_headroom: int | None = None, tensor_map_path: str | None = None,
+           png: str | None = None) -> None:
     """Show the memory of every tile of a compiled IPU program.
 
     FILE is any report Poplar writes, recognised by its content: an ELF
@@ -107,29 +145,98 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     Examples:
       memreport archive.a                      By Tile histogram, top 5 tiles, OOM count
       memreport profile.json --top 10          ten most memory-subscribed tiles
+      memreport profile.json --tensor-map tensor_map.json   tensors on the top tiles
       memreport archive.a --format csv -o tiles.csv
+      memreport archive.a --png memory.png     also a picture: per tile, histogram, heat map
       memreport archive.a --format json | jq '.reports[0].tiles_out_of_memory'
       memreport diff old.a new.a               what a change did to every tile
+      memreport archive.a --fail-on-oom --max-tile 600KiB   CI gate: exit 3 on failure
 
     Exit status: 0 success, 1 an input could not be read, 2 bad usage,
     3 a gate failed.
     """
-    from .render import table, text
+    from .render import plot, table, text
     options = ReadOptions(tile_memory=tile_memory, arch=arch)
     reports = load(files, options)
+    tensor_map = load_tensor_map(tensor_map_path, reports) if tensor_map_path else None
     try:
         if fmt == "json":
-            rendered = table.render_json(reports, top=top, bin_kib=bin_kib)
+            rendered = table.render_json(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
         elif fmt == "csv":
             rendered = table.render_csv(reports)
         else:
-            rendered = text.render(reports, top=top, bin_kib=bin_kib)
+            rendered = text.render(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
+        gate_results = gates.evaluate(reports, fail_on_oom=fail_on_oom, max_tile=max_tile,
+                                      min_headroom=min_headroom)
+        if png == "-" and (output == "-" or len(reports) > 1):
+            raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
+        pngs = plot.png_outputs(reports, png) if png else []  # drawn before anything is written
+    except UnsupportedOperation as exc:
+        raise click.UsageError(str(exc)) from None
+    except MemreportError as exc:
+        fail(str(exc))
+    try:
+        write_output(output, rendered)
+        for path, data in pngs:
+            write_output(path, data)
+    except MemreportError as exc:
+        fail(str(exc))
+    if len(pngs) > 1:
+        click.echo(f"memreport: wrote {', '.join(path for path, _ in pngs)} (one PNG per report)", err=True)
+    exit_on_gates(gate_results)
+
+
+@main.command("diff", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("old_path", metavar="OLD")
+@click.argument("new_path", metavar="NEW")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True,
+              help="Output format: text, JSON (schema memreport-diff/1) or CSV (one row per changed tile).")
+@click.option("-o", "--output", default="-", metavar="PATH", show_default=True,
+              help="Write the diff here ('-' is stdout); a file is written whole or not at all.")
+@click.option("--top", default=20, show_default=True, type=click.IntRange(min=0), metavar="N",
+              help="How many of the largest changes the text lists (JSON and CSV list all).")
+@click.option("--tile-memory", type=SIZE, metavar="SIZE", help="Bytes per tile for both builds, overriding them.")
+@click.option("--arch", type=click.Choice(sorted(ARCHES)), help="IPU architecture when a source does not say.")
+@click.option("--fail-on-growth", type=SIZE, metavar="SIZE",
+              help="Gate: exit 3 if any tile grows by more than SIZE.")
+@click.option("--fail-on-oom", is_flag=True, help="Gate: exit 3 if any tile of NEW is out of memory.")
+def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, tile_memory: int | None,
+                 arch: str | None, fail_on_growth: int | None, fail_on_oom: bool) -> None:
+    """Compare two builds tile by tile (excluding-gaps bytes).
+
+    OLD and NEW are any two readable reports of programs with the same tile
+    count, in any formats. A text summary is compared only where it knows a
+    tile's bytes (its detailed tiles), plus its printed totals and maxima.
+
+    \b
+    Examples:
+      memreport diff main.a pr.a                        totals, OOM changes, top 20 changes
+      memreport diff main.a pr.a --format csv -o changes.csv
+      memreport diff main.a pr.a --fail-on-growth 4KiB  CI gate: exit 3 on failure
+
+    Exit status: 0 success, 1 an input could not be read or the tile counts
+    differ, 2 bad usage, 3 a gate failed.
+    """
+    from . import diff as diffing
+    from .render import diff as render_diff
+    options = ReadOptions(tile_memory=tile_memory, arch=arch)
+    old, old_note = diffing.choose_report(load([old_path], options))
+    new, new_note = diffing.choose_report(load([new_path], options))
+    try:
+        changes = diffing.diff_reports(old, new, notes=[n for n in (old_note, new_note) if n])
+    except diffing.TileCountMismatch as exc:
+        fail(f"diff: {exc}")
+    try:
+        results = [gates.check_growth(changes, fail_on_growth)] if fail_on_growth is not None else []
+        if fail_on_oom:
+            results.append(gates.check_out_of_memory(new))
     except UnsupportedOperation as exc:
         raise click.UsageError(str(exc)) from None
     try:
-        write_output(output, rendered)
+        write_output(output, render_diff.render(changes, fmt, top=top))
     except MemreportError as exc:
         fail(str(exc))
+    exit_on_gates(results)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -50,3 +50,7 @@ class Truncated(ReadError):
 
 class UnsupportedOperation(MemreportError):
     """The request needs data the source does not hold (e.g. re-binning a text report)."""
+
+
+class MissingDependency(MemreportError, ImportError):
+    """An optional package a feature needs is not installed (pandas for ``to_dataframe``)."""

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+    from matplotlib.figure import Figure
+
     from .analysis import Histogram, TopTile
 
 KIB = 1024
@@ -226,6 +229,30 @@ class MemoryReport:
         """Poplar's By Tile histogram (printed bins for a text report)."""
         from .analysis import histogram
         return histogram(self, bin_kib)
+
+    # Pictures and tables for notebooks: renderers imported on use, so model.py never imports
+    # matplotlib or pandas.
+    def plot(self, *, figsize: tuple[float, float] | None = None) -> "Figure":
+        """One matplotlib Figure: memory per tile, the By Tile histogram and a per-IPU heat map."""
+        from .render.plot import figure
+        return figure(self, figsize=figsize)
+
+    def to_dataframe(self) -> "pandas.DataFrame":
+        """One row per tile (per detailed tile for a text report), the CSV's columns; needs pandas."""
+        from .render.dataframe import to_dataframe
+        return to_dataframe(self)
+
+    def _repr_html_(self) -> str:
+        from .render.html import render_html
+        return render_html(self)
+
+    def _repr_png_(self) -> bytes | None:
+        from .errors import MemreportError
+        from .render.plot import render_png
+        try:
+            return render_png(self)
+        except MemreportError:  # no matplotlib, or nothing to draw (a tensor map): the HTML still shows
+            return None
 
     def __repr__(self) -> str:
         module = f" module={self.module!r}" if self.module else ""

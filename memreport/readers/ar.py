@@ -11,13 +11,20 @@ import mmap
 import os
 from typing import Iterator
 
+import numpy as np
+
 from ..errors import ReadError, Truncated
+from ..model import MemoryReport
 from . import ReadOptions, Reader, register
-from .elf import TileSections, scan_elf, tiles_report
+from .elf import TileSections, scan_elf
+from .elf_bulk import SectionNames, SectionRows, scan_many, sections_report
 
 AR_MAGIC = b"!<arch>\n"
 THIN_MAGIC = b"!<thin>\n"
 HEADER_SIZE = 60
+BATCH_MEMBERS = 4096    # members scanned at once; progress is reported after each full batch
+BATCH_BYTES = 32 << 20  # at most this much of the archive mapped in before its pages are released
+_DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
 _SYMBOL_INDEXES = {"/", "/SYM64/", "__.SYMDEF", "__.SYMDEF SORTED", "__.SYMDEF_64", "__.SYMDEF_64 SORTED"}
 
 
@@ -38,12 +45,15 @@ def _number(field: bytes, what: str, at: int) -> int:
     return int(text)
 
 
-def iter_members(buf: bytes | mmap.mmap) -> Iterator[Member]:
-    """Every file member of the archive in ``buf``, skipping the symbol index and name table."""
+def iter_members(buf: bytes | mmap.mmap, start: int = 8, long_names: bytes = b"") -> Iterator[Member]:
+    """Every file member of the archive in ``buf``, skipping the symbol index and name table.
+
+    ``start`` and ``long_names`` resume a walk at a member header, with the
+    ``//`` name table read so far.
+    """
     thin = buf[:8] == THIN_MAGIC
     size_total = len(buf)
-    long_names = b""
-    offset = 8
+    offset = start
     while offset < size_total:
         if offset + HEADER_SIZE > size_total:
             if offset + 1 == size_total and buf[offset:offset + 1] == b"\n":
@@ -96,40 +106,189 @@ def _read_thin_member(archive: str, member: Member) -> bytes:
                         offset=member.header_offset) from None
 
 
+def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_bytes: int) -> tuple:
+    """The members from ``offset`` on, as :func:`iter_members` finds them, in plain lists (the fast path).
+
+    Stops after ``max_members`` members or ``max_bytes`` bytes, and at the
+    first header :func:`iter_members` would reject or that this walk does not
+    handle, leaving it to ``iter_members`` (which raises the same errors).
+    Returns (names, header offsets, data offsets, sizes, next offset,
+    long_names, stopped early).
+    """
+    end = len(buf)
+    limit = offset + max_bytes
+    names: list[str] = []
+    headers: list[int] = []
+    starts: list[int] = []
+    sizes: list[int] = []
+    while offset < end and len(names) < max_members and offset < limit:
+        header = buf[offset:offset + HEADER_SIZE]
+        if len(header) < HEADER_SIZE or header[58:60] != b"`\n":
+            break
+        field = header[48:58].strip()
+        if not field.isdigit():
+            break
+        size = int(field)
+        data = offset + HEADER_SIZE
+        if data + size > end:
+            break
+        raw = header[:16].rstrip(b" ")
+        name_len = 0
+        if raw == b"//":
+            long_names = buf[data:data + size]
+            name = None
+        elif raw[:1] == b"/":
+            if raw == b"/" or raw == b"/SYM64/":
+                name = None
+            elif raw[1:].isdigit():
+                start = int(raw[1:])
+                stop = long_names.find(b"\n", start)
+                if start >= len(long_names) or stop < 0:
+                    break
+                name = long_names[start:stop].rstrip(b"/").decode("utf-8", "replace")
+            else:
+                break
+        elif raw[:3] == b"#1/":
+            if not raw[3:].strip().isdigit():
+                break
+            name_len = int(raw[3:])
+            if not 0 < name_len <= size:
+                break
+            name = buf[data:data + name_len].rstrip(b"\0").decode("utf-8", "replace")
+            if name in _SYMBOL_INDEXES:
+                name = None
+        elif raw[-1:] == b"/":
+            name = raw[:-1].decode("utf-8", "replace")
+        else:
+            name = raw.decode("utf-8", "replace")
+            if raw.decode("latin-1") in _SYMBOL_INDEXES:
+                name = None
+        if name is not None:
+            names.append(name)
+            headers.append(offset)
+            starts.append(data + name_len)
+            sizes.append(size - name_len)
+        offset = data + size
+        offset += offset % 2
+    stopped = offset < end and len(names) < max_members and offset < limit
+    return names, headers, starts, sizes, offset, long_names, stopped
+
+
+def _release(buf: mmap.mmap, start: int, stop: int) -> None:
+    """Unmap pages already read so the mapped archive never counts whole towards memory use."""
+    if _DONTNEED is None:
+        return
+    start -= start % mmap.PAGESIZE
+    if stop > start:
+        try:
+            buf.madvise(_DONTNEED, start, stop - start)
+        except (OSError, ValueError):  # a platform without it: only memory use suffers
+            pass
+
+
+class _Tiles:
+    """Tiles gathered so far: member names, ELF header fields and section rows."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.names: list[str] = []
+        self.table = SectionNames()
+        self.rows: list[SectionRows] = []
+        self.machine: list[np.ndarray] = []
+        self.e_flags: list[np.ndarray] = []
+        self.cache: dict = {}
+
+    def add_batch(self, buf, data, names, starts, sizes) -> None:
+        """Scan a batch with the vectorised scan; members it leaves go to scan_elf, in order."""
+        first = len(self.names)
+        bases = np.array(starts, dtype=np.int64)
+        lengths = np.array(sizes, dtype=np.int64)
+        batch = scan_many(buf, data, bases, lengths, self.table)
+        batch.rows.tile += first
+        self.rows.append(batch.rows)
+        for i in np.flatnonzero(~batch.ok).tolist():
+            try:
+                tile = scan_elf(buf, starts[i], sizes[i], names_cache=self.cache)
+            except ReadError as exc:
+                raise exc.located(member=names[i], path=self.path) from None
+            self.rows.append(SectionRows.from_sections(first + i, [tile], self.table))
+            batch.machine[i], batch.e_flags[i] = tile.machine, tile.e_flags
+        self.machine.append(batch.machine)
+        self.e_flags.append(batch.e_flags)
+        self.names.extend(names)
+
+    def add(self, name: str, tile: TileSections) -> None:
+        self.rows.append(SectionRows.from_sections(len(self.names), [tile], self.table))
+        self.machine.append(np.array([tile.machine], dtype=np.int64))
+        self.e_flags.append(np.array([tile.e_flags], dtype=np.int64))
+        self.names.append(name)
+
+    def report(self, fmt: str, options: ReadOptions) -> MemoryReport:
+        machine = np.concatenate(self.machine) if self.machine else np.zeros(0, dtype=np.int64)
+        e_flags = np.concatenate(self.e_flags) if self.e_flags else np.zeros(0, dtype=np.int64)
+        return sections_report(self.path, fmt, self.names, machine, e_flags, SectionRows.concat(self.rows),
+                               self.table.names, options)
+
+
 def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
     """Every tile ELF in an archive, as one report."""
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+    tiles = _Tiles(path)
+    progress = options.progress
+    data = None
     try:
-        names: list[str] = []
-        tiles: list[TileSections] = []
-        cache: dict = {}
-        progress = options.progress
-        for member in iter_members(buf):
+        offset, long_names = 8, b""
+        if isinstance(buf, mmap.mmap) and not prefix.startswith(THIN_MAGIC):
+            # The fast path: batches of members, each scanned at once, its pages released after.
+            data = np.frombuffer(buf, dtype=np.uint8)
+            while offset < size:
+                room = BATCH_MEMBERS - len(tiles.names) % BATCH_MEMBERS
+                names, headers, starts, sizes, next_offset, long_names, stopped = _walk(
+                    buf, offset, long_names, room, BATCH_BYTES)
+                if names:
+                    tiles.add_batch(buf, data, names, starts, sizes)
+                    if progress is not None and len(tiles.names) % BATCH_MEMBERS == 0:
+                        progress(headers[-1], size)
+                _release(buf, offset, next_offset)
+                offset = next_offset
+                if stopped:
+                    break
+            del data
+        # The reference path: thin archives, and whatever the fast walk left (it raises the errors).
+        released = offset
+        for member in iter_members(buf, offset, long_names):
             try:
                 if member.data_offset is None:
-                    data = _read_thin_member(path, member)
-                    tile = scan_elf(data, 0, len(data), names_cache=cache)
+                    blob = _read_thin_member(path, member)
+                    tile = scan_elf(blob, 0, len(blob), names_cache=tiles.cache)
                 else:
-                    tile = scan_elf(buf, member.data_offset, member.size, names_cache=cache)
+                    tile = scan_elf(buf, member.data_offset, member.size, names_cache=tiles.cache)
             except ReadError as exc:
                 if exc.offset is not None and member.data_offset is None:
                     exc.offset = None  # an offset into the thin member's own file would mislead
                 raise exc.located(member=f"{member.name}", path=path) from None
-            names.append(member.name)
-            tiles.append(tile)
-            if progress is not None and len(tiles) % 4096 == 0:
-                progress(member.header_offset, size)
+            tiles.add(member.name, tile)
+            if len(tiles.names) % BATCH_MEMBERS == 0:
+                if progress is not None:
+                    progress(member.header_offset, size)
+                if isinstance(buf, mmap.mmap):
+                    _release(buf, released, member.header_offset)
+                    released = member.header_offset
     finally:
+        data = None
         if isinstance(buf, mmap.mmap):
-            buf.close()
-    if not tiles:
+            try:
+                buf.close()
+            except BufferError:  # a view still held by a traceback: the mapping goes with it
+                pass
+    if not tiles.names:
         raise ReadError("archive holds no members (an empty archive is not a report)")
     if progress is not None:
         progress(size, size)
     fmt = "thin-archive" if prefix.startswith(THIN_MAGIC) else "archive"
-    return [tiles_report(path, fmt, names, tiles, options)]
+    return [tiles.report(fmt, options)]
 
 
 register(Reader("ar", "ar archive of tile ELF files",

@@ -16,8 +16,9 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import ReadError, Truncated
-from ..model import ARCH_BY_EFLAGS, ARCHES, Column, MemoryReport, Target
+from ..model import ARCH_BY_EFLAGS, ARCHES, MemoryReport
 from . import ReadOptions, Reader, register
+from .elf_bulk import SectionNames, SectionRows, sections_report
 
 ELF_MAGIC = b"\x7fELF"
 EM_GRAPHCORE_IPU = 248
@@ -131,46 +132,11 @@ def ipu_arch(tiles: Sequence[TileSections], names: Sequence[str]) -> str | None:
 def tiles_report(source: str, fmt: str, names: Sequence[str], tiles: Sequence[TileSections],
                  options: ReadOptions) -> MemoryReport:
     """The per-tile model from every tile's sections: one column per section name."""
-    n = len(tiles)
-    arch = ipu_arch(tiles, names)
-    notes = ["an ELF archive holds no gap information: including gaps is unknown"]
-    if options.arch and options.arch != arch:
-        if arch:
-            notes.append(f"--arch {options.arch} overrides the {arch} named by the ELF flags")
-        arch = options.arch
-    target = Target.for_arch(arch, n, options.tile_memory)
-    if target.bytes_per_tile is None:
-        notes.append("bytes per tile unknown (not IPU ELF): give --tile-memory or --arch to count "
-                     "out-of-memory tiles")
-    excluding = np.zeros(n, dtype=np.int64)
-    columns: dict[str, tuple[list[int], list[int]]] = {}
-    allocated: dict[str, bool] = {}
-    for i, tile in enumerate(tiles):
-        seen: dict[str, int] = {}
-        for name, _, flags, size in tile.sections:
-            seen[name] = seen.get(name, 0) + size
-            if flags & SHF_ALLOC:
-                excluding[i] += size
-                allocated[name] = True
-            else:
-                allocated.setdefault(name, False)
-        for name, size in seen.items():
-            where, sizes = columns.setdefault(name, ([], []))
-            where.append(i)
-            sizes.append(size)
-    breakdown = {}
-    for name in sorted(columns, key=lambda s: (not allocated[s], s)):
-        where, sizes = columns[name]
-        values = np.zeros(n, dtype=np.int64)
-        values[where] = sizes
-        present = None
-        if len(where) != n:
-            present = np.zeros(n, dtype=bool)
-            present[where] = True
-        breakdown[name] = Column(values, present, counted=allocated[name])
-    return MemoryReport(source=source, format=fmt, target=target, excluding_gaps=excluding,
-                        breakdown=breakdown, breakdown_kind="section", tile_names=list(names),
-                        notes=tuple(notes), info={"members": n})
+    table = SectionNames()
+    rows = SectionRows.from_sections(0, tiles, table)
+    machine = np.array([t.machine for t in tiles], dtype=np.int64)
+    e_flags = np.array([t.e_flags for t in tiles], dtype=np.int64)
+    return sections_report(source, fmt, names, machine, e_flags, rows, table.names, options)
 
 
 def read_elf(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:

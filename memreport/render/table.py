@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import analysis
 from ..model import MemoryReport, TileBytes
+from ..tensor_map_model import TensorMap
 
 SCHEMA = "memreport/1"
 
@@ -38,10 +39,13 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None) -> dict:
-    """One report as the ``memreport/1`` record."""
+def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
+                tensor_map: TensorMap | None = None) -> dict:
+    """One report as the ``memreport/1`` record (tensor-map keys from :mod:`.tensors`)."""
+    from . import tensors
     t = report.target
-    hist = analysis.histogram(report, bin_kib)
+    # A tensor map alone holds elements, not bytes: it has no bytes histogram.
+    hist = None if report.format == "tensor-map" else analysis.histogram(report, bin_kib)
     return {
         "source": report.source,
         "module": report.module,
@@ -55,7 +59,7 @@ def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = Non
         "max_including_gaps": _tile_bytes(analysis.max_including_gaps(report)),
         "max_excluding_gaps": _tile_bytes(analysis.max_excluding_gaps(report)),
         "tiles_out_of_memory": analysis.count_out_of_memory(report),
-        "histogram": {"bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins]},
+        "histogram": None if hist is None else {"bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins]},
         "top_tiles": [{"tile": tt.tile, "ipu": tt.ipu, "including_gaps": tt.including_gaps,
                        "excluding_gaps": tt.excluding_gaps, "out_of_memory": tt.out_of_memory,
                        "breakdown": dict(tt.breakdown), "member": tt.name}
@@ -69,18 +73,24 @@ def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = Non
                             "excluding_gaps": d.excluding_gaps, "breakdown": dict(d.breakdown),
                             "regions": dict(d.regions), "extra": _plain(dict(d.extra))}
                            for d in report.detailed_tiles],
-        "info": _plain(dict(report.info)),
+        "info": _plain({k: v for k, v in report.info.items() if k != "tensor_map"}),
         "notes": list(report.notes),
+        **tensors.json_sections(report, top=top, tensor_map=tensor_map),
     }
 
 
-def render_json(reports: Sequence[MemoryReport], *, top: int = 5, bin_kib: int | None = None) -> str:
+def render_json(reports: Sequence[MemoryReport], *, top: int = 5, bin_kib: int | None = None,
+                tensor_map: TensorMap | None = None) -> str:
     """Every report in one ``memreport/1`` document."""
-    doc = {"schema": SCHEMA, "reports": [report_dict(r, top=top, bin_kib=bin_kib) for r in reports]}
+    doc = {"schema": SCHEMA, "reports": [report_dict(r, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
+                                         for r in reports]}
     return json.dumps(doc, indent=2) + "\n"
 
 
 def _columns(report: MemoryReport) -> list[str]:
+    if report.format == "tensor-map":
+        from .tensors import CSV_COLUMNS
+        return list(CSV_COLUMNS)
     if report.excluding_gaps is not None:
         return list(report.breakdown) + [f"region.{name}" for name in report.regions]
     names: dict[str, None] = {}
@@ -100,6 +110,9 @@ def _cells(values: np.ndarray, present: np.ndarray | None = None) -> list[str]:
 def _rows(report: MemoryReport, columns: list[str]) -> list[list[str]]:
     """Per-tile rows for a complete report, column by column (vectorised), or the detailed tiles."""
     t = report.target
+    if report.format == "tensor-map":  # elements and estimates per tile; the byte columns stay blank
+        from .tensors import csv_rows
+        return csv_rows(report)
     if report.excluding_gaps is None:
         rows = []
         limit = t.bytes_per_tile

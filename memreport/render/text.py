@@ -12,6 +12,7 @@ from typing import Sequence
 
 from .. import analysis
 from ..model import Histogram, MemoryReport, TileBytes
+from ..tensor_map_model import TensorMap
 from ..units import kib
 
 BAR_WIDTH = 40
@@ -159,17 +160,24 @@ def top_tiles_lines(report: MemoryReport, n: int, items: int = 3) -> list[str]:
     return lines
 
 
-def render_report(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None) -> str:
-    """One report as text."""
+def render_report(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
+                  tensor_map: TensorMap | None = None) -> str:
+    """One report as text (``tensor_map`` adds the tensors on its top tiles)."""
+    from . import tensors
+    if report.format == "tensor-map":  # elements only, no bytes: its own sections
+        return tensors.render_tensor_map_report(report, top=top)
     sections: list[Sequence[str]] = [header_lines(report), totals_lines(report) + [""] +
                                      by_tile_block(report, bin_kib)]
     for extra in (per_ipu_lines(report), top_tiles_lines(report, top)):
         if extra:
             sections.append(extra)
+    if tensor_map is not None:
+        sections.append(tensors.attribution_lines(report, tensor_map, top))
     return "\n\n".join("\n".join(s) for s in sections) + "\n"
 
 
-def render(reports: Sequence[MemoryReport], *, top: int = 5, bin_kib: int | None = None) -> str:
+def render(reports: Sequence[MemoryReport], *, top: int = 5, bin_kib: int | None = None,
+           tensor_map: TensorMap | None = None) -> str:
     """Several reports, one after another, separated by a rule."""
     rule = "\n" + "=" * 78 + "\n\n"
-    return rule.join(render_report(r, top=top, bin_kib=bin_kib) for r in reports)
+    return rule.join(render_report(r, top=top, bin_kib=bin_kib, tensor_map=tensor_map) for r in reports)

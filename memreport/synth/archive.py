@@ -143,3 +143,45 @@ def tile_elf(tile: int, text_bytes: int, data_bytes: int = 0, bss_bytes: int = 0
         sections.append(bss(bss_bytes))
     sections.append(note(16 + tile % 7))
     return elf_file(sections, e_flags=e_flags)
+
+
+class ArchiveWriter:
+    """Stream a GNU ``ar`` archive to a binary file one member at a time (for pod-scale inputs).
+
+    Writes the same bytes as :func:`ar_archive` without holding the members
+    in memory; names longer than 15 bytes must be given up front in
+    ``long_names``, since their ``//`` table precedes every member.
+    """
+
+    def __init__(self, f, long_names: Iterable[str] = ()) -> None:
+        self._f = f
+        self._long: dict[str, int] = {}
+        self._written = 8
+        f.write(b"!<arch>\n")
+        table = bytearray()
+        for name in long_names:
+            raw = name.encode()
+            if len(raw) > 15 and name not in self._long:
+                self._long[name] = len(table)
+                table.extend(raw + b"/\n")
+        if table:
+            self._add(_header(b"//", len(table), b""), bytes(table))
+
+    def _add(self, header: bytes, payload: bytes) -> None:
+        self._f.write(header)
+        self._f.write(payload)
+        self._written += len(header) + len(payload)
+        if self._written % 2:
+            self._f.write(b"\n")
+            self._written += 1
+
+    def add(self, name: str, payload: bytes) -> None:
+        """Append one member."""
+        raw = name.encode()
+        if len(raw) <= 15:
+            header_name = raw + b"/"
+        elif name in self._long:
+            header_name = b"/%d" % self._long[name]
+        else:
+            raise ValueError(f"member name {name!r} is over 15 bytes and was not in long_names")
+        self._add(_header(header_name, len(payload)), payload)

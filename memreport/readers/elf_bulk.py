@@ -1,0 +1,270 @@
+"""The bulk pass over many tile ELFs: a vectorised section-table scan and per-section columns.
+
+At pod scale (94,208 tiles) a Python loop per section costs seconds, so
+:func:`scan_many` reads the ELF header, section table and section-name
+table of a whole batch of members with numpy gathers from the mapped
+archive, touching no code. Any member it cannot vouch for (a layout it does
+not batch, or anything :func:`memreport.readers.elf.scan_elf` would reject)
+is left to ``scan_elf``, the reference, so errors read exactly as in the
+member-by-member scan. :func:`sections_report` turns the flat rows into the
+model's columns with a few array operations, whatever the tile count.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import ReadError
+from ..model import ARCH_BY_EFLAGS, Column, MemoryReport, Target
+
+EM_GRAPHCORE_IPU = 248
+SHT_NULL, SHT_NOBITS = 0, 8
+SHF_ALLOC = 0x2
+SHN_XINDEX = 0xFFFF
+_MAX_OFFSET = 1 << 40  # an offset or size beyond this is left to the reference scan (no int64 overflow)
+_ELF_MAGIC = np.frombuffer(b"\x7fELF", dtype=np.uint8)
+
+
+def _layouts() -> dict[tuple[int, int], tuple[np.dtype, np.dtype]]:
+    """(EI_CLASS, EI_DATA) -> (ELF header, section header) record types, as in elf.py's structs."""
+    result = {}
+    for cls, word in ((1, "u4"), (2, "u8")):
+        for data, order in ((1, "<"), (2, ">")):
+            half, w32, addr = order + "u2", order + "u4", order + word
+            ehdr = np.dtype([("ident", "V16"), ("type", half), ("machine", half), ("version", w32),
+                             ("entry", addr), ("phoff", addr), ("shoff", addr), ("flags", w32),
+                             ("ehsize", half), ("phentsize", half), ("phnum", half), ("shentsize", half),
+                             ("shnum", half), ("shstrndx", half)])
+            shdr = np.dtype([("name", w32), ("type", w32), ("flags", addr), ("addr", addr), ("offset", addr),
+                             ("size", addr), ("link", w32), ("info", w32), ("addralign", addr),
+                             ("entsize", addr)])
+            result[cls, data] = ehdr, shdr
+    return result
+
+
+_LAYOUTS = _layouts()
+
+
+class SectionNames:
+    """Section names seen so far, each with a small integer id (shared by every batch of a file)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._ids: dict[str, int] = {}
+        self.strtabs: dict[bytes, int] = {}   # section-name table contents -> id
+        self._strtab_list: list[bytes] = []
+        self._decoded: dict[int, int] = {}    # (strtab id << 32 | offset) -> name id
+
+    def id(self, name: str) -> int:
+        found = self._ids.get(name)
+        if found is None:
+            found = self._ids[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+    def strtab_id(self, strtab: bytes) -> int:
+        found = self.strtabs.get(strtab)
+        if found is None:
+            found = self.strtabs[strtab] = len(self._strtab_list)
+            self._strtab_list.append(strtab)
+        return found
+
+    def name_at(self, strtab_id: int, offset: int) -> int:
+        """The id of the NUL-terminated name at ``offset`` in a section-name table (offset checked by the caller)."""
+        key = strtab_id << 32 | offset
+        found = self._decoded.get(key)
+        if found is None:
+            strtab = self._strtab_list[strtab_id]
+            end = strtab.find(b"\0", offset)
+            found = self._decoded[key] = self.id(
+                strtab[offset:end if end >= 0 else len(strtab)].decode("utf-8", "replace"))
+        return found
+
+
+@dataclass
+class SectionRows:
+    """Every counted section of many tiles as flat columns: one row per section."""
+
+    tile: np.ndarray    # int64 tile index
+    name: np.ndarray    # int64 id in SectionNames.names
+    flags: np.ndarray   # uint64 sh_flags
+    size: np.ndarray    # int64 sh_size
+
+    @classmethod
+    def empty(cls) -> "SectionRows":
+        return cls(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint64), np.empty(0, np.int64))
+
+    @classmethod
+    def concat(cls, parts: Sequence["SectionRows"]) -> "SectionRows":
+        if not parts:
+            return cls.empty()
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("tile", "name", "flags", "size")))
+
+    @classmethod
+    def from_sections(cls, first_tile: int, tiles: Sequence, names: SectionNames) -> "SectionRows":
+        """Rows from reference scans (``TileSections``), tiles numbered from ``first_tile``."""
+        tile, name, flags, size = [], [], [], []
+        for i, scanned in enumerate(tiles, first_tile):
+            for sec_name, _, sec_flags, sec_size in scanned.sections:
+                tile.append(i)
+                name.append(names.id(sec_name))
+                flags.append(sec_flags)
+                size.append(sec_size)
+        return cls(np.array(tile, dtype=np.int64), np.array(name, dtype=np.int64),
+                   np.array(flags, dtype=np.uint64), np.array(size, dtype=np.int64))
+
+
+@dataclass
+class Batch:
+    """What :func:`scan_many` made of a batch: rows and ELF header fields of the members it vouches for."""
+
+    rows: SectionRows     # tile = index in the batch
+    machine: np.ndarray   # per member (0 where not ok)
+    e_flags: np.ndarray   # per member (0 where not ok)
+    ok: np.ndarray        # bool per member: False = leave it to scan_elf
+
+
+def _gather(data: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """``width`` bytes at each offset in ``starts``, as a (len(starts), width) uint8 array."""
+    return data[starts[:, None] + np.arange(width, dtype=np.int64)]
+
+
+def scan_many(buf, data: np.ndarray, bases: np.ndarray, lengths: np.ndarray, names: SectionNames) -> Batch:
+    """Section tables of the ELF files at ``data[bases[i]:bases[i] + lengths[i]]``.
+
+    ``buf`` is the buffer ``data`` views (sliced for the section-name
+    tables). Members not marked ``ok`` have no rows.
+    """
+    k = bases.size
+    machine = np.zeros(k, dtype=np.int64)
+    e_flags = np.zeros(k, dtype=np.int64)
+    ok = np.zeros(k, dtype=bool)
+    parts: list[SectionRows] = []
+    candidates = np.flatnonzero(lengths >= 64)  # room for either ELF header; shorter ones go to scan_elf
+    if candidates.size:
+        ident = _gather(data, bases[candidates], 16)
+        elf = (ident[:, :4] == _ELF_MAGIC).all(axis=1)
+        for (cls, order), (ehdr, shdr) in _LAYOUTS.items():
+            members = candidates[elf & (ident[:, 4] == cls) & (ident[:, 5] == order)]
+            if members.size:
+                _scan_layout(buf, data, bases, lengths, members, ehdr, shdr, names, machine, e_flags, ok, parts)
+    rows = SectionRows.concat(parts)
+    return Batch(rows, machine, e_flags, ok)
+
+
+def _scan_layout(buf, data, bases, lengths, members, ehdr, shdr, names, machine, e_flags, ok, parts) -> None:
+    header = _gather(data, bases[members], ehdr.itemsize).view(ehdr).ravel()
+    shoff = header["shoff"].astype(np.uint64)
+    shnum = header["shnum"].astype(np.int64)
+    shstrndx = header["shstrndx"].astype(np.int64)
+    length = lengths[members]
+    # Only the plain layout; scan_elf handles (or rejects) the rest: no section table, extended
+    # numbering, an odd entry size, a table outside the file, a bad name-table index.
+    good = ((shoff != 0) & (shoff < _MAX_OFFSET) & (header["shentsize"] == shdr.itemsize) & (shnum > 0)
+            & (shstrndx != SHN_XINDEX) & (shstrndx > 0) & (shstrndx < shnum))
+    shoff = shoff.astype(np.int64)
+    good &= shoff + shnum * shdr.itemsize <= length
+    for count in np.unique(shnum[good]).tolist():
+        group = np.flatnonzero(good & (shnum == count))
+        who = members[group]
+        table = _gather(data, bases[who] + shoff[group], count * shdr.itemsize).view(shdr)  # (g, count)
+        _rows(buf, bases[who], length[group], who, table, shstrndx[group], names, ok, parts)
+        machine[who] = header["machine"][group]
+        e_flags[who] = header["flags"][group]
+
+
+def _rows(buf, base, length, who, table, shstrndx, names, ok, parts) -> None:
+    g = who.size
+    strhdr = table[np.arange(g), shstrndx]
+    str_off = strhdr["offset"].astype(np.uint64)
+    str_size = strhdr["size"].astype(np.uint64)
+    fine = ((strhdr["type"] != SHT_NOBITS) & (str_off < _MAX_OFFSET) & (str_size < _MAX_OFFSET))
+    str_off, str_size = str_off.astype(np.int64), str_size.astype(np.int64)
+    fine &= str_off + str_size <= length
+    offset = table["offset"].astype(np.uint64)
+    size = table["size"].astype(np.uint64)
+    sh_type = table["type"]
+    counted = sh_type != SHT_NULL
+    counted[:, 0] = False  # the null section heads every table
+    huge = (offset >= _MAX_OFFSET) | (size >= _MAX_OFFSET)
+    offset, size = offset.astype(np.int64), size.astype(np.int64)
+    past_end = (sh_type != SHT_NOBITS) & (offset + size > length[:, None])
+    bad_name = table["name"] >= str_size[:, None]
+    fine &= ~(counted & (huge | past_end | bad_name)).any(axis=1)
+    keep = np.flatnonzero(fine)
+    if keep.size == 0:
+        return
+    # One id per distinct section-name table (a dict lookup per member: they are small and mostly equal).
+    starts = (base[keep] + str_off[keep]).tolist()
+    ends = (base[keep] + str_off[keep] + str_size[keep]).tolist()
+    strtab_id = names.strtab_id
+    sid = np.fromiter((strtab_id(bytes(buf[a:b])) for a, b in zip(starts, ends)), dtype=np.int64, count=keep.size)
+    mask = counted[keep]
+    per_member = mask.sum(axis=1)
+    name_off = table["name"][keep][mask].astype(np.int64)
+    keys = np.repeat(sid, per_member) << 32 | name_off
+    unique, inverse = np.unique(keys, return_inverse=True)
+    ids = np.array([names.name_at(key >> 32, key & 0xFFFFFFFF) for key in unique.tolist()], dtype=np.int64)
+    parts.append(SectionRows(
+        tile=np.repeat(who[keep], per_member), name=ids[inverse.ravel()],
+        flags=table["flags"][keep][mask].astype(np.uint64), size=size[keep][mask]))
+    ok[who[keep]] = True
+
+
+def arch_of(machine: np.ndarray, e_flags: np.ndarray, tile_names: Sequence[str]) -> str | None:
+    """The architecture every tile agrees on from ``e_machine``/``e_flags`` (None if not IPU ELF)."""
+    if machine.size == 0:
+        return None
+    codes = list(ARCH_BY_EFLAGS)
+    low = e_flags & 0xFF
+    which = np.full(machine.size, -1, dtype=np.int64)
+    for i, code in enumerate(codes):
+        which[(low == code) & (machine == EM_GRAPHCORE_IPU)] = i
+    differ = np.flatnonzero(which != which[0])
+    name = [ARCH_BY_EFLAGS[c].name for c in codes] + [None]
+    arch = name[which[0]]
+    if differ.size:
+        i = int(differ[0])
+        this = name[which[i]]
+        raise ReadError(f"member {tile_names[i]!r} is {this or 'not IPU code'} "
+                        f"but member {tile_names[0]!r} is {arch or 'not IPU code'}")
+    return arch
+
+
+def sections_report(source: str, fmt: str, tile_names: Sequence[str], machine: np.ndarray,
+                    e_flags: np.ndarray, rows: SectionRows, names: Sequence[str], options) -> MemoryReport:
+    """The per-tile model from every tile's sections: one column per section name."""
+    n = len(tile_names)
+    arch = arch_of(machine, e_flags, tile_names)
+    notes = ["an ELF archive holds no gap information: including gaps is unknown"]
+    if options.arch and options.arch != arch:
+        if arch:
+            notes.append(f"--arch {options.arch} overrides the {arch} named by the ELF flags")
+        arch = options.arch
+    target = Target.for_arch(arch, n, options.tile_memory)
+    if target.bytes_per_tile is None:
+        notes.append("bytes per tile unknown (not IPU ELF): give --tile-memory or --arch to count "
+                     "out-of-memory tiles")
+    alloc = (rows.flags & np.uint64(SHF_ALLOC)) != 0
+    excluding = np.zeros(n, dtype=np.int64)
+    np.add.at(excluding, rows.tile[alloc], rows.size[alloc])
+    used = np.unique(rows.name)
+    counted = np.zeros(len(names), dtype=bool)
+    counted[rows.name[alloc]] = True
+    # Columns ordered as before: allocated sections first, then by name.
+    order = sorted(used.tolist(), key=lambda i: (not counted[i], names[i]))
+    slot = np.full(len(names), -1, dtype=np.int64)
+    slot[order] = np.arange(len(order))
+    values = np.zeros((len(order), n), dtype=np.int64)
+    present = np.zeros((len(order), n), dtype=bool)
+    row_slot = slot[rows.name]
+    np.add.at(values, (row_slot, rows.tile), rows.size)
+    present[row_slot, rows.tile] = True
+    everywhere = present.all(axis=1)
+    breakdown = {names[i]: Column(values[s], None if everywhere[s] else present[s], counted=bool(counted[i]))
+                 for s, i in enumerate(order)}
+    return MemoryReport(source=source, format=fmt, target=target, excluding_gaps=excluding,
+                        breakdown=breakdown, breakdown_kind="section", tile_names=list(tile_names),
+                        notes=tuple(notes), info={"members": n})

@@ -1,0 +1,165 @@
+"""Tensor maps (tensor_map.json, FORMATS.md §4): tensors' elements, tile by tile.
+
+``{"mappings": {computation: [tensor, ...]}}`` (one writer spells the key
+``mapping``), each tensor ``[name, output index, shape, element type,
+has-constant, has-aliases, total elements, [[tile, elements], ...],
+framework name?]`` as graphcore/tensorflow's GetTensorMappingJson writes it.
+The JSON reader in :mod:`memreport.readers.profile` hands documents with a
+``mappings`` key here; :func:`read_tensor_map` reads one for ``--tensor-map``.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import replace
+from collections.abc import Mapping
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from ..errors import ReadError
+from ..model import ARCHES, MemoryReport, Target
+from ..tensor_map_model import Tensor, TensorMap
+from . import ReadOptions, read_prefix
+from .document import decode_cbor, decode_json, looks_like_cbor_map, mapping, whole_number
+
+MAPPING_KEYS = ("mappings", "mapping")
+TENSOR_FIELDS = 8  # the framework name, a ninth, appears in files from 2020 on
+
+
+def is_tensor_map(tree: Any) -> bool:
+    """True for a decoded document whose top level has ``mappings`` (or ``mapping``)."""
+    return isinstance(tree, Mapping) and any(key in tree for key in MAPPING_KEYS)
+
+
+def tensor_map_from_document(tree: Any, source: str, num_tiles: int | None = None) -> TensorMap:
+    """A :class:`TensorMap` from a decoded document; ``num_tiles`` raises the tile count if larger."""
+    key = next((k for k in MAPPING_KEYS if isinstance(tree, Mapping) and k in tree), None)
+    if key is None:
+        raise ReadError("not a tensor map (no top-level \"mappings\")")
+    computations = mapping(tree[key], key)
+    tensors: list[Tensor] = []
+    pair_lists: list[Any] = []
+    for computation, entries in computations.items():
+        path = f"{key}[{computation!r}]"
+        if not isinstance(entries, (list, tuple)):
+            raise ReadError(f"{path} must be a list of tensors")
+        for index, entry in enumerate(entries):
+            tensor, pairs = _tensor(entry, str(computation), f"{path}[{index}]")
+            tensors.append(tensor)
+            pair_lists.append(pairs)
+    tiles, elements = _pairs(pair_lists, tensors, key)
+    counts = np.fromiter((len(p) for p in pair_lists), dtype=np.int64, count=len(pair_lists))
+    pair_tensor = np.repeat(np.arange(len(tensors), dtype=np.int64), counts)
+    used = int(tiles.max()) + 1 if tiles.size else 0
+    notes = _totals_notes(tensors, pair_tensor, elements)
+    return TensorMap(source=source, tensors=tuple(tensors), pair_tensor=pair_tensor, pair_tile=tiles,
+                     pair_elements=elements, num_tiles=max(used, num_tiles or 0), notes=notes)
+
+
+def _tensor(entry: Any, computation: str, path: str) -> tuple[Tensor, Any]:
+    if not isinstance(entry, (list, tuple)):
+        raise ReadError(f"{path} must be a list [name, output index, shape, element type, has-constant, "
+                        f"has-aliases, total elements, tiles, framework name?], not {type(entry).__name__}")
+    if len(entry) < TENSOR_FIELDS:
+        raise ReadError(f"{path} has {len(entry)} items; a tensor has {TENSOR_FIELDS} or {TENSOR_FIELDS + 1}")
+    name, element_type, shape, pairs = entry[0], entry[3], entry[2], entry[7]
+    if not isinstance(name, str):
+        raise ReadError(f"{path}[0] (name) must be a string")
+    if not isinstance(element_type, str):
+        raise ReadError(f"{path}[3] (element type) must be a string")
+    if not isinstance(shape, (list, tuple)):
+        raise ReadError(f"{path}[2] (shape) must be a list of integers")
+    if not isinstance(pairs, (list, tuple)):
+        raise ReadError(f"{path}[7] (tiles) must be a list of [tile, elements] pairs")
+    framework = entry[8] if len(entry) > TENSOR_FIELDS and isinstance(entry[8], str) else None
+    tensor = Tensor(
+        name=name, computation=computation, output_index=whole_number(entry[1], f"{path}[1] (output index)"),
+        shape=tuple(whole_number(d, f"{path}[2] (shape)") for d in shape), element_type=element_type,
+        has_constant=_flag(entry[4], f"{path}[4] (has-constant)"),
+        has_aliases=_flag(entry[5], f"{path}[5] (has-aliases)"),
+        num_elements=whole_number(entry[6], f"{path}[6] (total elements)"), framework_name=framework)
+    return tensor, pairs
+
+
+def _flag(value: Any, path: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    return bool(whole_number(value, path))
+
+
+def _pairs(pair_lists: list[Any], tensors: list[Tensor], key: str) -> tuple[np.ndarray, np.ndarray]:
+    """All ``[tile, elements]`` pairs as two int64 arrays: one numpy conversion, not one per pair."""
+    flat = list(chain.from_iterable(pair_lists))
+    if not flat:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    try:
+        arr = np.asarray(flat)
+    except (ValueError, TypeError, OverflowError):
+        arr = None
+    if arr is not None and arr.ndim == 2 and arr.shape[1] == 2 and arr.dtype.kind in "iu":
+        tiles, elements = arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64)
+        if int(tiles.min()) >= 0 and int(elements.min()) >= 0:
+            return tiles, elements
+    # Slow path, only to name the first bad pair.
+    for tensor, pairs in zip(tensors, pair_lists):
+        path = f"{key}[{tensor.computation!r}] tensor {tensor.name!r} tiles"
+        for index, pair in enumerate(pairs):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise ReadError(f"{path}[{index}] must be a [tile, elements] pair")
+            whole_number(pair[0], f"{path}[{index}][0] (tile)")
+            whole_number(pair[1], f"{path}[{index}][1] (elements)")
+    raise ReadError(f"{key}: a [tile, elements] pair is not two integers")  # pragma: no cover
+
+
+def _totals_notes(tensors: list[Tensor], pair_tensor: np.ndarray, elements: np.ndarray) -> tuple[str, ...]:
+    mapped = np.bincount(pair_tensor, weights=elements, minlength=len(tensors))
+    totals = np.fromiter((t.num_elements for t in tensors), dtype=np.float64, count=len(tensors))
+    differ = int(np.count_nonzero(mapped != totals))
+    if not differ:
+        return ()
+    return (f"{differ:,} tensor(s) list a total that differs from the sum of their tiles' elements",)
+
+
+def read_tensor_map(path: str | os.PathLike, *, num_tiles: int | None = None) -> TensorMap:
+    """The tensor map in a JSON (or CBOR) file; ReadErrors name the file."""
+    path = os.fspath(path)
+    prefix = read_prefix(path)
+    try:
+        tree = _decode(path, prefix)
+        if not is_tensor_map(tree):
+            raise ReadError("not a tensor map: expected a top-level \"mappings\" object")
+        return tensor_map_from_document(tree, path, num_tiles)
+    except ReadError as exc:
+        raise exc.located(path) from None
+
+
+def _decode(path: str, prefix: bytes) -> Any:
+    with open(path, "rb") as f:
+        data = f.read()
+    return decode_cbor(data) if looks_like_cbor_map(prefix) else decode_json(data)
+
+
+def report_from_tensor_map(tensor_map: TensorMap, options: ReadOptions) -> MemoryReport:
+    """A report that carries a tensor map alone: no bytes are known, so no per-tile usage.
+
+    The map is in ``info["tensor_map"]``; renderers show its sections
+    instead of usage. With ``--arch`` the tile count rounds up to whole IPUs.
+    """
+    num_tiles = tensor_map.num_tiles
+    spec = ARCHES.get(options.arch) if options.arch else None
+    if spec is not None and num_tiles:
+        num_tiles = math.ceil(num_tiles / spec.tiles_per_ipu) * spec.tiles_per_ipu
+        tensor_map = replace(tensor_map, num_tiles=num_tiles)
+        target = Target.for_arch(spec.name, num_tiles, options.tile_memory)
+    else:
+        target = Target(num_tiles=num_tiles, bytes_per_tile=options.tile_memory)
+    notes = ("a tensor map counts elements, not bytes: memory usage is unknown here",)
+    if spec is None:
+        notes += ("the tile count is the highest mapped tile + 1 (give --arch to round up to whole IPUs)",)
+    info = {"tensor_map": tensor_map, "num_tensors": len(tensor_map.tensors),
+            "computations": list(tensor_map.computations),
+            "unknown_element_types": list(tensor_map.unknown_element_types)}
+    return MemoryReport(source=tensor_map.source, format="tensor-map", target=target,
+                        breakdown_kind="tensor", info=info, notes=notes + tensor_map.notes)

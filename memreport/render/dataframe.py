@@ -1,0 +1,96 @@
+"""A report as a pandas DataFrame: the CSV's rows and columns, with numeric dtypes and NA where unknown.
+
+pandas is imported here only, when asked for. Byte columns are nullable
+``Int64`` (a tile without an ELF section, a source without gap information)
+and ``out_of_memory`` is nullable ``boolean``, so a missing value is NA,
+never 0 or a copy of another figure.
+"""
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import analysis
+from ..errors import MissingDependency
+from ..model import MemoryReport
+from .table import BASE_COLUMNS, render_csv
+from .table import _columns as csv_columns  # the same extra columns as the CSV, in the same order
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError as exc:
+        raise MissingDependency("to_dataframe() needs pandas (pip install pandas)") from exc
+    return pandas
+
+
+def to_dataframe(report: MemoryReport) -> "pandas.DataFrame":
+    """One row per tile (per detailed tile for a partial report), columns as in the CSV."""
+    pd = _pandas()
+    if report.format == "tensor-map":  # elements per tile, not bytes: its CSV has its own columns
+        frame = pd.read_csv(io.StringIO(render_csv([report])))
+        frame.attrs.update({"source": report.source, "format": report.format})
+        return frame
+    columns = csv_columns(report)
+    data = _complete(report, columns, pd) if report.excluding_gaps is not None else _partial(report, columns, pd)
+    frame = pd.DataFrame(data, columns=BASE_COLUMNS + columns)
+    frame.attrs.update({"source": report.source, "module": report.module, "format": report.format,
+                        "per_tile": report.per_tile, "bytes_per_tile": report.target.bytes_per_tile})
+    return frame
+
+
+def _ints(pd, values: np.ndarray | None, n: int, missing: np.ndarray | None = None):
+    """A nullable Int64 column; all NA when ``values`` is None, NA where ``missing``."""
+    if values is None:
+        return pd.array([None] * n, dtype="Int64")
+    mask = np.zeros(n, dtype=bool) if missing is None else missing.copy()
+    return pd.arrays.IntegerArray(values.astype(np.int64), mask)
+
+
+def _complete(report: MemoryReport, columns: list[str], pd) -> dict:
+    n = report.num_tiles
+    tiles = np.arange(n, dtype=np.int64)
+    tpi = report.target.tiles_per_ipu
+    over = analysis.out_of_memory(report)
+    data = {
+        "tile": tiles,
+        "ipu": _ints(pd, tiles // tpi if tpi else None, n),
+        "member": pd.array(list(report.tile_names) if report.tile_names is not None else [None] * n,
+                           dtype="object"),
+        "excluding_gaps": _ints(pd, report.excluding_gaps, n),
+        "including_gaps": _ints(pd, report.including_gaps, n),
+        "out_of_memory": pd.array(over if over is not None else [None] * n, dtype="boolean"),
+    }
+    for name in columns:
+        if name.startswith("region.") and name[7:] in report.regions:
+            data[name] = _ints(pd, report.regions[name[7:]], n)
+        else:
+            col = report.breakdown[name]
+            data[name] = _ints(pd, col.values, n, None if col.present is None else ~col.present)
+    return data
+
+
+def _partial(report: MemoryReport, columns: list[str], pd) -> dict:
+    target = report.target
+    limit = target.bytes_per_tile
+    details = report.detailed_tiles
+    data = {
+        "tile": np.array([d.tile for d in details], dtype=np.int64),
+        "ipu": pd.array([target.ipu_of(d.tile) for d in details], dtype="Int64"),
+        "member": pd.array([None] * len(details), dtype="object"),
+        "excluding_gaps": pd.array([d.excluding_gaps for d in details], dtype="Int64"),
+        "including_gaps": pd.array([d.including_gaps for d in details], dtype="Int64"),
+        "out_of_memory": pd.array([None if limit is None or d.excluding_gaps is None else d.excluding_gaps > limit
+                                   for d in details], dtype="boolean"),
+    }
+    for name in columns:
+        values = [d.regions.get(name[7:]) if name.startswith("region.") else d.breakdown.get(name)
+                  for d in details]
+        data[name] = pd.array(values, dtype="Int64")
+    return data

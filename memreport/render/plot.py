@@ -1,0 +1,371 @@
+"""One picture of a report: memory along the tile index, the By Tile histogram, a per-IPU heat map.
+
+matplotlib is imported here only, inside the functions, so ``import
+memreport`` and ``memreport.read()`` never pay for it. Figures are built
+with :class:`matplotlib.figure.Figure` on an Agg canvas, never through
+pyplot: no global state, no GUI backend, and a notebook shows a returned
+figure once instead of twice.
+
+Red means out of memory and nothing else, so a figure of a report with no
+out-of-memory tile has no red in it. The figure stays legible from one tile
+to a pod: past :data:`MAX_POINTS` tiles the per-tile panel draws per-bucket
+min/max envelopes, and past :data:`SMALL_MULTIPLES_MAX_IPUS` IPUs the heat
+map turns into one row per IPU (each cell the maximum of a few tiles).
+"""
+from __future__ import annotations
+
+import io
+import math
+import os
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from .. import analysis
+from ..errors import MissingDependency, UnsupportedOperation
+from ..model import KIB, MemoryReport
+from . import heatmap
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+OOM_COLOUR = "#d62728"
+TILE_COLOUR = "#1f77b4"
+INCLUDING_COLOUR = "#c6dbef"
+INCLUDING_LINE = "#8c8c8c"
+LIMIT_COLOUR = "#222222"
+NOTE_COLOUR = "#555555"
+FIGSIZE = (12.0, 7.5)
+DPI = 100
+MAX_POINTS = 2048        # tiles drawn one by one; beyond, per-bucket envelopes
+BAR_TILES = 64           # up to this many tiles, one bar per tile
+LOG_COUNT_RATIO = 100    # histogram counts this far apart get a log axis
+LIMIT_HEADROOM = 1.5     # stretch an axis to the limit only when it is this close to the data
+TOP = 5
+
+
+def _matplotlib():
+    """Figure and the Agg canvas, or a MissingDependency naming the install command."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise MissingDependency("plotting needs matplotlib (pip install matplotlib)") from exc
+    return Figure, FigureCanvasAgg
+
+
+def figure(report: MemoryReport, *, figsize: tuple[float, float] | None = None) -> "Figure":
+    """The report as one matplotlib Figure (Agg canvas, not registered with pyplot)."""
+    if report.format == "tensor-map":
+        raise UnsupportedOperation(f"{report.source}: a tensor map counts elements, not bytes: "
+                                   "plot an archive or profile of the same program")
+    Figure, FigureCanvasAgg = _matplotlib()
+    fig = Figure(figsize=figsize or FIGSIZE, dpi=DPI)
+    FigureCanvasAgg(fig)
+    _title(fig, report)
+    grid = fig.add_gridspec(2, 2, height_ratios=(1.05, 1), width_ratios=(1.25, 1), left=0.06, right=0.94,
+                            bottom=0.07, top=0.84 if report.per_tile == "partial" else 0.86,
+                            hspace=0.42, wspace=0.2)
+    if report.excluding_gaps is None and not report.detailed_tiles:
+        # Only a printed histogram: it takes the top row, what was printed the bottom one.
+        _histogram(fig.add_subplot(grid[0, :]), report)
+        _printed_summary(fig.add_subplot(grid[1, :]), report)
+        return fig
+    top, hist_ax = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0])
+    # The heat map's colour bar sits in the right margin, outside its axes.
+    side = fig.add_subplot(grid[1, 1].subgridspec(1, 2, width_ratios=(14, 1), wspace=0)[0, 0])
+    if report.excluding_gaps is None:
+        _detailed_tiles(top, report)
+        _histogram(hist_ax, report)
+        _printed_summary(side, report)
+    else:
+        _per_tile(top, report)
+        _histogram(hist_ax, report)
+        if report.num_tiles >= heatmap.MIN_TILES:
+            limit = report.target.bytes_per_tile
+            data_max = float(report.excluding_gaps.max()) / KIB
+            # Colour up to the limit (tiles beyond it are drawn red), unless the limit is far off.
+            vmax = limit / KIB if limit and limit / KIB <= LIMIT_HEADROOM * data_max else data_max
+            heatmap.draw(side, report, OOM_COLOUR, vmax)
+        else:
+            _top_table(side, report)
+    return fig
+
+
+def render_png(report: MemoryReport, *, figsize: tuple[float, float] | None = None) -> bytes:
+    """The figure as PNG bytes."""
+    fig = figure(report, figsize=figsize)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI)
+    return buf.getvalue()
+
+
+def _fmt_kib(nbytes: int | float) -> str:
+    return f"{nbytes / KIB:,.1f} KiB"
+
+
+def _scale_top(data_max: float, limit: float | None) -> float:
+    """Axis top: the limit when it is near the data (so fullness shows), else the data's maximum."""
+    if limit is not None and limit <= LIMIT_HEADROOM * max(data_max, 1):
+        return max(data_max, limit)
+    return max(data_max, 1)
+
+
+def _title(fig: "Figure", report: MemoryReport) -> None:
+    t = report.target
+    source = report.source + (f"  (module {report.module})" if report.module else "")
+    fig.text(0.5, 0.975, source, ha="center", va="top", fontsize=13, weight="bold")
+    parts = [t.arch] if t.arch else []
+    if t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
+        parts.append(f"{t.num_ipus:,} IPU{'s' if t.num_ipus != 1 else ''} × {t.tiles_per_ipu:,} tiles")
+    else:
+        parts.append(f"{t.num_tiles:,} tile{'s' if t.num_tiles != 1 else ''}")
+    parts.append(f"{_fmt_kib(t.bytes_per_tile)} per tile" if t.bytes_per_tile else "bytes per tile unknown")
+    peak = analysis.max_excluding_gaps(report)
+    if peak is not None:
+        share = f" ({100 * peak.bytes / t.bytes_per_tile:.1f}%)" if t.bytes_per_tile else ""
+        parts.append(f"max {_fmt_kib(peak.bytes)}{share} on tile {peak.tile}")
+    oom = analysis.count_out_of_memory(report)
+    parts.append("out-of-memory tiles unknown" if oom is None else f"{oom:,} tile(s) out of memory")
+    fig.text(0.5, 0.935, "  ·  ".join(parts), ha="center", va="top", fontsize=10.5)
+    if report.per_tile == "partial":
+        fig.text(0.5, 0.905, "Partial per-tile view: this source printed a histogram, maxima and at most a few "
+                 "detailed tiles, not every tile's memory", ha="center", va="top", fontsize=9.5,
+                 style="italic", color=NOTE_COLOUR)
+
+
+def _mark_limit(ax: "Axes", limit: int | None, top: float, vertical: bool) -> None:
+    """The bytes-per-tile limit as a dashed line, or an arrow note when it is far off the axis."""
+    if limit is None:
+        return
+    label = f"limit {_fmt_kib(limit)}"
+    value = limit / KIB
+    if value <= top:
+        if vertical:
+            ax.axvline(value, color=LIMIT_COLOUR, ls="--", lw=1.1)
+            low, high = ax.get_xlim()
+            right = (value - low) / (high - low) > 0.7  # near the right edge: label on the line's left
+            ax.text(value, 0.98, f"{label} " if right else f" {label}", transform=ax.get_xaxis_transform(),
+                    ha="right" if right else "left", va="top", fontsize=8.5, color=LIMIT_COLOUR)
+        else:
+            # Outside the axes, in the right margin, where no tile label can run into it.
+            ax.axhline(value, color=LIMIT_COLOUR, ls="--", lw=1.1)
+            ax.text(1.005, value, f"limit\n{_fmt_kib(limit)}", transform=ax.get_yaxis_transform(), ha="left",
+                    va="center", fontsize=8, color=LIMIT_COLOUR)
+    else:
+        arrow = "→" if vertical else "↑"
+        ax.text(0.99, 0.97, f"{label} {arrow}", transform=ax.transAxes, ha="right", va="top", fontsize=8.5,
+                color=LIMIT_COLOUR)
+
+
+def _buckets(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-bucket (centre, min, max) over consecutive runs of ``size`` tiles."""
+    n = values.size
+    padded = np.pad(values, (0, -n % size), mode="edge").reshape(-1, size)
+    centres = np.arange(padded.shape[0]) * size + (size - 1) / 2
+    return centres, padded.min(axis=1), padded.max(axis=1)
+
+
+def _per_tile(ax: "Axes", report: MemoryReport) -> None:
+    """Memory along the tile index: bars, a step line or min/max envelopes, by tile count."""
+    values = report.excluding_gaps
+    assert values is not None
+    n = values.size
+    limit = report.target.bytes_per_tile
+    over = analysis.out_of_memory(report)
+    over = np.zeros(n, dtype=bool) if over is None else over
+    kib = values / KIB
+    x = np.arange(n)
+    data_max = float(kib.max()) if n else 0.0
+    if report.including_gaps is not None and n:
+        data_max = max(data_max, _including(ax, report.including_gaps / KIB))
+    top = _scale_top(data_max, None if limit is None else limit / KIB)
+    if n <= BAR_TILES:
+        ax.bar(x, kib, width=0.8, color=np.where(over, OOM_COLOUR, TILE_COLOUR), label="excluding gaps")
+        ax.set_xticks(x if n <= 32 else x[::max(1, n // 16)])
+    elif n <= MAX_POINTS:
+        ax.fill_between(x, kib, step="mid", color=TILE_COLOUR, alpha=0.35, lw=0)
+        ax.step(x, kib, where="mid", color=TILE_COLOUR, lw=0.6, label="excluding gaps")
+        ax.vlines(x[over], 0, kib[over], color=OOM_COLOUR, lw=1.3, zorder=3)
+    else:
+        size = math.ceil(n / MAX_POINTS)
+        centres, low, high = _buckets(kib, size)
+        ax.fill_between(centres, low, high, step="mid", color=TILE_COLOUR, alpha=0.35, lw=0,
+                        label=f"excluding gaps, min–max of each run of {size} tiles")
+        ax.step(centres, high, where="mid", color=TILE_COLOUR, lw=0.6)
+    if n > BAR_TILES and over.any():
+        ax.scatter(x[over], kib[over], s=14, color=OOM_COLOUR, zorder=4, lw=0,
+                   label=f"{int(over.sum()):,} out of memory")
+    if report.including_gaps is not None or n > MAX_POINTS:
+        ax.legend(loc="upper left", fontsize=8, frameon=True, framealpha=0.85, edgecolor="none")
+    _mark_limit(ax, limit, top * 1.2, vertical=False)
+    _ipu_boundaries(ax, report)
+    # Label the top tiles where their ranking figure is drawn: including gaps where known.
+    _label_top(ax, report, kib if report.including_gaps is None else np.maximum(kib, report.including_gaps / KIB))
+    ax.set_xlim(-0.6 if n <= BAR_TILES else -0.5, n - 0.4 if n <= BAR_TILES else n - 0.5)
+    ax.set_ylim(0, top * 1.2)
+    ax.set_title("Memory per tile" + (", excluding gaps" if report.including_gaps is None else ""),
+                 fontsize=10.5, loc="left")
+    ax.set_xlabel("tile", fontsize=9)
+    ax.set_ylabel("KiB", fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.margins(x=0)
+
+
+def _including(ax: "Axes", kib: np.ndarray) -> float:
+    """Including gaps as a grey line behind (per-bucket maxima past MAX_POINTS tiles); returns its maximum."""
+    if kib.size > MAX_POINTS:
+        x, _, kib = _buckets(kib, math.ceil(kib.size / MAX_POINTS))
+    else:
+        x = np.arange(kib.size)
+    ax.step(x, kib, where="mid", color=INCLUDING_LINE, lw=0.8, zorder=1, label="including gaps")
+    return float(kib.max())
+
+
+def _ipu_boundaries(ax: "Axes", report: MemoryReport) -> None:
+    """Vertical lines between IPUs and their numbers along the top (thinned at pod scale)."""
+    tpi = report.target.tiles_per_ipu
+    n = report.num_tiles
+    if not tpi or n <= tpi:
+        return
+    num_ipus = math.ceil(n / tpi)
+    for k in range(1, num_ipus):
+        ax.axvline(k * tpi - 0.5, color="#999999", lw=0.6 if num_ipus <= 16 else 0.4, zorder=0)
+    step = math.ceil(num_ipus / 16)
+    top = ax.secondary_xaxis("top")
+    ipus = range(0, num_ipus, step)
+    top.set_xticks([min(k * tpi + tpi / 2, n) for k in ipus], [f"IPU {k}" for k in ipus], fontsize=7.5)
+    top.tick_params(length=0, pad=1)
+
+
+def _label_top(ax: "Axes", report: MemoryReport, kib: np.ndarray) -> None:
+    """Tile numbers over the five most memory-subscribed tiles, staggered where they crowd."""
+    tiles = sorted(int(t) for t in analysis.top_tile_ids(report, TOP))
+    span = max(report.num_tiles, 1)
+    last_x, level = None, 0
+    for tile in tiles:
+        level = level + 1 if last_x is not None and (tile - last_x) < 0.04 * span else 0
+        last_x = tile
+        where = tile / span
+        ha = "left" if where < 0.03 else "right" if where > 0.97 else "center"  # stay inside the axes
+        ax.annotate(f"tile {tile}", xy=(tile, kib[tile]), xytext=(0, 5 + 10 * (level % 3)),
+                    textcoords="offset points", ha=ha, va="bottom", fontsize=7.5,
+                    arrowprops={"arrowstyle": "-", "color": "#777777", "lw": 0.5} if level else None)
+
+
+def _histogram(ax: "Axes", report: MemoryReport) -> None:
+    """Poplar's By Tile histogram: tiles per KiB bin (the printed bins for a text report)."""
+    try:
+        hist = analysis.histogram(report)
+    except UnsupportedOperation:
+        hist = None
+    printed = report.per_tile == "partial"
+    ax.set_title("By Tile histogram" + (" (as printed)" if printed else ""), fontsize=10.5, loc="left")
+    if hist is None or not hist.bins:
+        ax.text(0.5, 0.5, "no histogram in this source", ha="center", va="center", transform=ax.transAxes,
+                color=NOTE_COLOUR)
+        ax.set_axis_off()
+        return
+    limit = report.target.bytes_per_tile
+    lows = np.array([b.low_kib for b in hist.bins], dtype=float)
+    counts = np.array([b.count for b in hist.bins])
+    colours = [OOM_COLOUR if limit is not None and b.low_kib * KIB >= limit else TILE_COLOUR for b in hist.bins]
+    ax.bar(lows, counts, width=hist.bin_kib, align="edge", color=colours,
+           edgecolor="white", lw=0.4 if len(hist.bins) <= 64 else 0)
+    nonzero = counts[counts > 0]
+    if nonzero.size and nonzero.max() >= LOG_COUNT_RATIO * nonzero.min():
+        ax.set_yscale("log")
+        ax.set_ylim(0.7, nonzero.max() * 1.6)
+    else:
+        ax.set_ylim(0, max(1, counts.max()) * 1.1)
+    high = float(hist.bins[-1].high_kib)
+    top = _scale_top(high, None if limit is None else limit / KIB)
+    pad = hist.bin_kib
+    ax.set_xlim(lows[0] - pad, max(high, top) + pad)
+    _mark_limit(ax, limit, max(high, top) + pad, vertical=True)
+    ax.set_xlabel(f"KiB per tile, excluding gaps ({hist.bin_kib} KiB bins)", fontsize=9)
+    ax.set_ylabel("tiles" + (" (log)" if ax.get_yscale() == "log" else ""), fontsize=9)
+    ax.tick_params(labelsize=8)
+
+
+def _detailed_tiles(ax: "Axes", report: MemoryReport) -> None:
+    """A partial report's detailed tiles as bars: excluding gaps in front, including gaps behind."""
+    details = report.detailed_tiles
+    ax.set_title("Detailed tiles, as printed (the other tiles' memory is not in this source)",
+                 fontsize=10.5, loc="left")
+    if not details:
+        ax.text(0.5, 0.5, "this source details no tile", ha="center", va="center", transform=ax.transAxes,
+                color=NOTE_COLOUR)
+        ax.set_axis_off()
+        return
+    limit = report.target.bytes_per_tile
+    x = np.arange(len(details))
+    incl = np.array([np.nan if d.including_gaps is None else d.including_gaps / KIB for d in details])
+    excl = np.array([np.nan if d.excluding_gaps is None else d.excluding_gaps / KIB for d in details])
+    over = [limit is not None and d.excluding_gaps is not None and d.excluding_gaps > limit for d in details]
+    if not np.isnan(incl).all():
+        ax.bar(x, incl, width=0.7, color=INCLUDING_COLOUR, label="including gaps")
+    ax.bar(x, excl, width=0.45, color=[OOM_COLOUR if o else TILE_COLOUR for o in over], label="excluding gaps")
+    for xi, value, height in zip(x, excl, np.fmax(incl, excl)):
+        if not np.isnan(value):  # the excluding-gaps figure: the one out of memory is judged by
+            ax.text(xi, height, f"{value:,.1f} KiB", ha="center", va="bottom", fontsize=8)
+    data_max = float(np.nanmax(np.fmax(incl, excl))) if not np.isnan(np.fmax(incl, excl)).all() else 0.0
+    top = _scale_top(data_max, None if limit is None else limit / KIB)
+    _mark_limit(ax, limit, top * 1.2, vertical=False)
+    ax.set_ylim(0, top * 1.2)
+    ax.set_xticks(x, [f"tile {d.tile}" for d in details], fontsize=8.5)
+    ax.set_ylabel("KiB", fontsize=9)
+    ax.tick_params(axis="y", labelsize=8)
+    ax.legend(loc="upper right", fontsize=8, frameon=False)
+
+
+def _text_panel(ax: "Axes", title: str, lines: list[str]) -> None:
+    ax.set_axis_off()
+    ax.set_title(title, fontsize=10.5, loc="left")
+    ax.text(0.0, 0.95, "\n".join(lines), transform=ax.transAxes, ha="left", va="top", fontsize=9,
+            family="monospace")
+
+
+def _printed_summary(ax: "Axes", report: MemoryReport) -> None:
+    """What a partial source printed, and what it leaves out."""
+    lines = []
+    hist = report.printed.histogram if report.printed else None
+    if hist is not None:
+        lines.append(f"Histogram:  {hist.total:,} tiles in {len(hist.bins)} bins of {hist.bin_kib} KiB")
+    for label, peak in (("incl. gaps", analysis.max_including_gaps(report)),
+                        ("excl. gaps", analysis.max_excluding_gaps(report))):
+        if peak is not None:
+            lines.append(f"Max {label}: {peak.bytes:,} B ({_fmt_kib(peak.bytes)}) on tile {peak.tile}")
+    oom = analysis.count_out_of_memory(report)
+    lines.append("Out of memory: " + ("unknown" if oom is None else f"{oom:,} tile(s)"))
+    lines.append(f"Detailed tiles: {len(report.detailed_tiles)} of {report.num_tiles:,}")
+    lines += ["", "No per-tile line or heat map: a text summary",
+              "does not print every tile's memory. An ELF",
+              "archive or a graph profile of the same",
+              "program holds it."]
+    _text_panel(ax, "As printed", lines)
+
+
+def _top_table(ax: "Axes", report: MemoryReport) -> None:
+    """The top tiles as a small table (for reports too small for a heat map)."""
+    limit = report.target.bytes_per_tile
+    lines = [f"{'tile':>6} {'IPU':>4} {'excl. gaps':>14} {'% of tile':>9}"]
+    for t in analysis.top_tiles(report, TOP):
+        pct = f"{100 * t.excluding_gaps / limit:.1f}%" if limit and t.excluding_gaps is not None else "?"
+        excl = "?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B"
+        mark = "  OOM" if t.out_of_memory else ""
+        lines.append(f"{t.tile:>6} {'?' if t.ipu is None else t.ipu:>4} {excl:>14} {pct:>9}{mark}")
+    _text_panel(ax, f"Top {min(TOP, report.num_tiles)} tile(s)", lines)
+
+
+def png_outputs(reports: Sequence[MemoryReport], path: str) -> list[tuple[str, bytes]]:
+    """(path, PNG bytes) per report: ``path`` itself for one report, ``STEM-N.SUFFIX`` (N from 1) for several.
+
+    One figure per report keeps every figure legible; a shared figure of
+    several programs would shrink each to a thumbnail.
+    """
+    if len(reports) == 1:
+        return [(path, render_png(reports[0]))]
+    stem, suffix = os.path.splitext(path)
+    return [(f"{stem}-{i}{suffix or '.png'}", render_png(r)) for i, r in enumerate(reports, 1)]

@@ -1,0 +1,200 @@
+"""Tensor-map sections for the text and JSON renderers.
+
+Two uses: a tensor map alone (an element histogram and the tiles holding
+the most tensor data), and a tensor map beside a report (the tensors on the
+report's top tiles). Bytes from a tensor map are always labelled as an
+estimate of tensor data, never as memory usage.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from .. import tensor_analysis
+from ..model import MemoryReport
+from ..tensor_analysis import ElementHistogram, TileTensors
+from ..tensor_map_model import ESTIMATE_LABEL, TensorMap
+
+BAR_WIDTH = 40
+TENSORS_PER_TILE = 10
+
+
+def tensor_map_of(report: MemoryReport) -> TensorMap | None:
+    """The tensor map a tensor-map report carries (None for other reports)."""
+    tensor_map = report.info.get("tensor_map")
+    return tensor_map if isinstance(tensor_map, TensorMap) else None
+
+
+# -- text ---------------------------------------------------------------------------------------------
+
+
+def histogram_lines(hist: ElementHistogram, indent: str = "    ") -> list[str]:
+    """Element bins laid out like Poplar's By Tile rows: range, a 40-star bar, the tile count."""
+    if not hist.bins:
+        return [indent + "(no tiles)"]
+    width = len(f"{max(b.high for b in hist.bins):,}")
+    span_width = max(len("Range (elements)"), 2 * width + 3)
+    largest = max(b.count for b in hist.bins)
+    lines = [indent + f"{'Range (elements)':>{span_width}} {'Histogram':<{BAR_WIDTH}}{'Count (tiles)':>14}"]
+    for b in hist.bins:
+        stars = math.ceil(BAR_WIDTH * b.count / largest) if largest else 0
+        span = f"{b.low:>{width},} - {b.high:>{width},}"
+        lines.append(indent + f"{span:>{span_width}} {'*' * stars:<{BAR_WIDTH}}{b.count:>14,}")
+    return lines
+
+
+def _estimate(value: int | None) -> str:
+    return "?" if value is None else f"~{value:,} B"
+
+
+def tile_block(row: TileTensors, limit: int = TENSORS_PER_TILE, indent: str = "  ") -> list[str]:
+    """One tile: its bytes (when a report gives them), its tensor data, and its largest tensors."""
+    where = f"Tile {row.tile:,}" + ("" if row.ipu is None else f" (IPU {row.ipu})")
+    facts = []
+    if row.excluding_gaps is not None:
+        facts.append(f"{row.excluding_gaps:,} B excluding gaps")
+    data = f"tensors: {len(row.tensors):,}, {row.elements:,} elements, {_estimate(row.est_bytes)} estimated"
+    if row.unknown_size_elements:
+        data += f" (+{row.unknown_size_elements:,} elements of unknown size)"
+    if row.excluding_gaps:
+        data += f", {100 * row.est_bytes / row.excluding_gaps:.1f}% of excluding gaps"
+    lines = [f"{indent}{where}: " + "; ".join(facts + [data])]
+    if not row.tensors:
+        return lines
+    shown = row.tensors[:limit]
+    elements_width = max(len("Elements"), *(len(f"{t.elements:,}") for t in shown))
+    bytes_width = max(len("Est. bytes"), *(len(_estimate(t.est_bytes)) for t in shown))
+    inner = indent + "  "
+    lines.append(f"{inner}{'Elements':>{elements_width}}  {'Est. bytes':>{bytes_width}}  Tensor (computation)")
+    for t in shown:
+        lines.append(f"{inner}{t.elements:>{elements_width},}  {_estimate(t.est_bytes):>{bytes_width}}  "
+                     f"{t.name} ({t.computation})")
+    rest = row.tensors[limit:]
+    if rest:
+        lines.append(f"{inner}+{len(rest):,} more tensor(s), {sum(t.elements for t in rest):,} elements")
+    return lines
+
+
+def _unknown_line(tensor_map: TensorMap, indent: str = "  ") -> list[str]:
+    unknown = tensor_map.unknown_element_types
+    if not unknown:
+        return []
+    return [f"{indent}? = element type of unknown size ({', '.join(unknown)}): no byte estimate"]
+
+
+def tensor_map_lines(tensor_map: TensorMap, top: int = 5, tiles_per_ipu: int | None = None) -> list[str]:
+    """A tensor map on its own: counts, the element histogram, and the tiles holding the most data."""
+    elements = int(tensor_map.elements_by_tile.sum())
+    est = int(tensor_map.est_bytes_by_tile.sum())
+    lines = [
+        "Tensor map:",
+        f"  Tensors:      {len(tensor_map.tensors):,} in {len(tensor_map.computations):,} computation(s)",
+        f"  Elements:     {elements:,} on {int((tensor_map.elements_by_tile > 0).sum()):,} of "
+        f"{tensor_map.num_tiles:,} tiles",
+        f"  Tensor data:  {_estimate(est)} estimated",
+        f"  ({ESTIMATE_LABEL})",
+        "",
+        "  By Tile (tensor elements):",
+    ]
+    lines += histogram_lines(tensor_analysis.element_histogram(tensor_map))
+    rows = tensor_analysis.top_data_tiles(tensor_map, top, tiles_per_ipu)
+    if rows:
+        lines += ["", f"Tiles holding the most tensor data (top {len(rows)}, by estimated bytes):",
+                  f"  ({ESTIMATE_LABEL})"]
+        for row in rows:
+            lines += tile_block(row)
+        lines += _unknown_line(tensor_map)
+    return lines
+
+
+def attribution_lines(report: MemoryReport, tensor_map: TensorMap, top: int = 5) -> list[str]:
+    """The tensors on the report's top tiles (``--tensor-map``)."""
+    rows = tensor_analysis.attribute(report, tensor_map, top)
+    lines = [f"Tensors on the top {len(rows)} tiles (from {tensor_map.source}):", f"  ({ESTIMATE_LABEL})"]
+    if not rows:
+        return lines + ["  (no tiles)"]
+    for row in rows:
+        lines += tile_block(row)
+    return lines + _unknown_line(tensor_map)
+
+
+def render_tensor_map_report(report: MemoryReport, *, top: int = 5) -> str:
+    """A tensor-map report as text: the usual header, then the tensor-map sections."""
+    from .text import header_lines  # text imports this module lazily: no cycle at import time
+
+    tensor_map = tensor_map_of(report)
+    sections: list[Sequence[str]] = [header_lines(report)]
+    if tensor_map is not None:
+        sections.append(tensor_map_lines(tensor_map, top, report.target.tiles_per_ipu))
+    return "\n\n".join("\n".join(s) for s in sections) + "\n"
+
+
+# -- CSV ----------------------------------------------------------------------------------------------
+
+CSV_COLUMNS = ("tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements")
+
+
+def csv_rows(report: MemoryReport) -> list[list[str]]:
+    """One row per tile of a tensor-map report: the base columns blank but tile and IPU, then elements."""
+    tensor_map = tensor_map_of(report)
+    if tensor_map is None:
+        return []
+    n, tpi = tensor_map.num_tiles, report.target.tiles_per_ipu
+    tiles = np.arange(n)
+    blank = [""] * n
+    cols = [tiles.astype(str).tolist(), (tiles // tpi).astype(str).tolist() if tpi else blank,
+            blank, blank, blank, blank, tensor_map.elements_by_tile.astype(str).tolist(),
+            tensor_map.est_bytes_by_tile.astype(str).tolist(),
+            tensor_map.unknown_elements_by_tile.astype(str).tolist()]
+    return [list(row) for row in zip(*cols)]
+
+
+# -- JSON ---------------------------------------------------------------------------------------------
+
+
+def tile_dict(row: TileTensors) -> dict:
+    """One tile's tensor data as JSON (every tensor on it, largest first)."""
+    return {"tile": row.tile, "ipu": row.ipu, "excluding_gaps": row.excluding_gaps,
+            "including_gaps": row.including_gaps, "tensor_elements": row.elements,
+            "tensor_est_bytes": row.est_bytes, "unknown_size_elements": row.unknown_size_elements,
+            "tensors": [{"name": t.name, "computation": t.computation, "elements": t.elements,
+                         "est_bytes": t.est_bytes} for t in row.tensors]}
+
+
+def tensor_map_dict(tensor_map: TensorMap, top: int = 5, tiles_per_ipu: int | None = None) -> dict:
+    """A tensor map on its own, as JSON."""
+    hist = tensor_analysis.element_histogram(tensor_map)
+    return {
+        "source": tensor_map.source,
+        "estimate": ESTIMATE_LABEL,
+        "num_tensors": len(tensor_map.tensors),
+        "computations": list(tensor_map.computations),
+        "num_tiles": tensor_map.num_tiles,
+        "unknown_element_types": list(tensor_map.unknown_element_types),
+        "elements": int(tensor_map.elements_by_tile.sum()),
+        "est_bytes": int(tensor_map.est_bytes_by_tile.sum()),
+        "element_histogram": {"bin_elements": hist.bin_elements,
+                              "bins": [{"low": b.low, "high": b.high, "count": b.count} for b in hist.bins]},
+        "top_tiles": [tile_dict(r) for r in tensor_analysis.top_data_tiles(tensor_map, top, tiles_per_ipu)],
+        "notes": list(tensor_map.notes),
+    }
+
+
+def attribution_dict(report: MemoryReport, tensor_map: TensorMap, top: int = 5) -> dict:
+    """The tensors on the report's top tiles, as JSON."""
+    return {"tensor_map": tensor_map.source, "estimate": ESTIMATE_LABEL,
+            "unknown_element_types": list(tensor_map.unknown_element_types),
+            "tiles": [tile_dict(r) for r in tensor_analysis.attribute(report, tensor_map, top)]}
+
+
+def json_sections(report: MemoryReport, *, top: int = 5, tensor_map: TensorMap | None = None) -> dict:
+    """Extra keys for a report's JSON record: ``tensor_map`` and/or ``tensor_attribution``."""
+    sections = {}
+    own = tensor_map_of(report)
+    if own is not None:
+        sections["tensor_map"] = tensor_map_dict(own, top, report.target.tiles_per_ipu)
+    if tensor_map is not None and own is None:
+        sections["tensor_attribution"] = attribution_dict(report, tensor_map, top)
+    return sections

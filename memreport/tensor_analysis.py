@@ -1,0 +1,103 @@
+"""Pure functions of a :class:`~memreport.tensor_map_model.TensorMap` (and a report it annotates).
+
+Everything here counts elements or *estimates* tensor-data bytes; memory
+usage only ever comes from the report's own per-tile figures.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import analysis
+from .errors import ReadError
+from .model import MemoryReport
+from .tensor_map_model import TensorMap, TileTensor
+
+MAX_ELEMENT_BINS = 32  # a readable histogram; elements spread wider than bytes do
+
+
+@dataclass(frozen=True)
+class ElementBin:
+    """``count`` tiles hold ``[low, high)`` elements."""
+
+    low: int
+    high: int
+    count: int
+
+
+@dataclass(frozen=True)
+class ElementHistogram:
+    """Tiles per element-count bin; every bin is ``bin_elements`` wide."""
+
+    bin_elements: int
+    bins: tuple[ElementBin, ...]
+
+
+@dataclass(frozen=True)
+class TileTensors:
+    """One tile's tensor data: elements, the estimate, and the tensors on it (largest first)."""
+
+    tile: int
+    ipu: int | None
+    elements: int
+    est_bytes: int
+    unknown_size_elements: int
+    tensors: tuple[TileTensor, ...]
+    excluding_gaps: int | None = None   # from the report, when a report is annotated
+    including_gaps: int | None = None
+
+
+def element_histogram(tensor_map: TensorMap, max_bins: int = MAX_ELEMENT_BINS) -> ElementHistogram:
+    """Tiles by elements held, in power-of-two-wide bins aligned to multiples of the width."""
+    values = tensor_map.elements_by_tile
+    if values.size == 0:
+        return ElementHistogram(1, ())
+    lo, hi = int(values.min()), int(values.max())
+    width = 1
+    while hi // width - lo // width + 1 > max_bins:
+        width *= 2
+    index = values // width
+    first = int(index.min())
+    counts = np.bincount(index - first)
+    return ElementHistogram(width, tuple(
+        ElementBin((first + i) * width, (first + i + 1) * width, int(c)) for i, c in enumerate(counts)))
+
+
+def _tile_tensors(tensor_map: TensorMap, tile: int, tiles_per_ipu: int | None = None,
+                  excluding_gaps: int | None = None, including_gaps: int | None = None) -> TileTensors:
+    inside = tile < tensor_map.num_tiles
+    return TileTensors(
+        tile=tile, ipu=None if not tiles_per_ipu else tile // tiles_per_ipu,
+        elements=int(tensor_map.elements_by_tile[tile]) if inside else 0,
+        est_bytes=int(tensor_map.est_bytes_by_tile[tile]) if inside else 0,
+        unknown_size_elements=int(tensor_map.unknown_elements_by_tile[tile]) if inside else 0,
+        tensors=tuple(tensor_map.tensors_on_tile(tile)) if inside else (),
+        excluding_gaps=excluding_gaps, including_gaps=including_gaps,
+    )
+
+
+def top_data_tiles(tensor_map: TensorMap, n: int = 5, tiles_per_ipu: int | None = None) -> list[TileTensors]:
+    """The ``n`` tiles holding the most tensor data: by estimate, then elements, then tile id."""
+    if n <= 0 or tensor_map.num_tiles == 0:
+        return []
+    est, elements = tensor_map.est_bytes_by_tile, tensor_map.elements_by_tile
+    order = np.lexsort((np.arange(est.size), -elements, -est))[:n]
+    return [_tile_tensors(tensor_map, int(t), tiles_per_ipu) for t in order]
+
+
+def check_matches(report: MemoryReport, tensor_map: TensorMap) -> None:
+    """A ReadError when the tensor map uses tiles the report does not have."""
+    used = int(tensor_map.pair_tile.max()) + 1 if tensor_map.pair_tile.size else 0
+    if used > report.num_tiles:
+        raise ReadError(f"the tensor map places tensors on tile {used - 1:,}, but {report.source} has "
+                        f"{report.num_tiles:,} tiles: are they from the same program?", path=tensor_map.source)
+
+
+def attribute(report: MemoryReport, tensor_map: TensorMap, n: int = 5) -> list[TileTensors]:
+    """For each of the report's top ``n`` tiles, the tensors on it with elements and estimated bytes."""
+    check_matches(report, tensor_map)
+    tpi = report.target.tiles_per_ipu
+    # top_tiles gives the detailed tiles (and their printed figures) for a text report.
+    return [_tile_tensors(tensor_map, top.tile, tpi, top.excluding_gaps, top.including_gaps)
+            for top in analysis.top_tiles(report, n)]
