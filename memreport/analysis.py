@@ -28,6 +28,7 @@ class TopTile:
     out_of_memory: bool | None
     breakdown: Mapping[str, int] = field(default_factory=dict)
     name: str | None = None
+    regions: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,7 @@ def top_tiles(report: MemoryReport, n: int = 5) -> list[TopTile]:
             including_gaps=d.including_gaps,
             out_of_memory=None if limit is None or d.excluding_gaps is None else d.excluding_gaps > limit,
             breakdown=dict(sorted(d.breakdown.items(), key=lambda kv: (-kv[1], kv[0]))),
+            regions=dict(d.regions),
         ) for d in report.detailed_tiles[:n]]
     over = out_of_memory(report)
     return [TopTile(
@@ -187,6 +189,7 @@ def top_tiles(report: MemoryReport, n: int = 5) -> list[TopTile]:
         out_of_memory=None if over is None else bool(over[t]),
         breakdown=tile_breakdown(report, int(t)),
         name=None if report.tile_names is None else report.tile_names[t],
+        regions={name: int(values[t]) for name, values in report.regions.items()},
     ) for t in top_tile_ids(report, n)]
 
 

@@ -106,72 +106,141 @@ def _read_thin_member(archive: str, member: Member) -> bytes:
                         offset=member.header_offset) from None
 
 
-def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_bytes: int) -> tuple:
-    """The members from ``offset`` on, as :func:`iter_members` finds them, in plain lists (the fast path).
+_HEAD = HEADER_SIZE + 64  # a member header and room for the ELF header that follows it
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[list(b" \t\n\r\x0b\x0c")] = True  # what bytes.strip() strips
+_DIGIT = np.zeros(256, dtype=bool)
+_DIGIT[list(b"0123456789")] = True
 
-    Stops after ``max_members`` members or ``max_bytes`` bytes, and at the
-    first header :func:`iter_members` would reject or that this walk does not
-    handle, leaving it to ``iter_members`` (which raises the same errors).
-    Returns (names, header offsets, data offsets, sizes, next offset,
-    long_names, stopped early).
+
+class _Walked:
+    """A batch of members found by :func:`_walk`: plain lists and arrays, member by member."""
+
+    __slots__ = ("names", "headers", "starts", "sizes", "elf_heads", "offset", "long_names", "stopped")
+
+    def __init__(self, names, headers, starts, sizes, elf_heads, offset, long_names, stopped) -> None:
+        self.names, self.headers, self.starts, self.sizes = names, headers, starts, sizes
+        self.elf_heads, self.offset, self.long_names, self.stopped = elf_heads, offset, long_names, stopped
+
+
+def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_bytes: int) -> _Walked:
+    """The members from ``offset`` on, as :func:`iter_members` finds them, checked in bulk (the fast path).
+
+    Stops after ``max_members`` members or ``max_bytes`` bytes, and before
+    the first header :func:`iter_members` would reject or that this walk
+    does not handle (``stopped``), leaving it to ``iter_members``, which
+    raises the same errors. Also returns the first 64 bytes of every
+    member's data (its ELF header).
     """
     end = len(buf)
     limit = offset + max_bytes
-    names: list[str] = []
-    headers: list[int] = []
-    starts: list[int] = []
+    heads: list[bytes] = []
+    offsets: list[int] = []
     sizes: list[int] = []
-    while offset < end and len(names) < max_members and offset < limit:
-        header = buf[offset:offset + HEADER_SIZE]
-        if len(header) < HEADER_SIZE or header[58:60] != b"`\n":
+    # Trust each size field just enough to find the next header; every header is checked below.
+    while offset < end and len(offsets) < max_members and offset < limit:
+        head = buf[offset:offset + _HEAD]
+        try:
+            size = int(head[48:58])
+        except ValueError:
             break
-        field = header[48:58].strip()
-        if not field.isdigit():
+        if size < 0:
             break
-        size = int(field)
-        data = offset + HEADER_SIZE
-        if data + size > end:
+        heads.append(head)
+        offsets.append(offset)
+        sizes.append(size)
+        offset += HEADER_SIZE + size + (size & 1)  # offsets stay even: data is padded to an even size
+    stopped = offset < end and len(offsets) < max_members and offset < limit
+    k = len(heads)
+    for i in range(k - 1, -1, -1):  # only the last members can run into the end of the file
+        if len(heads[i]) == _HEAD:
             break
-        raw = header[:16].rstrip(b" ")
-        name_len = 0
-        if raw == b"//":
-            long_names = buf[data:data + size]
-            name = None
-        elif raw[:1] == b"/":
-            if raw == b"/" or raw == b"/SYM64/":
-                name = None
-            elif raw[1:].isdigit():
-                start = int(raw[1:])
-                stop = long_names.find(b"\n", start)
-                if start >= len(long_names) or stop < 0:
+        heads[i] = heads[i].ljust(_HEAD, b"\0")
+    table = np.frombuffer(b"".join(heads), dtype=np.uint8).reshape(k, _HEAD)
+    header_at = np.array(offsets, dtype=np.int64)
+    size_arr = np.array(sizes, dtype=np.int64)
+    valid = (table[:, 58] == 0x60) & (table[:, 59] == 0x0A) & (header_at + HEADER_SIZE + size_arr <= end)
+    digit, space = _DIGIT[table[:, 48:58]], _SPACE[table[:, 48:58]]
+    runs = (digit[:, 1:] & ~digit[:, :-1]).sum(axis=1) + digit[:, 0]
+    valid &= (digit | space).all(axis=1) & (runs == 1)  # field.strip().isdigit()
+    raw = table[:, :16]
+    column = np.arange(16)
+    name_end = 15 - np.argmax((raw != 0x20)[:, ::-1], axis=1)  # the last non-space byte
+    regular = ((raw[np.arange(k), name_end] == 0x2F) & (raw[:, 0] != 0x2F) & (raw[:, 0] != 0x20)
+               & ~((raw[:, 0] == 0x23) & (raw[:, 1] == 0x31) & (raw[:, 2] == 0x2F))  # "#1/": BSD
+               & ~((raw == 0x0A) & (column < name_end[:, None])).any(axis=1))
+    bad = np.flatnonzero(~valid)
+    cut = int(bad[0]) if bad.size else k
+    if cut < k:
+        offset, stopped = offsets[cut], True
+    # GNU short names ("name/"), decoded at once; the rest one by one, as iter_members does.
+    keep = np.zeros((k, 17), dtype=bool)
+    keep[:, :16] = column < name_end[:, None]
+    keep[:, 16] = True
+    spelled = np.empty((k, 17), dtype=np.uint8)
+    spelled[:, :16] = raw
+    spelled[:, 16] = 0x0A
+    short = np.flatnonzero(regular[:cut])
+    short_names = spelled[short][keep[short]].tobytes().decode("utf-8", "replace").split("\n")
+    if short.size == cut:
+        names = short_names[:-1]
+        chosen = np.arange(cut)
+        name_lens = None
+    else:
+        names, chosen_list, lens = [], [], []
+        spelled_names = dict(zip(short.tolist(), short_names))
+        for i in range(cut):
+            name = spelled_names.get(i)
+            name_len = 0
+            if name is None:
+                found = _special_name(buf, heads[i], offsets[i] + HEADER_SIZE, sizes[i], long_names)
+                if found is None:  # iter_members must judge this one
+                    offset, stopped = offsets[i], True
                     break
-                name = long_names[start:stop].rstrip(b"/").decode("utf-8", "replace")
-            else:
-                break
-        elif raw[:3] == b"#1/":
-            if not raw[3:].strip().isdigit():
-                break
-            name_len = int(raw[3:])
-            if not 0 < name_len <= size:
-                break
-            name = buf[data:data + name_len].rstrip(b"\0").decode("utf-8", "replace")
-            if name in _SYMBOL_INDEXES:
-                name = None
-        elif raw[-1:] == b"/":
-            name = raw[:-1].decode("utf-8", "replace")
-        else:
-            name = raw.decode("utf-8", "replace")
-            if raw.decode("latin-1") in _SYMBOL_INDEXES:
-                name = None
-        if name is not None:
-            names.append(name)
-            headers.append(offset)
-            starts.append(data + name_len)
-            sizes.append(size - name_len)
-        offset = data + size
-        offset += offset % 2
-    stopped = offset < end and len(names) < max_members and offset < limit
-    return names, headers, starts, sizes, offset, long_names, stopped
+                name, name_len, long_names = found
+            if name is not None:
+                names.append(name)
+                chosen_list.append(i)
+                lens.append(name_len)
+        chosen = np.array(chosen_list, dtype=np.int64)
+        name_lens = np.array(lens, dtype=np.int64)
+    starts = header_at[chosen] + HEADER_SIZE
+    member_sizes = size_arr[chosen]
+    elf_heads = table[chosen, HEADER_SIZE:]
+    if name_lens is not None and name_lens.any():  # BSD names sit before the data
+        starts = starts + name_lens
+        member_sizes = member_sizes - name_lens
+        elf_heads = elf_heads.copy()
+        for j in np.flatnonzero(name_lens).tolist():
+            elf_heads[j] = np.frombuffer(buf[starts[j]:starts[j] + 64].ljust(64, b"\0"), dtype=np.uint8)
+    return _Walked(names, header_at[chosen], starts, member_sizes, elf_heads, offset, long_names, stopped)
+
+
+def _special_name(buf, head: bytes, data: int, size: int, long_names: bytes):
+    """(name or None for the index and name table, name length in the data, long_names), as
+    :func:`iter_members` reads a header that is not a plain GNU name; None where it would raise."""
+    raw = head[:16].rstrip(b" ")
+    if raw == b"//":
+        return None, 0, buf[data:data + size]
+    if raw[:3] == b"#1/":
+        if not raw[3:].strip().isdigit():
+            return None
+        name_len = int(raw[3:])
+        if not 0 < name_len <= size:
+            return None
+        name = buf[data:data + name_len].rstrip(b"\0").decode("utf-8", "replace")
+        return (None if name in _SYMBOL_INDEXES else name), name_len, long_names
+    if raw[:1] == b"/" and raw[1:].isdigit():
+        start = int(raw[1:])
+        stop = long_names.find(b"\n", start)
+        if start >= len(long_names) or stop < 0:
+            return None
+        return long_names[start:stop].rstrip(b"/").decode("utf-8", "replace"), 0, long_names
+    if raw.decode("latin-1") in _SYMBOL_INDEXES:
+        return None, 0, long_names
+    if raw.endswith(b"/") and raw != b"/":
+        return raw[:-1].decode("utf-8", "replace"), 0, long_names
+    return raw.decode("utf-8", "replace"), 0, long_names
 
 
 def _release(buf: mmap.mmap, start: int, stop: int) -> None:
@@ -198,24 +267,22 @@ class _Tiles:
         self.e_flags: list[np.ndarray] = []
         self.cache: dict = {}
 
-    def add_batch(self, buf, data, names, starts, sizes) -> None:
+    def add_batch(self, buf, walked: _Walked) -> None:
         """Scan a batch with the vectorised scan; members it leaves go to scan_elf, in order."""
         first = len(self.names)
-        bases = np.array(starts, dtype=np.int64)
-        lengths = np.array(sizes, dtype=np.int64)
-        batch = scan_many(buf, data, bases, lengths, self.table)
+        batch = scan_many(buf, walked.starts, walked.sizes, walked.elf_heads, self.table)
         batch.rows.tile += first
         self.rows.append(batch.rows)
         for i in np.flatnonzero(~batch.ok).tolist():
             try:
-                tile = scan_elf(buf, starts[i], sizes[i], names_cache=self.cache)
+                tile = scan_elf(buf, int(walked.starts[i]), int(walked.sizes[i]), names_cache=self.cache)
             except ReadError as exc:
-                raise exc.located(member=names[i], path=self.path) from None
+                raise exc.located(member=walked.names[i], path=self.path) from None
             self.rows.append(SectionRows.from_sections(first + i, [tile], self.table))
             batch.machine[i], batch.e_flags[i] = tile.machine, tile.e_flags
         self.machine.append(batch.machine)
         self.e_flags.append(batch.e_flags)
-        self.names.extend(names)
+        self.names.extend(walked.names)
 
     def add(self, name: str, tile: TileSections) -> None:
         self.rows.append(SectionRows.from_sections(len(self.names), [tile], self.table))
@@ -237,25 +304,21 @@ def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
         buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
     tiles = _Tiles(path)
     progress = options.progress
-    data = None
     try:
         offset, long_names = 8, b""
         if isinstance(buf, mmap.mmap) and not prefix.startswith(THIN_MAGIC):
             # The fast path: batches of members, each scanned at once, its pages released after.
-            data = np.frombuffer(buf, dtype=np.uint8)
             while offset < size:
                 room = BATCH_MEMBERS - len(tiles.names) % BATCH_MEMBERS
-                names, headers, starts, sizes, next_offset, long_names, stopped = _walk(
-                    buf, offset, long_names, room, BATCH_BYTES)
-                if names:
-                    tiles.add_batch(buf, data, names, starts, sizes)
+                walked = _walk(buf, offset, long_names, room, BATCH_BYTES)
+                if walked.names:
+                    tiles.add_batch(buf, walked)
                     if progress is not None and len(tiles.names) % BATCH_MEMBERS == 0:
-                        progress(headers[-1], size)
-                _release(buf, offset, next_offset)
-                offset = next_offset
-                if stopped:
+                        progress(int(walked.headers[-1]), size)
+                _release(buf, offset, walked.offset)
+                offset, long_names = walked.offset, walked.long_names
+                if walked.stopped:
                     break
-            del data
         # The reference path: thin archives, and whatever the fast walk left (it raises the errors).
         released = offset
         for member in iter_members(buf, offset, long_names):
@@ -277,12 +340,8 @@ def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
                     _release(buf, released, member.header_offset)
                     released = member.header_offset
     finally:
-        data = None
         if isinstance(buf, mmap.mmap):
-            try:
-                buf.close()
-            except BufferError:  # a view still held by a traceback: the mapping goes with it
-                pass
+            buf.close()
     if not tiles.names:
         raise ReadError("archive holds no members (an empty archive is not a report)")
     if progress is not None:

@@ -58,6 +58,7 @@ class SectionNames:
         self._decoded: dict[int, int] = {}    # (strtab id << 32 | offset) -> name id
 
     def id(self, name: str) -> int:
+        """The id of a section name, new names numbered in order of appearance."""
         found = self._ids.get(name)
         if found is None:
             found = self._ids[name] = len(self.names)
@@ -65,6 +66,7 @@ class SectionNames:
         return found
 
     def strtab_id(self, strtab: bytes) -> int:
+        """The id of a section-name table's contents (one per distinct table)."""
         found = self.strtabs.get(strtab)
         if found is None:
             found = self.strtabs[strtab] = len(self._strtab_list)
@@ -126,36 +128,38 @@ class Batch:
     ok: np.ndarray        # bool per member: False = leave it to scan_elf
 
 
-def _gather(data: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
-    """``width`` bytes at each offset in ``starts``, as a (len(starts), width) uint8 array."""
-    return data[starts[:, None] + np.arange(width, dtype=np.int64)]
+def _slices(buf, starts: np.ndarray, width: int) -> np.ndarray:
+    """``width`` bytes at each offset in ``starts``, as a (len(starts), width) uint8 array.
+
+    Slicing the buffer in a list is several times faster than a numpy gather
+    with a (members x width) index array.
+    """
+    joined = b"".join([buf[a:a + width] for a in starts.tolist()])
+    return np.frombuffer(joined, dtype=np.uint8).reshape(starts.size, width)
 
 
-def scan_many(buf, data: np.ndarray, bases: np.ndarray, lengths: np.ndarray, names: SectionNames) -> Batch:
-    """Section tables of the ELF files at ``data[bases[i]:bases[i] + lengths[i]]``.
+def scan_many(buf, bases: np.ndarray, lengths: np.ndarray, heads: np.ndarray, names: SectionNames) -> Batch:
+    """Section tables of the ELF files at ``buf[bases[i]:bases[i] + lengths[i]]``.
 
-    ``buf`` is the buffer ``data`` views (sliced for the section-name
-    tables). Members not marked ``ok`` have no rows.
+    ``heads`` holds the first 64 bytes of every member (its ELF header).
+    Members not marked ``ok`` have no rows.
     """
     k = bases.size
     machine = np.zeros(k, dtype=np.int64)
     e_flags = np.zeros(k, dtype=np.int64)
     ok = np.zeros(k, dtype=bool)
     parts: list[SectionRows] = []
-    candidates = np.flatnonzero(lengths >= 64)  # room for either ELF header; shorter ones go to scan_elf
-    if candidates.size:
-        ident = _gather(data, bases[candidates], 16)
-        elf = (ident[:, :4] == _ELF_MAGIC).all(axis=1)
-        for (cls, order), (ehdr, shdr) in _LAYOUTS.items():
-            members = candidates[elf & (ident[:, 4] == cls) & (ident[:, 5] == order)]
-            if members.size:
-                _scan_layout(buf, data, bases, lengths, members, ehdr, shdr, names, machine, e_flags, ok, parts)
-    rows = SectionRows.concat(parts)
-    return Batch(rows, machine, e_flags, ok)
+    # Room for either ELF header; shorter members go to scan_elf.
+    elf = (lengths >= 64) & (heads[:, :4] == _ELF_MAGIC).all(axis=1)
+    for (cls, order), (ehdr, shdr) in _LAYOUTS.items():
+        members = np.flatnonzero(elf & (heads[:, 4] == cls) & (heads[:, 5] == order))
+        if members.size:
+            header = np.ascontiguousarray(heads[members, :ehdr.itemsize]).view(ehdr).ravel()
+            _scan_layout(buf, bases, lengths, members, header, shdr, names, machine, e_flags, ok, parts)
+    return Batch(SectionRows.concat(parts), machine, e_flags, ok)
 
 
-def _scan_layout(buf, data, bases, lengths, members, ehdr, shdr, names, machine, e_flags, ok, parts) -> None:
-    header = _gather(data, bases[members], ehdr.itemsize).view(ehdr).ravel()
+def _scan_layout(buf, bases, lengths, members, header, shdr, names, machine, e_flags, ok, parts) -> None:
     shoff = header["shoff"].astype(np.uint64)
     shnum = header["shnum"].astype(np.int64)
     shstrndx = header["shstrndx"].astype(np.int64)
@@ -169,7 +173,7 @@ def _scan_layout(buf, data, bases, lengths, members, ehdr, shdr, names, machine,
     for count in np.unique(shnum[good]).tolist():
         group = np.flatnonzero(good & (shnum == count))
         who = members[group]
-        table = _gather(data, bases[who] + shoff[group], count * shdr.itemsize).view(shdr)  # (g, count)
+        table = _slices(buf, bases[who] + shoff[group], count * shdr.itemsize).view(shdr)  # (g, count)
         _rows(buf, bases[who], length[group], who, table, shstrndx[group], names, ok, parts)
         machine[who] = header["machine"][group]
         e_flags[who] = header["flags"][group]
@@ -180,7 +184,7 @@ def _rows(buf, base, length, who, table, shstrndx, names, ok, parts) -> None:
     strhdr = table[np.arange(g), shstrndx]
     str_off = strhdr["offset"].astype(np.uint64)
     str_size = strhdr["size"].astype(np.uint64)
-    fine = ((strhdr["type"] != SHT_NOBITS) & (str_off < _MAX_OFFSET) & (str_size < _MAX_OFFSET))
+    fine = (strhdr["type"] != SHT_NOBITS) & (str_off < _MAX_OFFSET) & (str_size < _MAX_OFFSET)
     str_off, str_size = str_off.astype(np.int64), str_size.astype(np.int64)
     fine &= str_off + str_size <= length
     offset = table["offset"].astype(np.uint64)
@@ -199,8 +203,11 @@ def _rows(buf, base, length, who, table, shstrndx, names, ok, parts) -> None:
     # One id per distinct section-name table (a dict lookup per member: they are small and mostly equal).
     starts = (base[keep] + str_off[keep]).tolist()
     ends = (base[keep] + str_off[keep] + str_size[keep]).tolist()
-    strtab_id = names.strtab_id
-    sid = np.fromiter((strtab_id(bytes(buf[a:b])) for a, b in zip(starts, ends)), dtype=np.int64, count=keep.size)
+    known = names.strtabs
+    sid = [known.get(buf[a:b]) for a, b in zip(starts, ends)]
+    if None in sid:
+        sid = [names.strtab_id(bytes(buf[a:b])) if i is None else i for i, a, b in zip(sid, starts, ends)]
+    sid = np.array(sid, dtype=np.int64)
     mask = counted[keep]
     per_member = mask.sum(axis=1)
     name_off = table["name"][keep][mask].astype(np.int64)

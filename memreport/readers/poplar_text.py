@@ -20,7 +20,6 @@ from ..model import ARCHES, Bin, Histogram, MemoryReport, PrintedSummary, Target
 from . import PREFIX_BYTES, ReadOptions, Reader, register
 
 FORMAT = "poplar-text"
-REP_RULE = "-" * 70
 
 _INT = r"\d{1,3}(?:,\d{3})+|\d+"
 _ROW = re.compile(rf"(?P<lo>{_INT})\s*-\s*(?P<hi>{_INT})\s(?P<bar>\**)\s*(?P<count>{_INT})")
@@ -713,7 +712,9 @@ def accept(prefix: bytes) -> bool:
     if prefix.startswith(_BINARY_MAGIC) or b"\x00" in prefix[:PREFIX_BYTES]:
         return False
     text = prefix[:PREFIX_BYTES].decode("utf-8", errors="replace").removeprefix("\ufeff")
-    if text.lstrip()[:1] in ("{", "["):
+    # JSON objects are never summaries. A "[" start is left to the heading test: JSON quotes its
+    # strings, so it never holds a bare heading line, while logs often start "[timestamp] ...".
+    if text.lstrip()[:1] == "{":
         return False
     if text.count("\ufffd") > len(text) // 100 + 2:  # mostly undecodable: binary (e.g. CBOR)
         return False

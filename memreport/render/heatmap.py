@@ -46,8 +46,8 @@ class Layout:
 
 
 def grid_shape(tiles: int) -> tuple[int, int]:
-    """(rows, columns) of one IPU's grid: 32 rows where they divide the tiles evenly, else about 3:2."""
-    if tiles % GRID_ROWS == 0 and tiles <= 64 * GRID_ROWS:
+    """(rows, columns) of one IPU's grid: 32 rows of 16-64 tiles where that is exact, else about 2:3."""
+    if tiles % GRID_ROWS == 0 and 16 * GRID_ROWS <= tiles <= 64 * GRID_ROWS:
         return GRID_ROWS, tiles // GRID_ROWS
     cols = max(1, math.ceil(math.sqrt(tiles * 1.5)))
     return math.ceil(tiles / cols), cols

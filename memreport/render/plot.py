@@ -198,7 +198,10 @@ def _per_tile(ax: "Axes", report: MemoryReport) -> None:
         ax.scatter(x[over], kib[over], s=14, color=OOM_COLOUR, zorder=4, lw=0,
                    label=f"{int(over.sum()):,} out of memory")
     if report.including_gaps is not None or n > MAX_POINTS:
-        ax.legend(loc="upper left", fontsize=8, frameon=True, framealpha=0.85, edgecolor="none")
+        # Above the axes at the right, clear of the data and of the top-tile labels.
+        several_ipus = bool(report.target.tiles_per_ipu) and n > report.target.tiles_per_ipu
+        ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.05 if several_ipus else 1.0), ncol=3,
+                  fontsize=8, frameon=False, borderaxespad=0.2)
     _mark_limit(ax, limit, top * 1.2, vertical=False)
     _ipu_boundaries(ax, report)
     # Label the top tiles where their ranking figure is drawn: including gaps where known.
@@ -249,7 +252,7 @@ def _label_top(ax: "Axes", report: MemoryReport, kib: np.ndarray) -> None:
         last_x = tile
         where = tile / span
         ha = "left" if where < 0.03 else "right" if where > 0.97 else "center"  # stay inside the axes
-        ax.annotate(f"tile {tile}", xy=(tile, kib[tile]), xytext=(0, 5 + 10 * (level % 3)),
+        ax.annotate(f"tile {tile}", xy=(tile, kib[tile]), xytext=(0, 5 + 11 * (level % 3)),
                     textcoords="offset points", ha=ha, va="bottom", fontsize=7.5,
                     arrowprops={"arrowstyle": "-", "color": "#777777", "lw": 0.5} if level else None)
 

@@ -62,7 +62,7 @@ def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = Non
         "histogram": None if hist is None else {"bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins]},
         "top_tiles": [{"tile": tt.tile, "ipu": tt.ipu, "including_gaps": tt.including_gaps,
                        "excluding_gaps": tt.excluding_gaps, "out_of_memory": tt.out_of_memory,
-                       "breakdown": dict(tt.breakdown), "member": tt.name}
+                       "breakdown": dict(tt.breakdown), "member": tt.name, "regions": dict(tt.regions) or None}
                       for tt in analysis.top_tiles(report, top)],
         "per_ipu": [{"ipu": s.ipu, "first_tile": s.first_tile, "num_tiles": s.num_tiles,
                      "excluding_gaps": s.excluding_gaps, "including_gaps": s.including_gaps,

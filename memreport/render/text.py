@@ -137,7 +137,8 @@ def top_tiles_lines(report: MemoryReport, n: int, items: int = 3) -> list[str]:
     if show_name:
         width = max(len("Member"), *(len(t.name or "") for t in top))
         head += f"  {'Member':<{width}}"
-    lines.append(head + f"  Largest {report.breakdown_kind}s")
+    kind = report.breakdown_kind
+    lines.append(head + f"  Largest {kind[:-1] + 'ies' if kind.endswith('y') else kind + 's'}")
     for t in top:
         mark = "!" if t.out_of_memory else " "
         ipu = "?" if t.ipu is None else str(t.ipu)
@@ -153,8 +154,11 @@ def top_tiles_lines(report: MemoryReport, n: int, items: int = 3) -> list[str]:
             row += f"  {t.name or '':<{width}}"
         row += f"  {_items(dict(t.breakdown), items)}"
         if t.out_of_memory and limit is not None and used is not None:
-            row += f"  OUT OF MEMORY by {used - limit:,} B"
+            row += f"  OUT OF MEMORY by {used - limit:,} B" if used > limit else "  OUT OF MEMORY (overflowed)"
         lines.append(row.rstrip())
+        if t.regions:
+            regions = ", ".join(f"{name.replace('_', '-')} {size:,} B" for name, size in t.regions.items())
+            lines.append(f"  {'':1} {'':>6}  regions: {regions}")
     if any(t.out_of_memory for t in top):
         lines.append("  (! = out of memory)")
     return lines

@@ -12,11 +12,8 @@ import pytest
 from memreport import analysis
 from memreport.errors import ReadError, Truncated, UnsupportedOperation
 from memreport.model import Bin, TileBytes
-from memreport.readers import ReadOptions, poplar_text, read_path, readers
+from memreport.readers import ReadOptions, read_path, readers
 from memreport.synth import text as synth
-
-# Importing the module registers it even when another reader registered first (conftest imports ar).
-assert poplar_text.READER in readers()
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
 
@@ -354,6 +351,8 @@ def test_rep_compile_reports_only(tmp_path):
     assert (first.info["compile_duration_us"], second.info["compile_duration_us"]) == (1_000, 2_000)
     assert facts(first) == facts(read_one(tmp_path, SMALL_TEXT))
     assert [d.tile for d in second.detailed_tiles] == [5, 2]
+    crlf = read_path(write(tmp_path, trace.replace("\n", "\r\n"), "crlf.rep"))
+    assert [(r.module, facts(r)) for r in crlf] == [(r.module, facts(r)) for r in (first, second)]
 
 
 def test_rep_error_lines_count_from_the_file_start(tmp_path):
@@ -472,6 +471,7 @@ def test_text_without_memory_figures(tmp_path):
     SMALL_TEXT.encode(), ELIDED.encode(), SMALL_TEXT.replace("\n", "\r\n").encode(),
     synth.rep_trace([synth.compile_begin("2021-01-02 03:04:05 +0000", "m")]).encode(),
     b"Some log line\nMemory Usage:\n  Total:\n",
+    b"[2020-06-15 10:21:07] compile done\nTarget:\n  Number of IPUs: 1\n",
 ])
 def test_accepts_summaries_and_traces(prefix):
     assert poplar_text_reader().accept(prefix[:4096])
@@ -482,7 +482,7 @@ def test_accepts_summaries_and_traces(prefix):
     b"\x7fELF\x01\x01\x01" + b"\0" * 9 + b"Target:\n",
     b"\xd9\xd9\xf7\xa1ftarget",
     b'{"target": "Target:\\n"}\nTarget:\n',
-    b'[1, 2]\nTarget:\n',
+    b'[\n  "Target:",\n  {"Memory Usage:": 1}\n]\n',
     b"Just some notes about a Target: nothing more\n",
     bytes(range(256)) * 4,
 ])

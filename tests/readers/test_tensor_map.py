@@ -9,7 +9,6 @@ import pytest
 import memreport
 from memreport import tensor_analysis
 from memreport.errors import ReadError, Truncated, UnsupportedOperation
-from memreport.readers import profile as _profile  # noqa: F401  (see the note below)
 from memreport.readers import read_path
 from memreport.readers.tensor_map import read_tensor_map, tensor_map_from_document
 from memreport.synth.profile import (build_profile, build_tensor_map, encode_cbor, encode_json,
@@ -17,8 +16,6 @@ from memreport.synth.profile import (build_profile, build_tensor_map, encode_cbo
 from memreport.tensor_map_model import ESTIMATE_LABEL, TileTensor, element_bytes
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
-# Importing the profile module registers the JSON/CBOR readers even when conftest's import of the ar
-# reader has already made the registry skip its built-in loading (readers/__init__._load_builtin).
 
 
 def small_map(key: str = "mappings") -> dict:

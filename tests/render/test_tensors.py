@@ -11,7 +11,6 @@ from click.testing import CliRunner
 
 import memreport
 from memreport.cli import main
-from memreport.readers import profile as _profile  # noqa: F401  (registers the JSON/CBOR readers)
 from memreport.readers.tensor_map import tensor_map_from_document
 from memreport.render import table, tensors, text
 from memreport.synth.profile import build_profile, build_tensor_map, encode_json, tensor_entry

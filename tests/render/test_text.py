@@ -87,3 +87,22 @@ Top 2 tiles (by excluding gaps):
          2     0           5,000 B       0.8%  t2      .text 5,000 B
   (! = out of memory)
 """
+
+
+def test_detailed_tiles_of_a_text_report_show_data_types_and_regions():
+    from memreport.model import PrintedSummary, TileDetail
+    from memreport.render.text import top_tiles_lines
+    report = MemoryReport(
+        source="r.txt", format="poplar-text", target=Target(num_tiles=1216, tiles_per_ipu=1216, num_ipus=1,
+                                                            bytes_per_tile=262_144),
+        breakdown_kind="data type", printed=PrintedSummary(),
+        detailed_tiles=(TileDetail(0, 834_416, 834_339, {"Variables": 807_658, "Stack": 3_168},
+                                   {"non_interleaved": 122_880, "interleaved": 131_072, "overflowed": 580_387}),))
+    assert top_tiles_lines(report, 5) == [
+        "Detailed tiles (as printed):",
+        "      Tile   IPU    Excluding gaps    Including gaps  % of tile  Largest data types",
+        "  !      0     0         834,339 B         834,416 B     318.3%  Variables 807,658 B, Stack 3,168 B"
+        "  OUT OF MEMORY by 572,195 B",
+        "            regions: non-interleaved 122,880 B, interleaved 131,072 B, overflowed 580,387 B",
+        "  (! = out of memory)",
+    ]

@@ -10,7 +10,6 @@ import pytest
 
 import memreport
 from memreport import analysis
-from memreport.readers import profile as _profile  # noqa: F401  (registers the JSON/CBOR readers)
 from memreport.synth.profile import (MK1_EXCLUDING_GAPS, MK1_INCLUDING_GAPS, MK1_REPORT_CATEGORIES,
                                      build_profile, build_tensor_map, encode_cbor, encode_json,
                                      mk1_poplar_match_profile, mk1_tensor_map, spread, tensor_entry, wrap)
@@ -77,7 +76,6 @@ def test_sample_summary_and_profile_agree():
     summary = ROOT / "sample_reports" / "mk1_summary.txt"
     if not summary.exists():
         pytest.skip("no text summary sample")
-    pytest.importorskip("memreport.readers.poplar_text")  # registers itself (see test_tensor_map's note)
     text_report = memreport.read(summary)
     profile = memreport.read(ROOT / "sample_reports" / "mk1_profile.json")
     for figure in (analysis.total_excluding_gaps, analysis.total_including_gaps, analysis.max_excluding_gaps,

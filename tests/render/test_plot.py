@@ -1,0 +1,262 @@
+"""The PNG figure: built for every kind of source, legible from one tile to a pod; red only for OOM."""
+from __future__ import annotations
+
+import io
+import os
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+from matplotlib.image import imread  # noqa: E402
+
+import memreport  # noqa: E402
+from memreport import Bin, Histogram, MemoryReport, PrintedSummary, Target, TileBytes, TileDetail  # noqa: E402
+from memreport.errors import UnsupportedOperation  # noqa: E402
+from memreport.render import heatmap, plot  # noqa: E402
+from memreport.synth.archive import ar_archive, tile_elf  # noqa: E402
+from memreport.synth.profile import build_profile, encode_json  # noqa: E402
+
+SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports")
+LIMIT = 638_976
+WIDTH, HEIGHT = int(plot.FIGSIZE[0] * plot.DPI), int(plot.FIGSIZE[1] * plot.DPI)
+
+
+def pixels(png: bytes) -> np.ndarray:
+    """RGB in 0..255, asserting the PNG has the figure's size."""
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    image = imread(io.BytesIO(png), format="png")
+    assert image.shape[:2] == (HEIGHT, WIDTH)
+    return (image[..., :3] * 255).round()
+
+
+def oom_pixels(rgb: np.ndarray) -> int:
+    """Pixels in the out-of-memory red (antialiased edges aside)."""
+    red = np.array([int(plot.OOM_COLOUR[i:i + 2], 16) for i in (1, 3, 5)])
+    return int(np.count_nonzero(np.abs(rgb - red).max(axis=2) <= 6))
+
+
+def assert_drawn(rgb: np.ndarray) -> None:
+    """Not blank: a good share of the picture is ink, in more than one colour."""
+    ink = np.abs(rgb - 255).max(axis=2) > 30
+    assert ink.mean() > 0.05
+    assert len(np.unique(rgb.reshape(-1, 3)[ink.reshape(-1)], axis=0)) > 20
+
+
+def draw(report: MemoryReport):
+    """The figure and its pixels, drawn once (``render_png`` is ``figure`` then ``savefig``)."""
+    fig = plot.figure(report)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=plot.DPI)
+    return fig, pixels(buf.getvalue())
+
+
+def texts(fig) -> str:
+    """Every string drawn on the figure (titles, labels, annotations, tick labels)."""
+    found = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    return "\n".join(found)
+
+
+def synthetic(n: int, arch: str = "ipu2", over: dict[int, int] | None = None, seed: int = 5) -> MemoryReport:
+    values = np.random.default_rng(seed).integers(150_000, 450_000, n, dtype=np.int64)
+    for tile, size in (over or {}).items():
+        values[tile] = size
+    return MemoryReport(source=f"synthetic_{n}.a", format="archive", target=Target.for_arch(arch, n),
+                        excluding_gaps=values)
+
+
+def partial_report(detailed: bool = True) -> MemoryReport:
+    bins = tuple(Bin(lo, lo + 8, c) for lo, c in zip(range(600, 680, 8), [5, 900, 1500, 400, 80, 15, 40, 0, 1, 3]))
+    details = (TileDetail(17, 700_000, 690_000), TileDetail(4, 660_000, 640_123), TileDetail(9, 630_000, 620_000))
+    return MemoryReport(
+        source="summary.txt", format="poplar-text", target=Target(2944, num_ipus=2, tiles_per_ipu=1472,
+                                                                  bytes_per_tile=LIMIT),
+        detailed_tiles=details if detailed else (),
+        printed=PrintedSummary(histogram=Histogram(8, bins), max_including_gaps=TileBytes(17, 700_000),
+                               max_excluding_gaps=TileBytes(17, 690_000), tiles_out_of_memory=4))
+
+
+def test_archive_png_shows_its_out_of_memory_tiles(tmp_path):
+    sizes = [200_000 + 3_000 * i for i in range(96)]
+    sizes[7], sizes[50] = LIMIT + 50_000, LIMIT + 4_096
+    members = [(f"tile_{i}.elf", tile_elf(i, 1024, 256, size - 1280)) for i, size in enumerate(sizes)]
+    path = tmp_path / "build.a"
+    path.write_bytes(ar_archive(members))
+    report = memreport.read(path)
+    fig, rgb = draw(report)
+    assert_drawn(rgb)
+    assert oom_pixels(rgb) > 50
+    words = texts(fig)
+    assert "2 tile(s) out of memory" in words and "ipu2" in words and "96 tiles" in words
+    assert "tile 7" in words and "tile 50" in words  # the top five are labelled
+    assert "limit\n624.0 KiB" in words
+
+
+def test_no_red_without_out_of_memory_tiles():
+    report = memreport.read(os.path.join(SAMPLES, "mk1_profile.json"))
+    assert report.tiles_out_of_memory == 0
+    rgb = pixels(plot.render_png(report))  # the public entry point, once
+    assert_drawn(rgb)
+    assert oom_pixels(rgb) == 0
+
+
+def test_profile_png_draws_including_gaps_and_overflowed_tiles(tmp_path):
+    excluding = np.full(1216, 100_000, dtype=np.int64)
+    excluding[[3, 600]] = [270_000, 300_000]  # over ipu1's 262,144 B
+    path = tmp_path / "graph.json"
+    path.write_bytes(encode_json(build_profile(excluding, including_gaps=excluding + 20_000)))
+    report = memreport.read(path)
+    assert report.tiles_out_of_memory == 2
+    fig, rgb = draw(report)
+    assert "including gaps" in texts(fig)
+    assert_drawn(rgb)
+    assert oom_pixels(rgb) > 20
+
+
+def test_text_report_draws_what_it_printed_and_says_it_is_partial():
+    reports = memreport.read_all(os.path.join(SAMPLES, "trace_two_modules.rep"))
+    step = next(r for r in reports if r.module == "cluster_training_step.17")
+    fig, rgb = draw(step)
+    words = texts(fig)
+    assert "Partial per-tile view" in words
+    assert "By Tile histogram (as printed)" in words
+    assert "tile 5" in words and "tile 902" in words  # the detailed tiles, as bars
+    assert_drawn(rgb)
+    assert oom_pixels(rgb) > 50  # tiles 5 and 902 are out of memory
+
+
+def test_text_report_without_detailed_tiles():
+    report = memreport.read(os.path.join(SAMPLES, "mk1_summary.txt"))
+    fig, rgb = draw(report)
+    assert len(fig.axes) == 2  # the printed histogram and what was printed, no empty panel
+    assert "Detailed tiles: 0 of 1,216" in texts(fig)
+    assert oom_pixels(rgb) == 0
+
+
+def test_partial_report_built_by_hand():
+    for detailed in (True, False):
+        _, rgb = draw(partial_report(detailed))
+        assert_drawn(rgb)
+        assert oom_pixels(rgb) > 0  # the bins past the limit, and tile 17's bar
+
+
+def test_one_tile():
+    report = MemoryReport(source="tile.elf", format="elf", target=Target.for_arch("ipu2", 1),
+                          excluding_gaps=np.array([412_345]))
+    fig, rgb = draw(report)
+    words = texts(fig)
+    assert "1 IPU × 1 tiles" not in words and "1 tile" in words
+    assert "Top 1 tile(s)" in words  # a table instead of a one-cell heat map
+    assert_drawn(rgb)
+    assert oom_pixels(rgb) == 0
+
+
+def test_one_mk2_ipu_from_the_sample_archive():
+    report = memreport.read(os.path.join(SAMPLES, "mk2_1472_tiles.a"))
+    fig, rgb = draw(report)
+    words = texts(fig)
+    assert "The IPU: 46 tiles per row, tile 0 top left" in words
+    for tile in (17, 731, 1402):
+        assert f"tile {tile}" in words
+    assert_drawn(rgb)
+    assert oom_pixels(rgb) > 50
+
+
+def test_pod_scale_stays_legible_and_fast():
+    n = 94_208
+    report = synthetic(n, over={40_000: LIMIT + 1, 90_001: LIMIT + 100_000})
+    fig, rgb = draw(report)
+    words = texts(fig)
+    assert "64 IPUs × 1,472 tiles" in words
+    assert "One row per IPU (cell = max of 4 tiles)" in words
+    assert "min–max of each run of 46 tiles" in words
+    top = fig.axes[0]
+    assert sum(len(line.get_xdata()) for line in top.get_lines()) < 3 * plot.MAX_POINTS + 200
+    assert_drawn(rgb)
+    assert oom_pixels(rgb) > 20
+
+
+def test_unknown_bytes_per_tile_and_arch():
+    values = np.arange(3000, dtype=np.int64) * 100
+    report = MemoryReport(source="x.a", format="archive", target=Target(3000), excluding_gaps=values)
+    words = texts(plot.figure(report))
+    assert "bytes per tile unknown" in words and "out-of-memory tiles unknown" in words
+    assert "limit" not in words
+
+
+def test_far_off_limit_is_noted_not_drawn():
+    report = synthetic(1472, seed=1)
+    low = MemoryReport(source="low.a", format="archive", target=report.target,
+                       excluding_gaps=report.excluding_gaps // 10)
+    words = texts(plot.figure(low))
+    assert "limit 624.0 KiB ↑" in words and "limit 624.0 KiB →" in words
+
+
+def test_tensor_map_has_no_picture():
+    report = memreport.read(os.path.join(SAMPLES, "tensor_map.json"))
+    with pytest.raises(UnsupportedOperation, match="elements, not bytes"):
+        plot.figure(report)
+
+
+def test_figures_stay_out_of_pyplot():
+    import matplotlib.pyplot as plt
+    before = plt.get_fignums()
+    fig = memreport.read(os.path.join(SAMPLES, "mk1_profile.json")).plot()
+    assert plt.get_fignums() == before
+    assert type(fig.canvas).__name__ == "FigureCanvasAgg"
+
+
+def test_png_outputs_one_file_per_report(monkeypatch):
+    monkeypatch.setattr(plot, "render_png", lambda report: report.source.encode())
+    one, two = synthetic(64), synthetic(100)
+    assert plot.png_outputs([one, two], "m.png") == [("m-1.png", b"synthetic_64.a"), ("m-2.png", b"synthetic_100.a")]
+    assert [p for p, _ in plot.png_outputs([one], "out/memory.png")] == ["out/memory.png"]
+    assert [p for p, _ in plot.png_outputs([one, two], "out/memory.png")] == ["out/memory-1.png",
+                                                                            "out/memory-2.png"]
+    assert [p for p, _ in plot.png_outputs([one, two], "memory")] == ["memory-1.png", "memory-2.png"]
+
+
+# ---------------------------------------------------------------- heat map layout
+
+
+@pytest.mark.parametrize("tiles,shape", [(1472, (32, 46)), (1216, (32, 38)), (64, (7, 10)),
+                                         (100, (8, 13)), (512, (32, 16)), (94_208, (251, 376))])
+def test_grid_shape(tiles, shape):
+    rows, cols = heatmap.grid_shape(tiles)
+    assert (rows, cols) == shape and rows * cols >= tiles
+
+
+def test_layout_one_ipu_puts_tile_ids_in_rows():
+    report = synthetic(1472, over={47: LIMIT + 1})
+    lay = heatmap.layout(report)
+    assert lay.kib.shape == (32, 46)
+    assert lay.kib[0, 5] == report.excluding_gaps[5] / 1024
+    assert lay.kib[1, 1] == report.excluding_gaps[47] / 1024
+    assert lay.over[1, 1] and lay.over.sum() == 1
+
+
+def test_layout_four_ipus_is_a_labelled_mosaic():
+    report = synthetic(4 * 1472, over={2 * 1472: LIMIT + 1})
+    lay = heatmap.layout(report)
+    band, gap = heatmap.ROW_GAP, heatmap.GAP
+    assert lay.kib.shape == (2 * (32 + band), 2 * 46 + gap)
+    assert [text for _, _, text in lay.block_labels] == ["IPU 0", "IPU 1", "IPU 2", "IPU 3"]
+    assert lay.over[32 + 2 * band, 0]  # IPU 2's tile 0: second row of IPUs, first column
+    assert np.isnan(lay.kib[:band]).all()  # the label band holds no tile
+
+
+def test_layout_pod_pools_without_losing_hot_or_overflowing_tiles():
+    n = 94_208
+    report = synthetic(n, over={1472 * 10 + 1001: LIMIT + 5})
+    lay = heatmap.layout(report)
+    assert lay.kib.shape == (64, 368)
+    assert lay.over.sum() == 1 and lay.over[10, 1001 // 4]
+    assert lay.kib[10, 1001 // 4] == (LIMIT + 5) / 1024
+    assert np.isclose(lay.kib.max(), report.excluding_gaps.max() / 1024)
+
+
+def test_buckets_are_min_max_envelopes():
+    values = np.array([5, 1, 9, 2, 8, 3, 7], dtype=float)
+    centres, low, high = plot._buckets(values, 3)
+    assert low.tolist() == [1, 2, 7] and high.tolist() == [9, 8, 7]
+    assert centres.tolist() == [1, 4, 7]

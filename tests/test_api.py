@@ -1,0 +1,183 @@
+"""The Python API a notebook uses: read, figures, records, tables, rich display; no eager heavy imports."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import memreport
+from memreport import MemoryReport, MissingDependency, Target
+from memreport.errors import MemreportError, UnsupportedOperation
+from memreport.render.table import BASE_COLUMNS, render_csv
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SAMPLES = os.path.join(HERE, "..", "sample_reports")
+ARCHIVE = os.path.join(SAMPLES, "mk2_1472_tiles.a")
+PROFILE = os.path.join(SAMPLES, "mk1_profile.json")
+TRACE = os.path.join(SAMPLES, "trace_two_modules.rep")
+
+
+@pytest.fixture(scope="module")
+def archive() -> MemoryReport:
+    return memreport.read(ARCHIVE)
+
+
+def test_read_and_the_records(archive):
+    t = archive.target
+    assert (t.arch, t.num_ipus, t.tiles_per_ipu, t.num_tiles, t.bytes_per_tile) == ("ipu2", 1, 1472, 1472, 638_976)
+    assert archive.tiles_out_of_memory == 3
+    top = archive.top_tiles()
+    assert len(top) == 5 and [r.tile for r in top[:3]] == [1402, 17, 731]
+    first = top[0]
+    assert (first.ipu, first.excluding_gaps, first.including_gaps) == (0, 638_976 + 150_000, None)
+    assert first.out_of_memory is True
+    assert list(first.breakdown)[0] == ".bss" and sum(first.breakdown.values()) == first.excluding_gaps
+    assert len(archive.top_tiles(n=2)) == 2
+    hist = archive.histogram()
+    assert hist.bin_kib == 8 and sum(b.count for b in hist.bins) == 1472
+    assert archive.histogram(bin_kib=64).bins[0].high_kib - archive.histogram(bin_kib=64).bins[0].low_kib == 64
+    # Per-tile arrays, numpy all the way.
+    assert isinstance(archive.excluding_gaps, np.ndarray) and archive.excluding_gaps.shape == (1472,)
+    assert archive.including_gaps is None
+    assert archive.breakdown[".text"].values.shape == (1472,)
+
+
+def test_read_all_and_read_picks_the_largest():
+    reports = memreport.read_all(TRACE)
+    assert [r.module for r in reports] == ["cluster_vars_init.3", "cluster_training_step.17"]
+    assert memreport.read(TRACE).module == "cluster_training_step.17"
+
+
+def test_text_report_records_are_what_it_printed():
+    report = memreport.read(TRACE)
+    assert report.per_tile == "partial" and report.excluding_gaps is None
+    assert report.tiles_out_of_memory == 2
+    assert [t.tile for t in report.top_tiles()] == [5, 902, 17, 230, 641]
+    with pytest.raises(UnsupportedOperation):
+        report.histogram(bin_kib=1)
+
+
+def test_plot_returns_a_figure(archive):
+    from matplotlib.figure import Figure
+    fig = archive.plot()
+    assert isinstance(fig, Figure)
+    assert fig.get_size_inches().tolist() == [12.0, 7.5]
+    assert archive.plot(figsize=(8, 5)).get_size_inches().tolist() == [8.0, 5.0]
+
+
+def test_repr_png(archive):
+    png = archive._repr_png_()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000
+
+
+def test_repr_png_of_a_tensor_map_is_none():
+    report = memreport.read(os.path.join(SAMPLES, "tensor_map.json"))
+    assert report._repr_png_() is None
+    assert "tensor map" in report._repr_html_()
+
+
+def test_repr_html_has_summary_and_top_tiles(archive):
+    html = archive._repr_html_()
+    assert html.startswith('<div class="memreport">') and html.endswith("</div>")
+    for text in ("ELF archive", "ipu2, 1 IPU × 1,472 tiles", "Top 5 tiles", "tile_1402.elf", "788,976 B",
+                 "Tiles out of memory"):
+        assert text in html
+    partial = memreport.read(TRACE)._repr_html_()
+    assert "Detailed tiles (as printed)" in partial and "cluster_training_step.17" in partial
+
+
+def test_repr_html_escapes_everything_from_the_file():
+    n = 3
+    report = MemoryReport(
+        source="<script>alert(1)</script>.a", format="archive", target=Target.for_arch("ipu2", n),
+        excluding_gaps=np.array([1, 2, 700_000]), tile_names=["a&b", "<img src=x>", "<b>"],
+        breakdown={"<i>section</i>": memreport.Column(np.array([1, 2, 700_000]))},
+        notes=("a <note> & more",))
+    html = report._repr_html_()
+    assert "<script>" not in html and "<img" not in html and "<i>section" not in html and "<note>" not in html
+    assert "&lt;script&gt;" in html and "&lt;b&gt;" in html and "&lt;i&gt;section&lt;/i&gt;" in html
+    assert "a &lt;note&gt; &amp; more" in html
+
+
+def test_to_dataframe_matches_the_csv(archive):
+    pd = pytest.importorskip("pandas")
+    frame = archive.to_dataframe()
+    assert len(frame) == 1472
+    assert list(frame.columns) == render_csv([archive]).splitlines()[0].split(",")
+    assert list(frame.columns[:6]) == BASE_COLUMNS
+    assert frame["tile"].dtype == np.int64
+    for column in ("ipu", "excluding_gaps", "including_gaps", ".text", ".bss"):
+        assert frame[column].dtype == "Int64", column
+    assert frame["out_of_memory"].dtype == "boolean"
+    assert frame["including_gaps"].isna().all()  # an archive has no gap information
+    assert frame["excluding_gaps"].tolist() == archive.excluding_gaps.tolist()
+    assert frame.loc[frame["out_of_memory"], "tile"].tolist() == [17, 731, 1402]
+    assert frame.loc[1402, "member"] == "tile_1402.elf"
+    assert frame.attrs["source"] == ARCHIVE and frame.attrs["bytes_per_tile"] == 638_976
+    csv = pd.read_csv(__import__("io").StringIO(render_csv([archive])))
+    assert (frame[".text"].astype("int64") == csv[".text"]).all()
+
+
+def test_to_dataframe_marks_missing_sections_na():
+    pytest.importorskip("pandas")
+    report = MemoryReport(source="x.a", format="archive", target=Target.for_arch("ipu2", 3),
+                          excluding_gaps=np.array([10, 20, 30]),
+                          breakdown={".data": memreport.Column(np.array([0, 5, 0]),
+                                                               present=np.array([False, True, False]))})
+    frame = report.to_dataframe()
+    assert frame[".data"].isna().tolist() == [True, False, True]
+    assert frame[".data"].dtype == "Int64"
+
+
+def test_to_dataframe_of_a_text_report_has_the_detailed_tiles():
+    pytest.importorskip("pandas")
+    report = memreport.read(TRACE)
+    frame = report.to_dataframe()
+    assert frame["tile"].tolist() == [5, 902, 17, 230, 641]
+    assert frame["out_of_memory"].tolist() == [True, True, False, False, False]
+    assert frame["member"].isna().all()
+    assert frame.attrs["per_tile"] == "partial"
+    assert list(frame.columns) == render_csv([report]).splitlines()[0].split(",")
+
+
+def test_to_dataframe_of_a_profile_has_including_gaps():
+    pytest.importorskip("pandas")
+    report = memreport.read(PROFILE)
+    frame = report.to_dataframe()
+    assert frame["including_gaps"].notna().all()
+    assert int(frame["including_gaps"].sum()) == 23_878_396
+    assert int(frame["excluding_gaps"].sum()) == 5_355_604
+
+
+def test_missing_pandas_is_a_clear_memreport_error(archive, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now raises ImportError
+    with pytest.raises(MissingDependency, match="pip install pandas") as info:
+        archive.to_dataframe()
+    assert isinstance(info.value, MemreportError) and isinstance(info.value, ImportError)
+
+
+def test_missing_matplotlib_is_a_clear_memreport_error(archive, monkeypatch):
+    for name in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg"):
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(MissingDependency, match="pip install matplotlib"):
+        archive.plot()
+    assert archive._repr_png_() is None  # a notebook still shows the HTML
+    assert "Top 5 tiles" in archive._repr_html_()
+
+
+def test_import_and_read_do_not_import_matplotlib_or_pandas():
+    script = textwrap.dedent(f"""
+        import sys
+        import memreport
+        for path in ({ARCHIVE!r}, {PROFILE!r}, {TRACE!r}):
+            report = memreport.read(path)
+            report.top_tiles(); report.histogram(); report.tiles_out_of_memory; repr(report)
+        heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("matplotlib", "pandas"))
+        print(heavy)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "[]"
