@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas
     from matplotlib.figure import Figure
 
-    from .analysis import Histogram, TopTile
+    from .analysis import TopTile
 
 KIB = 1024
 

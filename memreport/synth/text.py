@@ -8,7 +8,6 @@ Poplar's own rule for that list is not published).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
@@ -16,10 +15,8 @@ import numpy as np
 
 from ..analysis import bin_counts, choose_bin_kib
 from ..model import KIB, Histogram, TileBytes
-from ..units import kib
+from ..render.text import HISTOGRAM_HEADER, histogram_rows, maximum_line  # one layout for writer and renderer
 
-BAR_WIDTH = 40
-HISTOGRAM_HEADER = "Range (KB) Histogram (Excluding Gaps)               Count (tiles)"
 REP_RULE = "-" * 70
 REGION_NAMES = {"non_interleaved": "Non-interleaved", "interleaved": "Interleaved", "overflowed": "Overflowed"}
 # The data types Poplar lists, in its order (logging.rst).
@@ -117,24 +114,6 @@ def memory_lines(scope: MemoryScope) -> list[str]:
             number_width = max(len(f"{v:,}") for v in scope.vertex_by_type.values())
             lines += [f"            {k:<{name_width}} {v:>{number_width},} B" for k, v in scope.vertex_by_type.items()]
     return lines
-
-
-def histogram_rows(hist: Histogram) -> list[str]:
-    """Poplar's rows: range right-aligned in 10 (bounds padded alike), a 40-char bar, the count in 7."""
-    if not hist.bins:
-        return []
-    width = len(str(max(b.high_kib for b in hist.bins)))
-    largest = max(b.count for b in hist.bins)
-    rows = []
-    for b in hist.bins:
-        stars = math.ceil(BAR_WIDTH * b.count / largest) if largest else 0
-        span = f"{b.low_kib:>{width}} - {b.high_kib:>{width}}"
-        rows.append(f"{span:>10} {'*' * stars:<{BAR_WIDTH}}{b.count:>7,}")
-    return rows
-
-
-def maximum_line(label: str, peak: TileBytes) -> str:
-    return f"Maximum ({label}): {peak.bytes:,} ({kib(peak.bytes)}) on tile {peak.tile}"
 
 
 def by_tile_lines(hist: Histogram, max_including_gaps: TileBytes, max_excluding_gaps: TileBytes,
