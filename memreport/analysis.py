@@ -147,7 +147,7 @@ def total_including_gaps(report: MemoryReport) -> int | None:
 def top_tile_ids(report: MemoryReport, n: int) -> np.ndarray:
     """Ids of the ``n`` largest tiles: by including gaps where known, else excluding; ties by id."""
     key = report.including_gaps if report.including_gaps is not None else report.excluding_gaps
-    if key is None or n <= 0:
+    if key is None or n <= 0 or key.size == 0:
         return np.empty(0, dtype=np.int64)
     n = min(n, key.size)
     # Partition first so the work stays O(tiles), then order the few candidates.

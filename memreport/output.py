@@ -19,6 +19,14 @@ def write_output(path: str, data: str | bytes) -> None:
             sys.stdout.flush()
         return
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+        # A device or FIFO (-o /dev/null, a pipe): renaming over it would replace it with a file.
+        try:
+            with open(path, "wb") as f:
+                f.write(payload)
+        except OSError as exc:
+            raise MemreportError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        return
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".memreport-", suffix=".tmp", dir=directory)
