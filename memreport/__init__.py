@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 
-from .errors import (MemreportError, MissingDependency, ReadError, Truncated, UnrecognisedFormat,
-                     UnsupportedOperation)
+from .errors import (MemreportError, MissingDependency, ReadError, TileCountMismatch, Truncated,
+                     UnexpectedError, UnrecognisedFormat, UnsupportedOperation)
 from .model import ARCHES, Bin, Column, Histogram, MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
 from .readers import ReadOptions
 
@@ -19,8 +19,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ARCHES", "Bin", "Column", "Histogram", "MemoryReport", "MemreportError", "MissingDependency", "PrintedSummary",
-    "ReadError", "ReadOptions", "Target", "TileBytes", "TileDetail", "Truncated", "UnrecognisedFormat",
-    "UnsupportedOperation", "read", "read_all", "__version__",
+    "ReadError", "ReadOptions", "Target", "TileBytes", "TileCountMismatch", "TileDetail", "Truncated",
+    "UnexpectedError", "UnrecognisedFormat", "UnsupportedOperation", "read", "read_all", "__version__",
 ]
 
 

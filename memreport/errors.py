@@ -48,6 +48,15 @@ class Truncated(ReadError):
     """The input ends before a structure it declares."""
 
 
+class UnexpectedError(ReadError):
+    """A reader failed in a way it does not anticipate (a memreport bug, or an input it does not guard
+    against). The message names the original exception's type; ``__cause__`` holds it, traceback and all."""
+
+
+class TileCountMismatch(MemreportError):
+    """Two reports compared tile by tile are of programs with different tile counts."""
+
+
 class UnsupportedOperation(MemreportError):
     """The request needs data the source does not hold (e.g. re-binning a text report)."""
 

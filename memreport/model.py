@@ -38,6 +38,9 @@ ARCHES: Mapping[str, Arch] = MappingProxyType({
     "ipu21": Arch("ipu21", 1472, 624 * KIB, 0x21),
 })
 ARCH_BY_EFLAGS: Mapping[int, Arch] = MappingProxyType({a.e_flags: a for a in ARCHES.values()})
+# No IPU system comes near (a Bow Pod256 has 376,832 tiles); a larger count is a damaged file, and
+# arrays of it would take gigabytes.
+MAX_TILES = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -55,10 +58,14 @@ class Target:
     def __post_init__(self) -> None:
         if self.num_tiles < 0:
             raise ValueError(f"num_tiles must be >= 0, not {self.num_tiles}")
+        if self.num_tiles > MAX_TILES:
+            raise ValueError(f"{self.num_tiles:,} tiles is beyond any IPU system (at most {MAX_TILES:,})")
         for name in ("num_ipus", "tiles_per_ipu", "bytes_per_tile"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ValueError(f"{name} must be positive, not {value}")
+            if value is not None and value >= 2 ** 63:
+                raise ValueError(f"{name} must be below 2**63, not a {int(value).bit_length()}-bit number")
         if self.arch is not None and self.arch not in ARCHES:
             raise ValueError(f"unknown arch {self.arch!r}")
 

@@ -161,7 +161,7 @@ def test_missing_pandas_is_a_clear_memreport_error(archive, monkeypatch):
 
 
 def test_missing_matplotlib_is_a_clear_memreport_error(archive, monkeypatch):
-    for name in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg"):
+    for name in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg", "memreport.render.figure"):
         monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(MissingDependency, match="pip install matplotlib"):
         archive.plot()

@@ -145,7 +145,8 @@ def draw(ax: "Axes", report: MemoryReport, oom_colour: str, vmax_kib: float | No
         if ys.size <= MAX_RINGS:  # a cell may be a pixel or two: a ring makes a few findable
             ax.scatter(xs, ys, s=70, facecolors="none", edgecolors=oom_colour, linewidths=1.2)
     # An inset follows the axes after aspect shrinking, so the bar stays beside the grid.
-    bar = ax.figure.colorbar(image, cax=ax.inset_axes([1.03, 0.0, 0.035, 1.0]), extend="max" if any_over else "neither")
+    bar = ax.figure.colorbar(image, cax=ax.inset_axes([1.03, 0.0, 0.035, 1.0]),
+                             extend="max" if any_over else "neither")
     label = "KiB per tile" + (", top = limit" if limit and vmax == limit / KIB else "")
     bar.set_label(label + ("; red: out of memory" if any_over else ""), fontsize=8)
     bar.ax.tick_params(labelsize=7.5)

@@ -1,20 +1,19 @@
 """One picture of a report: memory along the tile index, the By Tile histogram, a per-IPU heat map.
 
-matplotlib is imported here only, inside the functions, so ``import
-memreport`` and ``memreport.read()`` never pay for it. Figures are built
-with :class:`matplotlib.figure.Figure` on an Agg canvas, never through
-pyplot: no global state, no GUI backend, and a notebook shows a returned
-figure once instead of twice.
+matplotlib is imported only when a figure is drawn, so ``import
+memreport`` and ``memreport.read()`` never pay for it. Figures are
+:class:`~memreport.render.figure.ReportFigure`, a matplotlib Figure on an
+Agg canvas, never made through pyplot: no global state, no GUI backend, and
+a notebook shows a returned figure once.
 
 Red means out of memory and nothing else, so a figure of a report with no
 out-of-memory tile has no red in it. The figure stays legible from one tile
 to a pod: past :data:`MAX_POINTS` tiles the per-tile panel draws per-bucket
-min/max envelopes, and past :data:`SMALL_MULTIPLES_MAX_IPUS` IPUs the heat
+min/max envelopes, and past :data:`.heatmap.SMALL_MULTIPLES_MAX_IPUS` IPUs the heat
 map turns into one row per IPU (each cell the maximum of a few tiles).
 """
 from __future__ import annotations
 
-import io
 import math
 import os
 from typing import TYPE_CHECKING, Sequence
@@ -28,7 +27,7 @@ from . import heatmap
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
+    from .figure import ReportFigure as Figure
 
 OOM_COLOUR = "#d62728"
 TILE_COLOUR = "#1f77b4"
@@ -43,30 +42,31 @@ BAR_TILES = 64           # up to this many tiles, one bar per tile
 LOG_COUNT_RATIO = 100    # histogram counts this far apart get a log axis
 LIMIT_HEADROOM = 1.5     # stretch an axis to the limit only when it is this close to the data
 TOP = 5
+CROWD = 0.06             # top tiles closer than this share of the axis share one label
 
 
-def _matplotlib():
-    """Figure and the Agg canvas, or a MissingDependency naming the install command."""
+def _figure_class():
+    """The figure class (importing matplotlib), or a MissingDependency naming the install command."""
     try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
+        from .figure import ReportFigure
     except ImportError as exc:
         raise MissingDependency("plotting needs matplotlib (pip install matplotlib)") from exc
-    return Figure, FigureCanvasAgg
+    return ReportFigure
 
 
 def figure(report: MemoryReport, *, figsize: tuple[float, float] | None = None) -> "Figure":
-    """The report as one matplotlib Figure (Agg canvas, not registered with pyplot)."""
+    """The report as one matplotlib Figure (Agg canvas, outside pyplot; shows itself in notebooks)."""
     if report.format == "tensor-map":
         raise UnsupportedOperation(f"{report.source}: a tensor map counts elements, not bytes: "
                                    "plot an archive or profile of the same program")
-    Figure, FigureCanvasAgg = _matplotlib()
-    fig = Figure(figsize=figsize or FIGSIZE, dpi=DPI)
-    FigureCanvasAgg(fig)
+    fig = _figure_class()(figsize=figsize or FIGSIZE, dpi=DPI)
     _title(fig, report)
     grid = fig.add_gridspec(2, 2, height_ratios=(1.05, 1), width_ratios=(1.25, 1), left=0.06, right=0.94,
                             bottom=0.07, top=0.84 if report.per_tile == "partial" else 0.86,
                             hspace=0.42, wspace=0.2)
+    if report.excluding_gaps is not None and report.num_tiles == 0:
+        _text_panel(fig.add_subplot(grid[:, :]), "No tiles", ["This report holds no tiles: nothing to draw."])
+        return fig
     if report.excluding_gaps is None and not report.detailed_tiles:
         # Only a printed histogram: it takes the top row, what was printed the bottom one.
         _histogram(fig.add_subplot(grid[0, :]), report)
@@ -95,10 +95,7 @@ def figure(report: MemoryReport, *, figsize: tuple[float, float] | None = None) 
 
 def render_png(report: MemoryReport, *, figsize: tuple[float, float] | None = None) -> bytes:
     """The figure as PNG bytes."""
-    fig = figure(report, figsize=figsize)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI)
-    return buf.getvalue()
+    return figure(report, figsize=figsize).to_png()
 
 
 def _fmt_kib(nbytes: int | float) -> str:
@@ -238,23 +235,29 @@ def _ipu_boundaries(ax: "Axes", report: MemoryReport) -> None:
     step = math.ceil(num_ipus / 16)
     top = ax.secondary_xaxis("top")
     ipus = range(0, num_ipus, step)
-    top.set_xticks([min(k * tpi + tpi / 2, n) for k in ipus], [f"IPU {k}" for k in ipus], fontsize=7.5)
+    # Centred on the tiles each IPU holds (the last may be partly filled).
+    top.set_xticks([(k * tpi + min((k + 1) * tpi, n)) / 2 for k in ipus], [f"IPU {k}" for k in ipus],
+                   fontsize=7.5)
     top.tick_params(length=0, pad=1)
 
 
 def _label_top(ax: "Axes", report: MemoryReport, kib: np.ndarray) -> None:
-    """Tile numbers over the five most memory-subscribed tiles, staggered where they crowd."""
-    tiles = sorted(int(t) for t in analysis.top_tile_ids(report, TOP))
+    """Tile numbers over the five most memory-subscribed tiles; tiles that crowd share one label."""
     span = max(report.num_tiles, 1)
-    last_x, level = None, 0
-    for tile in tiles:
-        level = level + 1 if last_x is not None and (tile - last_x) < 0.04 * span else 0
-        last_x = tile
-        where = tile / span
+    groups: list[list[int]] = []
+    for tile in sorted(int(t) for t in analysis.top_tile_ids(report, TOP)):
+        if groups and tile - groups[-1][-1] < CROWD * span:
+            groups[-1].append(tile)
+        else:
+            groups.append([tile])
+    for group in groups:
+        peak = max(group, key=lambda t: kib[t])
+        label = f"tile {group[0]}" if len(group) == 1 else "tiles " + ", ".join(str(t) for t in group)
+        where = peak / span
         ha = "left" if where < 0.03 else "right" if where > 0.97 else "center"  # stay inside the axes
-        ax.annotate(f"tile {tile}", xy=(tile, kib[tile]), xytext=(0, 5 + 11 * (level % 3)),
-                    textcoords="offset points", ha=ha, va="bottom", fontsize=7.5,
-                    arrowprops={"arrowstyle": "-", "color": "#777777", "lw": 0.5} if level else None)
+        ax.annotate(label, xy=(peak, kib[peak]), xytext=(0, 5), textcoords="offset points", ha=ha,
+                    va="bottom", fontsize=7.5, bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none",
+                                                     "alpha": 0.75})
 
 
 def _histogram(ax: "Axes", report: MemoryReport) -> None:

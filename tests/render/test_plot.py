@@ -260,3 +260,19 @@ def test_buckets_are_min_max_envelopes():
     centres, low, high = plot._buckets(values, 3)
     assert low.tolist() == [1, 2, 7] and high.tolist() == [9, 8, 7]
     assert centres.tolist() == [1, 4, 7]
+
+
+def test_crowded_top_tiles_share_one_label():
+    values = np.arange(2000, dtype=np.int64) * 300  # the top five are tiles 1995-1999
+    report = MemoryReport(source="ramp.a", format="archive", target=Target.for_arch("ipu2", 2000),
+                          excluding_gaps=values)
+    words = texts(plot.figure(report))
+    assert "tiles 1995, 1996, 1997, 1998, 1999" in words
+    assert "IPU 1" in words  # the partly filled second IPU is labelled too
+
+
+def test_no_tiles():
+    report = MemoryReport(source="empty.a", format="archive", target=Target(0),
+                          excluding_gaps=np.zeros(0, dtype=np.int64))
+    fig, rgb = draw(report)
+    assert "This report holds no tiles" in texts(fig)
