@@ -6,17 +6,21 @@ own); 3 a gate failed. Library errors become exit codes here and only here.
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+import warnings
+from typing import TYPE_CHECKING, Sequence
 
 import click
 
-from . import __version__, gates
+from . import __version__
 from .errors import MemreportError, UnsupportedOperation
 from .model import ARCHES, MemoryReport
-from .tensor_map_model import TensorMap
 from .output import write_output
 from .readers import ReadOptions, read_path
 from .units import parse_size
+
+if TYPE_CHECKING:  # numpy-backed modules load with the commands: --version and --help stay quick
+    from . import gates
+    from .tensor_map_model import TensorMap
 
 EXIT_READ, EXIT_GATE = 1, 3
 
@@ -74,12 +78,22 @@ def exit_on_gates(results: Sequence[gates.GateResult]) -> None:
 
 def load(paths: Sequence[str], options: ReadOptions) -> list[MemoryReport]:
     """Read every file, in order; the first unreadable one ends the run with exit 1."""
+    from .progress import with_progress
     reports: list[MemoryReport] = []
     for path in paths:
+        file_options, bar = with_progress(options, path)  # a bar on stderr for slow reads, terminals only
         try:
-            reports.extend(read_path(path, options))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                reports.extend(read_path(path, file_options))
         except MemreportError as exc:
+            if bar is not None:
+                bar.close()
             fail(str(exc))
+        if bar is not None:
+            bar.close()
+        for warning in caught:  # one line each, like errors (Python's format adds a source line)
+            click.echo(f"memreport: warning: {warning.message}", err=True)
     return reports
 
 
@@ -129,11 +143,14 @@ def main() -> None:
                    "(a text summary: its printed maximum).")
 @click.option("--min-headroom", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile.")
+@click.option("--skip-bad-members", is_flag=True,
+              help="Read an archive whose members are partly damaged: each damaged member's tile keeps its id "
+                   "but its bytes are unknown and counted in no figure; the output lists every one skipped.")
 @click.version_option(__version__, "--version", prog_name="memreport")
 def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory: int | None,
            arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | None = None,
            min_headroom: int | None = None, tensor_map_path: str | None = None,
-           png: str | None = None) -> None:
+           png: str | None = None, skip_bad_members: bool = False) -> None:
     """Show the memory of every tile of a compiled IPU program.
 
     FILE is any report Poplar writes, recognised by its content: an ELF
@@ -155,8 +172,8 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     Exit status: 0 success, 1 an input could not be read, 2 bad usage,
     3 a gate failed.
     """
-    from .render import plot, table, text
-    options = ReadOptions(tile_memory=tile_memory, arch=arch)
+    from .render import table, text
+    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
     reports = load(files, options)
     tensor_map = load_tensor_map(tensor_map_path, reports) if tensor_map_path else None
     try:
@@ -166,11 +183,15 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
             rendered = table.render_csv(reports)
         else:
             rendered = text.render(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
+        from . import gates
         gate_results = gates.evaluate(reports, fail_on_oom=fail_on_oom, max_tile=max_tile,
                                       min_headroom=min_headroom)
         if png == "-" and (output == "-" or len(reports) > 1):
             raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
-        pngs = plot.png_outputs(reports, png) if png else []  # drawn before anything is written
+        pngs = []
+        if png:  # the plotting module (and its heat map code) loads only for --png
+            from .render import plot
+            pngs = plot.png_outputs(reports, png)  # drawn before anything is written
     except UnsupportedOperation as exc:
         raise click.UsageError(str(exc)) from None
     except MemreportError as exc:
@@ -200,8 +221,12 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
 @click.option("--fail-on-growth", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile grows by more than SIZE.")
 @click.option("--fail-on-oom", is_flag=True, help="Gate: exit 3 if any tile of NEW is out of memory.")
+@click.option("--skip-bad-members", is_flag=True,
+              help="Read an archive whose members are partly damaged: each damaged member's tile keeps its id "
+                   "but its bytes are unknown and counted in no figure; the output lists every one skipped.")
 def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, tile_memory: int | None,
-                 arch: str | None, fail_on_growth: int | None, fail_on_oom: bool) -> None:
+                 arch: str | None, fail_on_growth: int | None, fail_on_oom: bool,
+                 skip_bad_members: bool = False) -> None:
     """Compare two builds tile by tile (excluding-gaps bytes).
 
     OLD and NEW are any two readable reports of programs with the same tile
@@ -217,9 +242,9 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     Exit status: 0 success, 1 an input could not be read or the tile counts
     differ, 2 bad usage, 3 a gate failed.
     """
-    from . import diff as diffing
+    from . import diff as diffing, gates
     from .render import diff as render_diff
-    options = ReadOptions(tile_memory=tile_memory, arch=arch)
+    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
     old, old_note = diffing.choose_report(load([old_path], options))
     new, new_note = diffing.choose_report(load([new_path], options))
     try:

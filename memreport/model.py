@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-import numpy as np
-
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np  # imported where used: `memreport --version` and `--help` need no numpy
     import pandas
     from matplotlib.figure import Figure
 
@@ -166,6 +165,15 @@ class PrintedSummary:
     excluding_gaps: int | None = None
 
 
+@dataclass(frozen=True)
+class SkippedMember:
+    """A damaged archive member left out by ``skip_bad_members``: its tile's bytes are unknown."""
+
+    tile: int
+    member: str
+    reason: str
+
+
 @dataclass(frozen=True, eq=False)
 class MemoryReport:
     """One compiled program's memory, tile by tile.
@@ -174,6 +182,11 @@ class MemoryReport:
     int64 arrays of ``target.num_tiles`` values when the per-tile view is
     complete; both are None for a partial source (a text summary), which
     keeps what it printed in ``printed`` and ``detailed_tiles``.
+
+    ``skipped`` lists tiles whose member could not be read: they keep their
+    place (later tile ids do not shift), hold 0 in the arrays as a
+    placeholder and no breakdown item, and :attr:`known` is False for them
+    so no figure counts them.
     """
 
     source: str
@@ -190,6 +203,7 @@ class MemoryReport:
     module: str | None = None
     info: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    skipped: tuple[SkippedMember, ...] = ()
 
     def __post_init__(self) -> None:
         n = self.target.num_tiles
@@ -210,11 +224,29 @@ class MemoryReport:
         for detail in self.detailed_tiles:
             if n and not 0 <= detail.tile < n:
                 raise ValueError(f"detailed tile {detail.tile} outside 0..{n - 1}")
+        if self.skipped:
+            tiles = [s.tile for s in self.skipped]
+            if self.excluding_gaps is None:
+                raise ValueError("skipped tiles need per-tile arrays")
+            if len(set(tiles)) != len(tiles) or not all(0 <= t < n for t in tiles):
+                raise ValueError(f"skipped tiles must be distinct tiles of 0..{n - 1}")
+            if self.excluding_gaps[tiles].any():
+                raise ValueError("a skipped tile must hold the placeholder 0")
 
     @property
     def per_tile(self) -> str:
         """"complete" when every tile's bytes are known, else "partial"."""
-        return "complete" if self.excluding_gaps is not None else "partial"
+        return "complete" if self.excluding_gaps is not None and not self.skipped else "partial"
+
+    @property
+    def known(self) -> np.ndarray | None:
+        """Per-tile bool, False for skipped tiles; None when every tile in the arrays is known."""
+        if not self.skipped:
+            return None
+        import numpy as np
+        known = np.ones(self.num_tiles, dtype=bool)
+        known[[s.tile for s in self.skipped]] = False
+        return known
 
     @property
     def num_tiles(self) -> int:
@@ -268,6 +300,7 @@ class MemoryReport:
 
 
 def _check_bytes_array(name: str, arr: np.ndarray, n: int | None = None) -> None:
+    import numpy as np
     if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must be a 1-D integer numpy array")
     if n is not None and arr.shape[0] != n:

@@ -32,12 +32,13 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 from memreport.synth.archive import (  # noqa: E402
-    SHT_STRTAB, SHT_SYMTAB, ArchiveWriter, Section, bss, data, elf_file, note, text)
+    SHT_STRTAB, SHT_SYMTAB, ArchiveWriter, Section, bss, data, elf_file, note)
 
 GENERATOR_VERSION = 1  # bump when the generated content changes, so stale files are rebuilt
 SHT_RELA = 4
 TILES_PER_IPU = 1472
 BYTES_PER_TILE = 624 * 1024
+POD_TILES = 94208  # a POD64: 64 IPUs x 1,472 tiles
 FULL_ARCHIVES = (1472, 94208)
 FULL_PROFILES = (94208,)
 QUICK_ARCHIVES = (1472,)
@@ -93,11 +94,46 @@ def write_archive(path: str, num_tiles: int) -> None:
     os.replace(tmp, path)
 
 
+# Poplar's categories (FORMATS.md §2) and the share of a tile's bytes each gets here.
+PROFILE_SHARES = {
+    "variable": 0.36, "constant": 0.03, "controlCode": 0.08, "controlId": 0.005, "controlTable": 0.01,
+    "copyDescriptor": 0.01, "globalExchangeCode": 0.02, "hostExchangeCode": 0.03, "internalExchangeCode": 0.1,
+    "hostExchangePacketHeader": 0.005, "globalExchangePacketHeader": 0.005, "instrumentationResults": 0.002,
+    "stack": 0.06, "vertexCode": 0.12, "vertexFieldData": 0.07, "vectorListDescriptor": 0.02,
+    "vertexInstanceState": 0.073,
+}
+
+
+def profile_document(num_tiles: int) -> dict:
+    """A pod-scale graph profile: every category in every region, liveness, per-tile including gaps."""
+    from memreport.synth.profile import build_profile, split_categories
+    excluding = tile_layout(num_tiles).sum(axis=1)
+    rng = np.random.default_rng(11)
+    categories = split_categories(excluding, BYTES_PER_TILE, PROFILE_SHARES)
+    for name, regions in categories.items():
+        interleaved = np.zeros(num_tiles, dtype=np.int64)
+        if name in ("variable", "constant"):  # a little interleaved memory on some tiles
+            some = rng.random(num_tiles) < 0.1
+            interleaved[some] = regions["nonInterleaved"][some] // 8
+            regions["nonInterleaved"] = regions["nonInterleaved"] - interleaved
+        regions["interleaved"] = interleaved
+    variables = categories["variable"]["nonInterleaved"] + categories["variable"]["interleaved"]
+    return build_profile(excluding, including_gaps=excluding + rng.integers(0, 48 * 1024, num_tiles),
+                         categories=categories, num_ipus=max(1, num_tiles // TILES_PER_IPU),
+                         tiles_per_ipu=TILES_PER_IPU, bytes_per_tile=BYTES_PER_TILE, clock_hz=1.33e9,
+                         graph={"numVertices": 40 * num_tiles, "numEdges": 90 * num_tiles,
+                                "numVars": 12 * num_tiles, "numComputeSets": 2_400},
+                         always_live=excluding - variables, not_always_live_max=variables)
+
+
 def write_profile(path: str, num_tiles: int, encoding: str) -> None:
-    """Write a JSON or CBOR graph profile with memreport.synth.profile."""
-    from memreport.synth import profile as synth_profile
+    """Write a JSON or CBOR graph profile made with memreport.synth.profile."""
+    from memreport.synth.profile import encode_cbor, encode_json
+    doc = profile_document(num_tiles)
+    blob = encode_json(doc) if encoding == "json" else encode_cbor(doc)
     tmp = path + ".part"
-    synth_profile.write_profile(tmp, num_tiles=num_tiles, encoding=encoding, seed=7)
+    with open(tmp, "wb") as f:
+        f.write(blob)
     os.replace(tmp, path)
 
 
@@ -106,7 +142,7 @@ def ensure(path: str, make, *args, fresh: bool = False) -> str:
         start = time.perf_counter()
         make(path, *args)
         print(f"generated {os.path.basename(path)}: {os.path.getsize(path) / 1e6:,.1f} MB "
-              f"in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+              f"in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
     return path
 
 
@@ -115,7 +151,7 @@ def profiles_available() -> bool:
         from memreport.synth import profile
     except ImportError:
         return False
-    return hasattr(profile, "write_profile")
+    return hasattr(profile, "build_profile") and hasattr(profile, "encode_cbor")
 
 
 # ---------------------------------------------------------------------------- timing
@@ -137,21 +173,45 @@ class Command:
         return max(self.rss_kib) / 1024
 
 
-def run_once(cmd: Command) -> None:
-    """Run one command with stdout to /dev/null; record wall time and the peak RSS of its whole tree."""
-    with open(os.devnull, "wb") as null, tempfile.TemporaryFile() as err:
+GNU_TIME = "/usr/bin/time"
+
+
+def _gnu_time() -> bool:
+    """Whether /usr/bin/time is GNU time, which measures a command's peak RSS from a small process."""
+    try:
+        out = subprocess.run([GNU_TIME, "-f", "%M", "true"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and out.stderr.strip().isdigit()
+
+
+def run_once(cmd: Command, gnu_time: bool) -> None:
+    """Run one command with stdout to /dev/null; record wall time and the peak RSS of its whole tree.
+
+    A forked child's peak RSS counts its parent's pages until it execs, so
+    the peak comes from GNU time (a few MB) when there is one, else from
+    wait4 on our own child, whose figure then includes this script's size.
+    """
+    argv = ["sh", "-c", cmd.argv[0]] if cmd.shell else cmd.argv
+    with open(os.devnull, "wb") as null, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
+        if gnu_time:
+            argv = [GNU_TIME, "-f", "%M", "-o", rss.name] + argv
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd.argv, shell=cmd.shell, stdout=null, stderr=err)
-        # wait4 reports the child's own peak RSS or that of any descendant it reaped (a pipeline's stages).
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc = subprocess.Popen(argv, stdout=null, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)  # a pipeline's peak is its largest stage's
         elapsed = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode:
             err.seek(0)
             tail = err.read()[-2000:].decode("utf-8", "replace")
-            raise SystemExit(f"bench: {cmd.label!r} exited {proc.returncode}: {shlex.join(cmd.argv)}\n{tail}")
+            raise SystemExit(f"bench: {cmd.label!r} exited {proc.returncode}: {shlex.join(argv)}\n{tail}")
+        peak_kib = usage.ru_maxrss
+        if gnu_time:
+            lines = rss.read().split()
+            peak_kib = int(lines[-1]) if lines and lines[-1].isdigit() else peak_kib
     cmd.times.append(elapsed)
-    cmd.rss_kib.append(usage.ru_maxrss)
+    cmd.rss_kib.append(peak_kib)
 
 
 def memreport_argv() -> list[str]:
@@ -191,14 +251,14 @@ def profile_commands(path: str, encoding: str) -> list[Command]:
     return cmds
 
 
-def bench(cmds: list[Command], repeat: int) -> None:
+def bench(cmds: list[Command], repeat: int, gnu_time: bool) -> None:
     for cmd in cmds:  # one untimed warm-up: the page cache holds the input for every timed run
-        run_once(cmd)
+        run_once(cmd, gnu_time)
         cmd.times.clear()
         cmd.rss_kib.clear()
     for _ in range(repeat):  # alternate, so drift in the machine hits every command alike
         for cmd in cmds:
-            run_once(cmd)
+            run_once(cmd, gnu_time)
 
 
 # ---------------------------------------------------------------------------- report
@@ -213,6 +273,12 @@ class Row:
     ratio: float | None  # memreport's median / this command's median
     peak_rss_mb: float
     runs: int
+
+
+BASELINE_LABEL = "python: import numpy, memreport"
+# What any read costs before it reads: the interpreter, numpy and every reader and renderer module.
+BASELINE_CODE = ("import numpy, memreport.cli; from memreport.readers import readers; readers(); "
+                 "from memreport.render import table, text")
 
 
 def rows_for(name: str, path: str | None, cmds: list[Command]) -> list[Row]:
@@ -237,6 +303,63 @@ def print_table(rows: list[Row], out=sys.stdout) -> None:
         last = r.input
 
 
+def targets(rows: list[Row]) -> list[tuple[str, str, bool]]:
+    """Issue #7's targets on the largest inputs timed: (target, measured, met)."""
+    def find(prefix: str, command: str) -> list[Row]:
+        return [r for r in rows if r.input.startswith(prefix) and r.command == command]
+
+    result: list[tuple[str, str, bool | None]] = []
+    ours = "memreport --format json"
+    baseline = next((r for r in rows if r.command == BASELINE_LABEL), None)
+    archives = find("archive", ours)
+    if archives:
+        big = max(archives, key=lambda r: r.size_mb)
+        same = [r for r in rows if r.input == big.input]
+        for command, limit in (("size -A", 1.0), ("llvm-size -A", None)):
+            ref = next((r for r in same if r.command == command), None)
+            if ref is not None and limit is not None:
+                result.append((f"{big.input}: faster than GNU size -A", f"{ref.ratio:.2f}x its time", ref.ratio < limit))
+            elif ref is not None:
+                result.append((f"{big.input}: aiming at llvm-size -A", f"{ref.ratio:.2f}x its time", None))
+        result.append((f"{big.input}: peak memory under 200 MB", f"{big.peak_rss_mb:.0f} MB",
+                       big.peak_rss_mb < 200))
+    for kind, bare in (("JSON", "python: orjson.loads"), ("CBOR", "python: cbor2.load")):
+        profiles = find(kind, ours)
+        if not profiles:
+            continue
+        big = max(profiles, key=lambda r: r.size_mb)
+        ref = next(r for r in rows if r.input == big.input and r.command == bare)
+        result.append((f"{big.input}: within 1.5x of bare decoding", f"{ref.ratio:.2f}x", ref.ratio <= 1.5))
+        measured = f"{big.peak_rss_mb:.0f} MB = {big.peak_rss_mb / big.size_mb:.1f}x"
+        if baseline is not None:
+            above = big.peak_rss_mb - baseline.peak_rss_mb
+            measured += f"; {above:.0f} MB = {above / big.size_mb:.1f}x above the baseline"
+        result.append((f"{big.input}: peak memory within 3x the file ({big.size_mb:.1f} MB)",
+                       measured + f" (bare decoder {ref.peak_rss_mb:.0f} MB)", big.peak_rss_mb <= 3 * big.size_mb))
+    version = find("start-up", "memreport --version")
+    if version:
+        result.append(("memreport --version under 0.3 s", f"{version[0].median_s:.3f} s "
+                       f"({version[0].peak_rss_mb:.0f} MB)", version[0].median_s < 0.3))
+    return result
+
+
+def print_targets(found: list[tuple[str, str, bool | None]], out=sys.stdout) -> None:
+    if not found:
+        return
+    width = max(len(t) for t, _, _ in found)
+    measured_width = max(len(m) for _, m, _ in found)
+    print(f"\n{'target':<{width}}  {'measured':<{measured_width}}  met", file=out)
+    for target, measured, met in found:
+        verdict = "(aim)" if met is None else "yes" if met else "NO"
+        print(f"{target:<{width}}  {measured:<{measured_width}}  {verdict}", file=out)
+
+
+def precompile() -> None:
+    """Byte-compile memreport as an installed package is (this tree may run with PYTHONDONTWRITEBYTECODE)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(ROOT, "memreport")],
+                   check=False, stdout=subprocess.DEVNULL)
+
+
 def machine() -> dict:
     info = {"python": platform.python_version(), "nproc": os.cpu_count(), "platform": platform.platform()}
     try:
@@ -259,45 +382,57 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tiles", type=int, nargs="+", metavar="N",
                         help="tile counts to generate and time, overriding the defaults")
     parser.add_argument("--no-profiles", action="store_true", help="archives only")
+    parser.add_argument("--no-archives", action="store_true", help="profiles only")
     parser.add_argument("--regenerate", action="store_true", help="rebuild inputs even if present")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
     repeat = args.repeat if args.repeat is not None else (1 if args.quick else 5)
     if repeat < 1:
         parser.error("--repeat must be at least 1")
-    archives = args.tiles or (QUICK_ARCHIVES if args.quick else FULL_ARCHIVES)
+    archives = () if args.no_archives else (args.tiles or (QUICK_ARCHIVES if args.quick else FULL_ARCHIVES))
     profiles = () if args.no_profiles else (args.tiles or (QUICK_PROFILES if args.quick else FULL_PROFILES))
     if profiles and not profiles_available():
         print("bench: memreport.synth.profile is not available: profiles skipped", file=sys.stderr)
         profiles = ()
     os.makedirs(args.data_dir, exist_ok=True)
+    precompile()
+    gnu_time = _gnu_time()
     rows: list[Row] = []
 
     version = Command("memreport --version", memreport_argv() + ["--version"])
-    bench([version], repeat)
-    rows += rows_for("start-up", None, [version])
+    baseline = Command(BASELINE_LABEL, [sys.executable, "-c", BASELINE_CODE])
+    bench([version, baseline], repeat, gnu_time)
+    rows += rows_for("start-up", None, [version, baseline])
 
     for tiles in archives:
         path = ensure(os.path.join(args.data_dir, f"ipu2_{tiles}_tiles.v{GENERATOR_VERSION}.a"),
                       write_archive, tiles, fresh=args.regenerate)
         cmds = archive_commands(path)
-        bench(cmds, repeat)
+        bench(cmds, repeat, gnu_time)
         rows += rows_for(f"archive, {tiles:,} tiles", path, cmds)
     for tiles in profiles:
         for encoding in ("json", "cbor"):
             path = ensure(os.path.join(args.data_dir, f"profile_{tiles}_tiles.v{GENERATOR_VERSION}.{encoding}"),
                           write_profile, tiles, encoding, fresh=args.regenerate)
             cmds = profile_commands(path, encoding)
-            bench(cmds, repeat)
+            bench(cmds, repeat, gnu_time)
             rows += rows_for(f"{encoding.upper()} profile, {tiles:,} tiles", path, cmds)
 
     print(f"memreport benchmark: {repeat} timed run(s) per command, alternating; medians; "
           f"ours/this = memreport's median / this command's median")
     print_table(rows)
+    found = targets([r for r in rows if r.input == "start-up" or r.input.endswith(f"{POD_TILES:,} tiles")])
+    print("ours/this for start-up: memreport --version's median / this command's median")
+    print_targets(found)
+    if not any(r.input.endswith(f"{POD_TILES:,} tiles") for r in rows):
+        print(f"\n(issue #7's targets are for {POD_TILES:,}-tile inputs: run without --quick to check them)")
+    print("peak MB: " + ("GNU time's maximum resident set size" if gnu_time else
+                         "wait4's ru_maxrss (includes this script's own pages: /usr/bin/time was not found)"))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": machine(), "repeat": repeat, "argv": sys.argv[1:] if argv is None else argv,
-                       "rows": [asdict(r) for r in rows]}, f, indent=2)
+                       "rows": [asdict(r) for r in rows],
+                       "targets": [{"target": t, "measured": m, "met": ok} for t, m, ok in found]}, f, indent=2)
     return 0
 
 

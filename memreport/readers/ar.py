@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import mmap
 import os
+import stat
 from typing import Iterator
 
 import numpy as np
 
 from ..errors import ReadError, Truncated
-from ..model import MemoryReport
+from ..model import MemoryReport, SkippedMember
 from . import ReadOptions, Reader, register
 from .elf import TileSections, scan_elf
 from .elf_bulk import SectionNames, SectionRows, scan_many, sections_report
@@ -99,7 +100,11 @@ def iter_members(buf: bytes | mmap.mmap, start: int = 8, long_names: bytes = b""
 def _read_thin_member(archive: str, member: Member) -> bytes:
     path = os.path.join(os.path.dirname(archive), member.name)
     try:
-        with open(path, "rb") as f:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
+        with open(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ReadError(f"thin archive member {member.name!r} is not a regular file",
+                                offset=member.header_offset)
             return f.read()
     except OSError as exc:
         raise ReadError(f"thin archive member {member.name!r} cannot be read: {exc.strerror}",
@@ -137,8 +142,11 @@ def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_
     heads: list[bytes] = []
     offsets: list[int] = []
     sizes: list[int] = []
+    add_head, add_offset, add_size = heads.append, offsets.append, sizes.append
+    stop = min(end, limit)
+    k = 0
     # Trust each size field just enough to find the next header; every header is checked below.
-    while offset < end and len(offsets) < max_members and offset < limit:
+    while offset < stop and k < max_members:
         head = buf[offset:offset + _HEAD]
         try:
             size = int(head[48:58])
@@ -146,11 +154,12 @@ def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_
             break
         if size < 0:
             break
-        heads.append(head)
-        offsets.append(offset)
-        sizes.append(size)
+        add_head(head)
+        add_offset(offset)
+        add_size(size)
+        k += 1
         offset += HEADER_SIZE + size + (size & 1)  # offsets stay even: data is padded to an even size
-    stopped = offset < end and len(offsets) < max_members and offset < limit
+    stopped = offset < stop and k < max_members
     k = len(heads)
     for i in range(k - 1, -1, -1):  # only the last members can run into the end of the file
         if len(heads[i]) == _HEAD:
@@ -258,8 +267,10 @@ def _release(buf: mmap.mmap, start: int, stop: int) -> None:
 class _Tiles:
     """Tiles gathered so far: member names, ELF header fields and section rows."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, skip_bad_members: bool = False) -> None:
         self.path = path
+        self.skip_bad_members = skip_bad_members
+        self.skipped: list[SkippedMember] = []
         self.names: list[str] = []
         self.table = SectionNames()
         self.rows: list[SectionRows] = []
@@ -277,7 +288,10 @@ class _Tiles:
             try:
                 tile = scan_elf(buf, int(walked.starts[i]), int(walked.sizes[i]), names_cache=self.cache)
             except ReadError as exc:
-                raise exc.located(member=walked.names[i], path=self.path) from None
+                if not self.skip_bad_members:
+                    raise exc.located(member=walked.names[i], path=self.path) from None
+                self.skipped.append(SkippedMember(first + i, walked.names[i], str(exc)))
+                continue  # machine and e_flags stay 0: sections_report leaves skipped tiles out of the arch
             self.rows.append(SectionRows.from_sections(first + i, [tile], self.table))
             batch.machine[i], batch.e_flags[i] = tile.machine, tile.e_flags
         self.machine.append(batch.machine)
@@ -290,11 +304,21 @@ class _Tiles:
         self.e_flags.append(np.array([tile.e_flags], dtype=np.int64))
         self.names.append(name)
 
+    def skip(self, name: str, exc: ReadError) -> None:
+        """Keep a damaged member's place (later tile ids must not shift) with no sections."""
+        self.skipped.append(SkippedMember(len(self.names), name, str(exc)))
+        self.machine.append(np.zeros(1, dtype=np.int64))
+        self.e_flags.append(np.zeros(1, dtype=np.int64))
+        self.names.append(name)
+
     def report(self, fmt: str, options: ReadOptions) -> MemoryReport:
+        if self.skipped and len(self.skipped) == len(self.names):
+            first = self.skipped[0]
+            raise ReadError(f"no member could be read (member {first.member!r}: {first.reason})")
         machine = np.concatenate(self.machine) if self.machine else np.zeros(0, dtype=np.int64)
         e_flags = np.concatenate(self.e_flags) if self.e_flags else np.zeros(0, dtype=np.int64)
         return sections_report(self.path, fmt, self.names, machine, e_flags, SectionRows.concat(self.rows),
-                               self.table.names, options)
+                               self.table.names, options, skipped=tuple(self.skipped))
 
 
 def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
@@ -302,7 +326,7 @@ def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-    tiles = _Tiles(path)
+    tiles = _Tiles(path, options.skip_bad_members)
     progress = options.progress
     try:
         offset, long_names = 8, b""
@@ -331,7 +355,10 @@ def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
             except ReadError as exc:
                 if exc.offset is not None and member.data_offset is None:
                     exc.offset = None  # an offset into the thin member's own file would mislead
-                raise exc.located(member=f"{member.name}", path=path) from None
+                if not tiles.skip_bad_members:
+                    raise exc.located(member=f"{member.name}", path=path) from None
+                tiles.skip(member.name, exc)
+                continue
             tiles.add(member.name, tile)
             if len(tiles.names) % BATCH_MEMBERS == 0:
                 if progress is not None:

@@ -30,6 +30,14 @@ _WHITESPACE = b" \t\r\n"
 _MAP_KEY_AT = {**{b: 1 for b in range(0xA1, 0xB8)}, 0xB8: 2, 0xB9: 3, 0xBA: 5, 0xBB: 9, 0xBF: 1}
 _KEY = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
+# A profile or tensor map nests fewer than 10 deep; decoders recurse once per level.
+MAX_NESTING = 256
+_NOT_JSON_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
+_JSON_STRING = re.compile(rb'"[^"]*"')
+_NESTING_STEP = np.zeros(256, dtype=np.int64)
+_NESTING_STEP[list(b"[{")] = 1
+_NESTING_STEP[list(b"]}")] = -1
+
 # RFC 8746 typed arrays: a writer may store a per-tile list as one byte string.
 _TYPED_ARRAYS = {
     64: "u1", 65: ">u2", 66: ">u4", 67: ">u8", 68: "u1", 69: "<u2", 70: "<u4", 71: "<u8",
@@ -65,10 +73,30 @@ def looks_like_cbor_map(prefix: bytes) -> bool:
     return len(key) == key_byte - 0x60 and _KEY.fullmatch(key) is not None
 
 
+def check_json_nesting(data: bytes) -> None:
+    """Refuse JSON nested deeper than :data:`MAX_NESTING` before a decoder recurses into it.
+
+    orjson 3.8 crashes the interpreter on an object nested 100,000 deep and
+    builds lists nested as deep as asked. The scan keeps only quotes and
+    brackets (escapes dropped first, strings then removed), a small
+    fraction of the file, so it costs little beside the decoding.
+    """
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    structure = _JSON_STRING.sub(b"", data.translate(None, _NOT_JSON_STRUCTURE)).split(b'"', 1)[0]
+    if len(structure) <= MAX_NESTING:
+        return
+    depth = np.cumsum(_NESTING_STEP[np.frombuffer(structure, dtype=np.uint8)])
+    if int(depth.max()) > MAX_NESTING:
+        raise ReadError(f"JSON nested more than {MAX_NESTING} levels deep (a profile or tensor map nests "
+                        "fewer than 10)")
+
+
 def decode_json(data: bytes) -> Any:
     """The JSON tree in ``data``; a ReadError (Truncated at the end) with the byte offset."""
     start = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
     body = memoryview(data)[start:] if start else data
+    check_json_nesting(bytes(data))
     try:
         if _orjson is not None:
             return _orjson.loads(body)
@@ -80,6 +108,11 @@ def decode_json(data: bytes) -> Any:
             or exc.msg.startswith("Unterminated")
         cls = Truncated if at_end else ReadError
         what = "JSON ends early" if at_end else "invalid JSON"
+        if "UTF-8" in exc.msg:  # orjson reports bad UTF-8 at offset 0: find the byte
+            try:
+                bytes(body).decode("utf-8")
+            except UnicodeDecodeError as bad:
+                offset = start + bad.start
         raise cls(f"{what}: {exc.msg}", offset=offset) from None
     except UnicodeDecodeError as exc:
         raise ReadError(f"invalid JSON: not UTF-8 text ({exc.reason})", offset=start + exc.start) from None
@@ -94,14 +127,37 @@ def decode_cbor(data: bytes) -> Any:
     fp = io.BytesIO(data)
     fp.seek(start)
     try:
-        tree = cbor2.CBORDecoder(fp).decode()
+        tree = cbor_decoder(fp).decode()
     except cbor2.CBORDecodeEOF as exc:
         raise Truncated(f"CBOR ends early: {exc}", offset=fp.tell()) from None
     except cbor2.CBORDecodeError as exc:
+        if isinstance(exc.__cause__, _SharingRefused):
+            raise ReadError("CBOR value sharing (tags 28 and 29) refused: Poplar does not write it, and one "
+                            "shared list named many times would multiply the memory a reading takes",
+                            offset=fp.tell()) from None
         raise ReadError(f"invalid CBOR: {exc}", offset=fp.tell()) from None
     if fp.tell() != len(data):
         raise ReadError(f"{len(data) - fp.tell():,} bytes follow the CBOR document", offset=fp.tell())
     return tree
+
+
+def cbor_decoder(fp: io.BytesIO) -> Any:
+    """A cbor2 decoder with memreport's limits: nesting depth, and no value sharing (tags 28 and 29)."""
+    import cbor2
+
+    try:
+        return cbor2.CBORDecoder(fp, max_depth=MAX_NESTING,
+                                 semantic_decoders={28: _refuse_sharing, 29: _refuse_sharing})
+    except TypeError:  # cbor2 before 6 has no such options (and recurses: caught as RecursionError)
+        return cbor2.CBORDecoder(fp)
+
+
+class _SharingRefused(Exception):
+    """Raised inside cbor2 for tags 28/29; becomes a ReadError in :func:`decode_cbor`."""
+
+
+def _refuse_sharing(*args: Any) -> Any:
+    raise _SharingRefused()
 
 
 def child(node: Mapping, key: str, path: str, *, required: bool = False) -> Any:
@@ -125,6 +181,8 @@ def whole_number(value: Any, path: str, *, positive: bool = False) -> int:
     if not _is_whole(value):
         raise ReadError(f"{path} must be a whole number, not {_kind(value)} {_short(value)}".rstrip())
     number = int(value)
+    if not -2 ** 63 <= number < 2 ** 63:  # a CBOR bignum: too large to format, let alone count
+        raise ReadError(f"{path} must be a whole number below 2**63, not a {number.bit_length()}-bit one")
     if number < 0 or (positive and number == 0):
         raise ReadError(f"{path} must be {'positive' if positive else 'non-negative'}, not {number:,}")
     return number
@@ -142,7 +200,7 @@ def tile_array(value: Any, path: str, num_tiles: int | None = None, count_of: st
     """A per-tile list as an int64 array: no Python object per value kept, errors name ``path``."""
     arr = _typed_array(value, path)
     if arr is None:
-        if not isinstance(value, (list, tuple)):
+        if not isinstance(value, (list, tuple, np.ndarray)):  # arrays: from bulk_decode
             raise ReadError(f"{path} must be a list of integers, not {_kind(value)}")
         try:
             arr = np.asarray(value)

@@ -25,6 +25,7 @@ EM_GRAPHCORE_IPU = 248
 SHT_NULL, SHT_NOBITS = 0, 8
 SHF_ALLOC = 0x2
 SHN_XINDEX = 0xFFFF
+MAX_SECTION_BYTES = 1 << 40  # a TiB: far past any memory, and tile sums of such stay inside int64
 
 # (class, byte order) -> (ELF header after e_ident, section header, section header size)
 _LAYOUTS = {
@@ -79,6 +80,8 @@ def scan_elf(buf: bytes | mmap.mmap, base: int, length: int, *, member: str | No
         first = shdr.unpack_from(buf, base + shoff)
         shnum = shnum or first[5]
         shstrndx = first[6] if shstrndx == SHN_XINDEX else shstrndx
+        if shnum == 0:  # section 0 says there is no other section
+            return TileSections(machine, e_flags, ())
     if shoff + shnum * shdr.size > length:
         raise fail(f"section header table ({shnum} entries at {shoff}) runs past the end of the file "
                            f"({length} bytes)", length, Truncated)
@@ -111,6 +114,9 @@ def scan_elf(buf: bytes | mmap.mmap, base: int, length: int, *, member: str | No
         if sh_type != SHT_NOBITS and offset + size > length:
             raise fail(f"section {name!r} ({size} bytes at {offset}) runs past the end of the file "
                                f"({length} bytes)", length, Truncated)
+        if size >= MAX_SECTION_BYTES:  # only NOBITS can get here: it takes no file space
+            raise fail(f"section {name!r} declares {size:,} bytes: no memory is that large",
+                       shoff + index * shdr.size)
         sections.append((name, sh_type, sh_flags, size))
     return TileSections(machine, e_flags, tuple(sections))
 

@@ -1,9 +1,9 @@
 """The bulk pass over many tile ELFs: a vectorised section-table scan and per-section columns.
 
 At pod scale (94,208 tiles) a Python loop per section costs seconds, so
-:func:`scan_many` reads the ELF header, section table and section-name
-table of a whole batch of members with numpy gathers from the mapped
-archive, touching no code. Any member it cannot vouch for (a layout it does
+:func:`scan_many` reads the ELF headers, section tables and section-name
+tables of a whole batch of members at once (a bytes slice each, read
+through numpy record types) from the mapped archive, touching no code. Any member it cannot vouch for (a layout it does
 not batch, or anything :func:`memreport.readers.elf.scan_elf` would reject)
 is left to ``scan_elf``, the reference, so errors read exactly as in the
 member-by-member scan. :func:`sections_report` turns the flat rows into the
@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import ReadError
-from ..model import ARCH_BY_EFLAGS, Column, MemoryReport, Target
+from ..model import ARCH_BY_EFLAGS, Column, MemoryReport, SkippedMember, Target
 
 EM_GRAPHCORE_IPU = 248
 SHT_NULL, SHT_NOBITS = 0, 8
@@ -170,7 +170,9 @@ def _scan_layout(buf, bases, lengths, members, header, shdr, names, machine, e_f
             & (shstrndx != SHN_XINDEX) & (shstrndx > 0) & (shstrndx < shnum))
     shoff = shoff.astype(np.int64)
     good &= shoff + shnum * shdr.itemsize <= length
-    for count in np.unique(shnum[good]).tolist():
+    counts = shnum[good]
+    uniform = counts.size and (counts == counts[0]).all()  # the usual archive: one section count
+    for count in ([int(counts[0])] if uniform else np.unique(counts).tolist()):
         group = np.flatnonzero(good & (shnum == count))
         who = members[group]
         table = _slices(buf, bases[who] + shoff[group], count * shdr.itemsize).view(shdr)  # (g, count)
@@ -200,24 +202,39 @@ def _rows(buf, base, length, who, table, shstrndx, names, ok, parts) -> None:
     keep = np.flatnonzero(fine)
     if keep.size == 0:
         return
-    # One id per distinct section-name table (a dict lookup per member: they are small and mostly equal).
-    starts = (base[keep] + str_off[keep]).tolist()
-    ends = (base[keep] + str_off[keep] + str_size[keep]).tolist()
+    sid = _strtab_ids(buf, base[keep] + str_off[keep], str_size[keep], names)
+    mask = counted[keep]
+    per_member = mask.sum(axis=1)
+    name_offs = table["name"][keep]
+    if (sid == sid[0]).all() and (name_offs == name_offs[0]).all() and (mask == mask[0]).all():
+        # The usual archive: every tile has the same sections, named by the same table.
+        first = [names.name_at(int(sid[0]), off) for off in name_offs[0][mask[0]].tolist()]
+        name_ids = np.tile(np.array(first, dtype=np.int64), keep.size)
+    else:
+        keys = np.repeat(sid, per_member) << 32 | name_offs[mask].astype(np.int64)
+        unique, inverse = np.unique(keys, return_inverse=True)
+        ids = np.array([names.name_at(key >> 32, key & 0xFFFFFFFF) for key in unique.tolist()], dtype=np.int64)
+        name_ids = ids[inverse.ravel()]
+    parts.append(SectionRows(
+        tile=np.repeat(who[keep], per_member), name=name_ids,
+        flags=table["flags"][keep][mask].astype(np.uint64), size=size[keep][mask]))
+    ok[who[keep]] = True
+
+
+def _strtab_ids(buf, starts: np.ndarray, sizes: np.ndarray, names: SectionNames) -> np.ndarray:
+    """The id of every member's section-name table: one comparison when they are all alike."""
+    if (sizes == sizes[0]).all():
+        width = int(sizes[0])
+        tables = _slices(buf, starts, width)
+        if (tables == tables[0]).all():
+            return np.full(starts.size, names.strtab_id(tables[0].tobytes()), dtype=np.int64)
     known = names.strtabs
+    ends = (starts + sizes).tolist()
+    starts = starts.tolist()
     sid = [known.get(buf[a:b]) for a, b in zip(starts, ends)]
     if None in sid:
         sid = [names.strtab_id(bytes(buf[a:b])) if i is None else i for i, a, b in zip(sid, starts, ends)]
-    sid = np.array(sid, dtype=np.int64)
-    mask = counted[keep]
-    per_member = mask.sum(axis=1)
-    name_off = table["name"][keep][mask].astype(np.int64)
-    keys = np.repeat(sid, per_member) << 32 | name_off
-    unique, inverse = np.unique(keys, return_inverse=True)
-    ids = np.array([names.name_at(key >> 32, key & 0xFFFFFFFF) for key in unique.tolist()], dtype=np.int64)
-    parts.append(SectionRows(
-        tile=np.repeat(who[keep], per_member), name=ids[inverse.ravel()],
-        flags=table["flags"][keep][mask].astype(np.uint64), size=size[keep][mask]))
-    ok[who[keep]] = True
+    return np.array(sid, dtype=np.int64)
 
 
 def arch_of(machine: np.ndarray, e_flags: np.ndarray, tile_names: Sequence[str]) -> str | None:
@@ -241,23 +258,41 @@ def arch_of(machine: np.ndarray, e_flags: np.ndarray, tile_names: Sequence[str])
 
 
 def sections_report(source: str, fmt: str, tile_names: Sequence[str], machine: np.ndarray,
-                    e_flags: np.ndarray, rows: SectionRows, names: Sequence[str], options) -> MemoryReport:
-    """The per-tile model from every tile's sections: one column per section name."""
+                    e_flags: np.ndarray, rows: SectionRows, names: Sequence[str], options,
+                    skipped: Sequence[SkippedMember] = ()) -> MemoryReport:
+    """The per-tile model from every tile's sections: one column per section name.
+
+    ``skipped`` tiles (damaged members) have no rows; they take no part in the architecture.
+    """
     n = len(tile_names)
-    arch = arch_of(machine, e_flags, tile_names)
+    if skipped:
+        read = np.ones(n, dtype=bool)
+        read[[s.tile for s in skipped]] = False
+        read = np.flatnonzero(read)
+        arch = arch_of(machine[read], e_flags[read], [tile_names[i] for i in read.tolist()])
+    else:
+        arch = arch_of(machine, e_flags, tile_names)
     notes = ["an ELF archive holds no gap information: including gaps is unknown"]
+    if skipped:
+        listed = "; ".join(f"tile {s.tile} ({s.member!r}: {s.reason})" for s in skipped[:5])
+        more = f"; and {len(skipped) - 5:,} more (listed in the JSON's skipped_members)" if len(skipped) > 5 else ""
+        notes.append(f"{len(skipped):,} damaged member(s) skipped (--skip-bad-members): their tiles' bytes are "
+                     f"unknown and counted in no figure; later tile ids are unchanged: {listed}{more}")
     if options.arch and options.arch != arch:
         if arch:
             notes.append(f"--arch {options.arch} overrides the {arch} named by the ELF flags")
         arch = options.arch
-    target = Target.for_arch(arch, n, options.tile_memory)
+    try:
+        target = Target.for_arch(arch, n, options.tile_memory)
+    except ValueError as exc:  # more members than any IPU system has tiles
+        raise ReadError(f"{exc}") from None
     if target.bytes_per_tile is None:
         notes.append("bytes per tile unknown (not IPU ELF): give --tile-memory or --arch to count "
                      "out-of-memory tiles")
     alloc = (rows.flags & np.uint64(SHF_ALLOC)) != 0
     excluding = np.zeros(n, dtype=np.int64)
     np.add.at(excluding, rows.tile[alloc], rows.size[alloc])
-    used = np.unique(rows.name)
+    used = np.flatnonzero(np.bincount(rows.name, minlength=len(names)))
     counted = np.zeros(len(names), dtype=bool)
     counted[rows.name[alloc]] = True
     # Columns ordered as before: allocated sections first, then by name.
@@ -274,4 +309,4 @@ def sections_report(source: str, fmt: str, tile_names: Sequence[str], machine: n
                  for s, i in enumerate(order)}
     return MemoryReport(source=source, format=fmt, target=target, excluding_gaps=excluding,
                         breakdown=breakdown, breakdown_kind="section", tile_names=list(tile_names),
-                        notes=tuple(notes), info={"members": n})
+                        notes=tuple(notes), info={"members": n}, skipped=tuple(skipped))

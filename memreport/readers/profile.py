@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import ReadError
-from ..model import ARCHES, Column, MemoryReport, Target
+from ..model import ARCHES, MAX_TILES, Column, MemoryReport, Target
 from . import ReadOptions, Reader, register
+from .bulk_decode import decode_cbor_arrays, decode_json_arrays
 from .document import (child, decode_cbor, decode_json, looks_like_cbor_map, looks_like_json_object, mapping,
                        tile_array, whole_number)
 from .tensor_map import is_tensor_map, report_from_tensor_map, tensor_map_from_document
@@ -53,12 +54,20 @@ def is_profile(tree: Any) -> bool:
 
 def read_json(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
     """A JSON graph profile or tensor map."""
-    return read_tree(decode_json(_read_bytes(path)), path, "json", options)
+    data = _read_bytes(path)
+    tree = decode_json_arrays(data)  # per-tile lists straight to arrays; None: decode the ordinary way
+    tree = decode_json(data) if tree is None else tree
+    del data  # the file's bytes need not outlive the decoding
+    return read_tree(tree, path, "json", options)
 
 
 def read_cbor(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
     """A CBOR graph profile (or tensor map), with or without the self-describe tag."""
-    return read_tree(decode_cbor(_read_bytes(path)), path, "cbor", options)
+    data = _read_bytes(path)
+    tree = decode_cbor_arrays(data)
+    tree = decode_cbor(data) if tree is None else tree
+    del data
+    return read_tree(tree, path, "cbor", options)
 
 
 def read_tree(tree: Any, source: str, encoding: str, options: ReadOptions) -> list[MemoryReport]:
@@ -90,6 +99,8 @@ def profile_report(tree: Mapping, source: str, fmt: str, options: ReadOptions) -
     by_tile = mapping(memory.get("byTile") or {}, base + "memory.byTile")
 
     num_tiles = _num_tiles(target_node, by_tile, base, notes)
+    if num_tiles > MAX_TILES:  # before any per-tile array is made
+        raise ReadError(f"{base}target: {num_tiles:,} tiles is beyond any IPU system (at most {MAX_TILES:,})")
     count_of = "tiles (target.numTiles)" if "numTiles" in target_node else "tiles"
 
     def per_tile(value: Any, path: str) -> np.ndarray:
@@ -101,10 +112,12 @@ def profile_report(tree: Mapping, source: str, fmt: str, options: ReadOptions) -
     breakdown, extra, regions = _categories(memory.get("byCategory"), base, num_tiles, per_tile, notes)
     extra.update(_liveness(memory.get("liveness"), base, per_tile))
 
-    counted = sum((c.values for c in breakdown.values()), np.zeros(num_tiles, dtype=np.int64))
+    if excluding is None and not breakdown:
+        raise ReadError(f"{base}memory.byTile.total is missing and no byCategory list gives per-tile bytes")
+    counted = np.zeros(num_tiles, dtype=np.int64)
+    for column in breakdown.values():
+        counted = _add(counted, column.values, f"{base}memory.byCategory")
     if excluding is None:
-        if not breakdown:
-            raise ReadError(f"{base}memory.byTile.total is missing and there is no byCategory to sum")
         excluding = counted
         notes.append("memory.byTile.total is missing: excluding gaps is the sum of the categories")
     elif breakdown and not np.array_equal(counted, excluding):
@@ -143,7 +156,7 @@ def _num_tiles(target: Mapping, by_tile: Mapping, base: str, notes: list[str]) -
         notes.append("target.numTiles is missing: tiles = numIPUs x tilesPerIPU")
         return ipus * per_ipu
     total = by_tile.get("total")
-    if isinstance(total, (list, tuple)):
+    if isinstance(total, (list, tuple, np.ndarray)):
         notes.append("the target gives no tile count: tiles = the length of memory.byTile.total")
         return len(total)
     raise ReadError(f"{base}target.numTiles is missing and no per-tile list gives the tile count")
@@ -157,11 +170,13 @@ def _categories(node: Any, base: str, num_tiles: int, per_tile, notes: list[str]
     categories = mapping(node, base + "memory.byCategory")
     breakdown: dict[str, Column] = {}
     extra: dict[str, Column] = {}
-    regions = {name: np.zeros(num_tiles, dtype=np.int64) for name in REGIONS.values()}
+    regions: dict[str, np.ndarray] = {}
+    # Arrays are made from lists found (their length checked), never from num_tiles alone: a
+    # small file declaring millions of tiles must not make gigabytes of zeros.
     for category, regions_node in categories.items():
         path = f"memory.byCategory.{category}"
         regions_node = mapping(regions_node, base + path)
-        non_overlapped = np.zeros(num_tiles, dtype=np.int64)
+        non_overlapped = None
         overlapped = None
         for region, value in regions_node.items():
             rpath = f"{path}.{region}"
@@ -178,15 +193,32 @@ def _categories(node: Any, base: str, num_tiles: int, per_tile, notes: list[str]
             name = REGIONS.get(region) or _snake(str(region))
             if non is not None:
                 values = per_tile(non, rpath + (".nonOverlapped" if isinstance(value, Mapping) else ""))
-                non_overlapped += values
-                regions[name] = regions.get(name, np.zeros(num_tiles, dtype=np.int64)) + values
+                non_overlapped = values if non_overlapped is None else _add(non_overlapped, values, base + path)
+                regions[name] = _add(regions[name], values, base + rpath) if name in regions else values
             if over is not None:
                 values = per_tile(over, rpath + ".overlapped")
-                overlapped = values if overlapped is None else overlapped + values
-        breakdown[str(category)] = Column(non_overlapped)
+                overlapped = values if overlapped is None else _add(overlapped, values, base + path)
+        if non_overlapped is None and overlapped is None:  # no figure at all: zeros would invent them
+            notes.append(f"ignored {path} (no per-tile list)")
+            continue
+        breakdown[str(category)] = Column(non_overlapped if non_overlapped is not None
+                                          else np.zeros(num_tiles, dtype=np.int64))
         if overlapped is not None:
             extra[f"{category}.overlapped"] = Column(overlapped, counted=False)
-    return breakdown, extra, regions
+    if not breakdown:
+        return breakdown, extra, {}
+    # The three regions always, in Poplar's order (zeros where no category has the region), then others.
+    ordered = {name: regions.pop(name) if name in regions else np.zeros(num_tiles, dtype=np.int64)
+               for name in REGIONS.values()}
+    return breakdown, extra, {**ordered, **regions}
+
+
+def _add(total: np.ndarray, values: np.ndarray, path: str) -> np.ndarray:
+    """``total + values``, refusing sums past 64 bits (both non-negative, so a wrap shows as a decrease)."""
+    result = total + values
+    if np.any(result < total):
+        raise ReadError(f"{path}: per-tile byte counts add up past 64 bits")
+    return result
 
 
 def _liveness(node: Any, base: str, per_tile) -> dict[str, Column]:

@@ -16,6 +16,7 @@ import numpy as np
 from .. import analysis
 from ..model import MemoryReport, TileBytes
 from ..tensor_map_model import TensorMap
+from . import csvlines
 
 SCHEMA = "memreport/1"
 
@@ -45,7 +46,7 @@ def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = Non
     from . import tensors
     t = report.target
     # A tensor map alone holds elements, not bytes: it has no bytes histogram.
-    hist = None if report.format == "tensor-map" else analysis.histogram(report, bin_kib)
+    hist = None if report.format == "tensor-map" else analysis.histogram_if_known(report, bin_kib)
     return {
         "source": report.source,
         "module": report.module,
@@ -75,6 +76,7 @@ def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = Non
                            for d in report.detailed_tiles],
         "info": _plain({k: v for k, v in report.info.items() if k != "tensor_map"}),
         "notes": list(report.notes),
+        "skipped_members": [{"tile": s.tile, "member": s.member, "reason": s.reason} for s in report.skipped],
         **tensors.json_sections(report, top=top, tensor_map=tensor_map),
     }
 
@@ -129,10 +131,9 @@ def _rows(report: MemoryReport, columns: list[str]) -> list[list[str]]:
     cols = [tiles.astype(str).tolist(),
             ([""] * n if not t.tiles_per_ipu else (tiles // t.tiles_per_ipu).astype(str).tolist()),
             list(report.tile_names) if report.tile_names is not None else [""] * n,
-            _cells(report.excluding_gaps),
-            _cells(report.including_gaps) if report.including_gaps is not None else [""] * n]
-    over = analysis.out_of_memory(report)
-    cols.append([""] * n if over is None else np.where(over, "true", "false").tolist())
+            _cells(report.excluding_gaps, report.known),
+            _cells(report.including_gaps, report.known) if report.including_gaps is not None else [""] * n]
+    cols.append(_over_cells(report))
     for name in columns:
         if name.startswith("region.") and name[7:] in report.regions:
             cols.append(_cells(report.regions[name[7:]]))
@@ -143,6 +144,43 @@ def _rows(report: MemoryReport, columns: list[str]) -> list[list[str]]:
 
 
 BASE_COLUMNS = ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory"]
+
+
+def _over_cells(report: MemoryReport) -> list[str]:
+    """"true"/"false" per tile; blank where unknown (bytes per tile unknown, or a skipped member)."""
+    over = analysis.out_of_memory(report)
+    if over is None:
+        return [""] * report.num_tiles
+    cells = np.where(over, "true", "false")
+    if report.known is not None:
+        cells = np.where(report.known, cells, "")
+    return cells.tolist()
+
+
+def _complete_columns(report: MemoryReport, names: list[str], several: bool) -> list[csvlines.ColumnSpec]:
+    """The CSV columns of a report with every tile's values, as :func:`_rows` lays them out."""
+    t = report.target
+    tiles = np.arange(t.num_tiles)
+    blank = csvlines.Text(constant="")
+    columns = [csvlines.Integers(tiles),
+               csvlines.Integers(tiles // t.tiles_per_ipu) if t.tiles_per_ipu else blank,
+               csvlines.Text(list(report.tile_names)) if report.tile_names is not None else blank,
+               csvlines.Integers(report.excluding_gaps, report.known),
+               csvlines.Integers(report.including_gaps, report.known) if report.including_gaps is not None
+               else blank]
+    over = _over_cells(report)
+    columns.append(csvlines.Text(over) if over else blank)
+    for name in names:
+        if name.startswith("region.") and name[7:] in report.regions:
+            columns.append(csvlines.Integers(report.regions[name[7:]]))
+        elif name in report.breakdown:
+            column = report.breakdown[name]
+            columns.append(csvlines.Integers(column.values, column.present))
+        else:  # another report's column
+            columns.append(blank)
+    if several:
+        columns += [csvlines.Text(constant=report.source), csvlines.Text(constant=report.module or "")]
+    return columns
 
 
 def render_csv(reports: Sequence[MemoryReport]) -> str:
@@ -163,6 +201,12 @@ def render_csv(reports: Sequence[MemoryReport]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
     for report, own in zip(reports, per_report):
+        if report.excluding_gaps is not None and report.format != "tensor-map":  # every tile: column-wise
+            body = csvlines.lines(_complete_columns(report, list(columns) if several else own, several),
+                                  report.num_tiles)
+            if body:
+                out.write("\n".join(body) + "\n")
+            continue
         rows = _rows(report, own)
         if several:
             index = {name: 6 + i for i, name in enumerate(own)}

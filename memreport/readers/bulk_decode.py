@@ -1,0 +1,297 @@
+"""JSON and CBOR profiles decoded without a Python object per tile value (FORMATS.md §2-3).
+
+orjson and cbor2 build a Python int for every number: at 94,208 tiles and
+some sixty per-tile lists that is most of the reading time and several
+times the file's size in memory. These decoders give the long integer lists
+of a profile's ``memory`` tree to numpy directly and the rest of the
+document to :func:`~memreport.readers.document.decode_json` /
+:func:`~memreport.readers.document.decode_cbor`. Each returns None when it
+declines (an escape in a JSON string, a CBOR map with non-text keys, a
+malformed document, ...); the caller then decodes the ordinary way, so
+results and error messages are exactly those of the reference decoders.
+A decoded tree differs from theirs only in that long integer lists under
+``memory`` are int64 arrays instead of lists.
+"""
+from __future__ import annotations
+
+import array
+import io
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .document import SELF_DESCRIBE_TAG, UTF8_BOM, cbor_decoder, decode_json
+
+MIN_LIST_BYTES = 1024   # JSON: shorter lists are left to the ordinary decoder
+MIN_LIST_ITEMS = 256    # CBOR: likewise
+MAX_BRACKETS = 100_000  # more lists than this (a tensor map, say): not a profile's shape, decline
+_PLACEHOLDER = b'"\\u0000memreport:%d"'
+_PLACEHOLDER_TEXT = "\0memreport:"
+_INT64 = np.iinfo(np.int64)
+# The bytes a flat JSON list of integers consists of (JSON whitespace is space, tab, LF and CR).
+_LIST_BYTES = b"0123456789,- \t\n\r"
+
+
+class _Decline(Exception):
+    """The fast decoder will not vouch for this document."""
+
+
+def decode_json_arrays(data: bytes) -> Any | None:
+    """The JSON tree in ``data`` with long integer lists under ``memory`` as arrays, or None."""
+    if b"\\" in data:  # an escaped quote would hide string boundaries from the bracket scan
+        return None
+    start = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
+    arrays: list[np.ndarray] = []
+    pieces: list[bytes | memoryview] = []
+    view = memoryview(data)
+    done = start
+    quotes = 0  # quotes seen before ``at``: odd means inside a string
+    seen = start
+    at = data.find(b"[", start)
+    brackets = 0
+    close = -1
+    while at >= 0:
+        brackets += 1
+        if brackets > MAX_BRACKETS:
+            return None
+        quotes += data.count(b'"', seen, at)
+        seen = at
+        if close < at:  # the first "]" after ``at`` stays the same until ``at`` passes it: linear, not quadratic
+            close = data.find(b"]", at)
+        if close < 0:
+            break
+        after = data.find(b"[", at + 1)
+        # A "[" before the "]" means a nested list: not a flat list of integers (and no slice copied).
+        if quotes % 2 == 0 and close - at > MIN_LIST_BYTES and not 0 <= after < close:
+            values = _int_list(data[at + 1:close])
+            if values is not None:
+                pieces += [view[done:at], _PLACEHOLDER % len(arrays)]
+                arrays.append(values)
+                done = seen = close + 1  # a list of integers holds no quote
+                at = data.find(b"[", done)
+                continue
+        at = after
+    if not arrays:
+        return None
+    pieces.append(view[done:])
+    skeleton = b"".join(pieces)
+    del pieces, view
+    try:
+        tree = decode_json(skeleton)
+    except Exception:  # the reference decoder will say what is wrong, with the right offset
+        return None
+    return _restore(tree, arrays)
+
+
+# Bytes strtol or numpy's separator matching would take but JSON forbids in a list of integers.
+_LENIENT = (b"+", b"\v", b"\f", b"\0")
+_WHITESPACE = (b" ", b"\t", b"\n", b"\r")
+_POWERS = [10 ** k for k in range(1, 19)]
+
+
+def _int_list(body: bytes) -> np.ndarray | None:
+    """The integers of a JSON list's inside, or None unless it is exactly a valid list of integers.
+
+    numpy parses; the checks make it as strict as JSON: no empty item, and
+    every byte accounted for by the values' own digits and signs, the commas
+    and whitespace, so a leading zero ("07"), a stray sign or any other byte
+    makes the list fall back to the ordinary decoder.
+    """
+    if any(c in body for c in _LENIENT):
+        return None
+    spaces = sum(body.count(c) for c in _WHITESPACE if c in body)
+    bare = body.translate(None, b"".join(_WHITESPACE)) if spaces else body
+    if bare[:1] == b"," or bare[-1:] == b"," or b",," in bare:  # numpy reads an empty item as 0
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            values = np.fromstring(body, dtype=np.int64, sep=",")
+        except (ValueError, DeprecationWarning):
+            return None
+    if values.size == 0:
+        return None
+    commas = values.size - 1  # every item parsed and none empty: one comma between each two
+    low, high = int(values.min()), int(values.max())
+    if high == _INT64.max or low == _INT64.min:  # saturated: too large for int64
+        return None
+    minus = body.count(b"-") if low < 0 or b"-" in body else 0
+    if low < 0:
+        if minus != np.count_nonzero(values < 0) or any(b"-" + c in body for c in _WHITESPACE):
+            return None  # "-0", a stray minus, or a minus apart from its digits
+        compact, magnitude = values, np.abs(values)
+    elif minus:
+        return None
+    else:
+        compact = magnitude = _compact(values, high)
+    digits = values.size  # one digit each, plus one per power of ten reached
+    for power in _POWERS:
+        if power > max(high, -low):
+            break
+        digits += np.count_nonzero(magnitude >= power)
+    if len(body) != digits + minus + commas + spaces:
+        return None
+    return compact
+
+
+def _compact(values: np.ndarray, high: int | None = None) -> np.ndarray:
+    """The smallest unsigned type holding non-negative values (readers widen to int64 as they use them)."""
+    if values.size == 0:
+        return values
+    if high is None:
+        if int(values.min()) < 0:
+            return values
+        high = int(values.max())
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if high <= np.iinfo(dtype).max:
+            return values.astype(dtype)
+    return values
+
+
+def _restore(tree: Any, arrays: list[np.ndarray]) -> Any:
+    """Put the arrays back: as arrays under ``memory``, as lists anywhere else."""
+    found = 0
+
+    def swap(node: Any, as_array: bool) -> Any:
+        nonlocal found
+        if isinstance(node, str) and node.startswith(_PLACEHOLDER_TEXT):
+            found += 1
+            values = arrays[int(node[len(_PLACEHOLDER_TEXT):])]
+            return values if as_array else values.tolist()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(value, (dict, list, str)):
+                    node[key] = swap(value, as_array)
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                if isinstance(value, (dict, list, str)):
+                    node[i] = swap(value, as_array)
+        return node
+
+    for holder in (tree, tree.get("graphProfile") if isinstance(tree, dict) else None):
+        if isinstance(holder, dict) and isinstance(holder.get("memory"), dict):
+            swap(holder["memory"], True)
+    if found < len(arrays):  # long integer lists elsewhere keep their ordinary form
+        swap(tree, False)
+    return tree
+
+
+def decode_cbor_arrays(data: bytes) -> Any | None:
+    """The CBOR tree in ``data`` with long integer lists under ``memory`` as arrays, or None."""
+    start = len(SELF_DESCRIBE_TAG) if data.startswith(SELF_DESCRIBE_TAG) else 0
+    fp = io.BytesIO(data)
+    fp.seek(start)
+    decoder = cbor_decoder(fp)  # the reference decoder's limits (nesting, no value sharing)
+    try:
+        tree = _cbor_item(data, fp, decoder, _TOP)
+    except Exception:  # the reference decoder will say what is wrong, with the right offset
+        return None
+    if fp.tell() != len(data):
+        return None
+    return tree
+
+
+_LENGTH_BYTES = {24: 1, 25: 2, 26: 4, 27: 8}
+
+
+_TOP, _GRAPH, _MEMORY, _OTHER = range(4)  # where an item sits: top level, graphProfile, a memory tree, elsewhere
+
+
+def _cbor_item(data: bytes, fp: io.BytesIO, decoder, where: int) -> Any:
+    """One item: maps with text keys walked here, everything else decoded by cbor2."""
+    at = fp.tell()
+    initial = data[at]
+    major, info = initial >> 5, initial & 31
+    if major == 5 and info < 28:  # a definite-length map
+        extra = _LENGTH_BYTES.get(info, 0)
+        count = int.from_bytes(data[at + 1:at + 1 + extra], "big") if extra else info
+        fp.seek(at + 1 + extra)
+        result: dict = {}
+        for _ in range(count):
+            key_initial = data[fp.tell()]
+            if key_initial >> 5 != 3 or key_initial & 31 >= 28:  # only definite-length text keys
+                raise _Decline
+            key = decoder.decode()
+            if where in (_TOP, _GRAPH) and key == "memory":
+                inner = _MEMORY
+            elif where == _TOP and key == "graphProfile":
+                inner = _GRAPH
+            else:
+                inner = _OTHER if where != _MEMORY else _MEMORY
+            result[key] = _cbor_item(data, fp, decoder, inner)
+        return result
+    if where == _MEMORY and major == 4 and info < 28:  # a definite-length array in a memory tree
+        extra = _LENGTH_BYTES.get(info, 0)
+        count = int.from_bytes(data[at + 1:at + 1 + extra], "big") if extra else info
+        if count >= MIN_LIST_ITEMS:
+            found = _cbor_ints(data, at + 1 + extra, count)
+            if found is not None:
+                values, end = found
+                fp.seek(end)
+                return _compact(values)
+            value = decoder.decode()
+            if isinstance(value, list):
+                try:
+                    return _compact(np.frombuffer(array.array("q", value), dtype=np.int64))
+                except (TypeError, OverflowError):  # not all integers, or too large: the reader names the value
+                    return value
+            return value
+    return decoder.decode()
+
+
+# Bytes an integer item takes, by its initial byte (0 for anything else): major types 0 and 1,
+# additional information 0-23 in the byte itself, 24-27 followed by 1, 2, 4 or 8 bytes.
+_ITEM_BYTES = np.zeros(256, dtype=np.int64)
+for _major in (0x00, 0x20):
+    _ITEM_BYTES[_major:_major + 24] = 1
+    _ITEM_BYTES[_major + 24:_major + 28] = (2, 3, 5, 9)
+_MAX_RUNS = 64  # past this many runs of one item width per thousand items, cbor2 is quicker
+
+
+def _cbor_ints(data: bytes, at: int, count: int) -> tuple[np.ndarray, int] | None:
+    """``count`` CBOR integers from ``at``, decoded a run of equal-width items at a time, and the end.
+
+    None when an item is not an integer, a value does not fit int64, or
+    the widths change too often for runs to pay.
+    """
+    if count > len(data) - at:  # each item takes a byte at least: a header claiming more lies
+        return None
+    buf = np.frombuffer(data, dtype=np.uint8)
+    out = np.empty(count, dtype=np.int64)
+    done = runs = 0
+    window = 64
+    while done < count:
+        if at >= buf.size:
+            return None
+        width = int(_ITEM_BYTES[buf[at]])
+        if width == 0:
+            return None
+        want = min(count - done, window, (buf.size - at) // width)
+        if want == 0:
+            return None
+        heads = buf[at:at + width * want:width]
+        differ = np.flatnonzero(_ITEM_BYTES[heads] != width)
+        run = int(differ[0]) if differ.size else want
+        window = window * 2 if run == want else 64
+        heads = heads[:run]
+        if width == 1:
+            values = (heads & 31).astype(np.int64)
+        else:
+            values = np.zeros(run, dtype=np.uint64)
+            for byte in range(1, width):
+                values <<= np.uint64(8)
+                values |= buf[at + byte:at + width * run:width]
+            if width == 9 and (values > np.uint64(_INT64.max)).any():
+                return None
+            values = values.astype(np.int64)
+        negative = heads >= 0x20
+        if negative.any():
+            values[negative] = -1 - values[negative]
+        out[done:done + run] = values
+        done += run
+        at += width * run
+        runs += 1
+        if runs > _MAX_RUNS + done * _MAX_RUNS // 1000:
+            return None
+    return out, at

@@ -1,0 +1,181 @@
+"""The batched archive scan (ar.py fast walk + elf_bulk) against the member-by-member reference.
+
+The reference here is the straightforward reader the batched one replaced:
+``iter_members`` + ``scan_elf`` per member and a per-section Python loop
+building the columns. Every layout, batch boundaries, and thousands of
+corrupted archives must give the same report or the same error.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from memreport.errors import ReadError
+from memreport.model import Column, MemoryReport, Target
+from memreport.readers import ReadOptions, ar
+from memreport.readers.elf import SHF_ALLOC, ipu_arch, scan_elf
+from memreport.synth.archive import (ArchiveWriter, Section, ar_archive, bss, data, elf_file, note, text,
+                                     tile_elf)
+
+
+def reference_report(path, options: ReadOptions = ReadOptions()) -> MemoryReport:
+    """The archive reader as it was before batching: one member, one section at a time."""
+    blob = open(path, "rb").read()
+    names, tiles = [], []
+    for member in ar.iter_members(blob):
+        try:
+            tile = scan_elf(blob, member.data_offset, member.size)
+        except ReadError as exc:
+            raise exc.located(member=member.name, path=str(path)) from None
+        names.append(member.name)
+        tiles.append(tile)
+    if not tiles:
+        raise ReadError("archive holds no members (an empty archive is not a report)", path=str(path))
+    n = len(tiles)
+    arch = ipu_arch(tiles, names)
+    notes = ["an ELF archive holds no gap information: including gaps is unknown"]
+    if options.arch and options.arch != arch:
+        if arch:
+            notes.append(f"--arch {options.arch} overrides the {arch} named by the ELF flags")
+        arch = options.arch
+    target = Target.for_arch(arch, n, options.tile_memory)
+    if target.bytes_per_tile is None:
+        notes.append("bytes per tile unknown (not IPU ELF): give --tile-memory or --arch to count "
+                     "out-of-memory tiles")
+    excluding = np.zeros(n, dtype=np.int64)
+    columns: dict[str, tuple[list[int], list[int]]] = {}
+    allocated: dict[str, bool] = {}
+    for i, tile in enumerate(tiles):
+        seen: dict[str, int] = {}
+        for name, _, flags, size in tile.sections:
+            seen[name] = seen.get(name, 0) + size
+            if flags & SHF_ALLOC:
+                excluding[i] += size
+                allocated[name] = True
+            else:
+                allocated.setdefault(name, False)
+        for name, size in seen.items():
+            where, sizes = columns.setdefault(name, ([], []))
+            where.append(i)
+            sizes.append(size)
+    breakdown = {}
+    for name in sorted(columns, key=lambda s: (not allocated[s], s)):
+        where, sizes = columns[name]
+        values = np.zeros(n, dtype=np.int64)
+        values[where] = sizes
+        present = None
+        if len(where) != n:
+            present = np.zeros(n, dtype=bool)
+            present[where] = True
+        breakdown[name] = Column(values, present, counted=allocated[name])
+    return MemoryReport(source=str(path), format="archive", target=target, excluding_gaps=excluding,
+                        breakdown=breakdown, breakdown_kind="section", tile_names=names, notes=tuple(notes),
+                        info={"members": n})
+
+
+def outcome(read, path):
+    """A comparable summary of a read: the report's every figure, or the error's type and text."""
+    try:
+        report = read(path)
+    except ReadError as exc:
+        return ("error", type(exc).__name__, str(exc))
+    columns = [(name, col.values.tolist(), None if col.present is None else col.present.tolist(), col.counted)
+               for name, col in report.breakdown.items()]
+    return ("report", report.target, report.excluding_gaps.tolist(), columns, list(report.tile_names),
+            report.notes, dict(report.info), report.format)
+
+
+def batched(path):
+    prefix = open(path, "rb").read(4096)
+    return ar.read_archive(str(path), prefix, ReadOptions())[0]
+
+
+@pytest.fixture(params=[(4096, 32 << 20), (3, 1 << 20), (1, 1), (2, 700)], ids=["one-batch", "3-members",
+                                                                               "1-member", "700-bytes"])
+def batches(request, monkeypatch):
+    monkeypatch.setattr(ar, "BATCH_MEMBERS", request.param[0])
+    monkeypatch.setattr(ar, "BATCH_BYTES", request.param[1])
+    return request.param
+
+
+def varied_members(rng: random.Random, count: int, long_names: bool = False) -> list[tuple[str, bytes]]:
+    """Tiles of several shapes: different section sets, duplicates, ELF classes and byte orders."""
+    members = []
+    for i in range(count):
+        shape = rng.randrange(6)
+        if shape == 0:
+            sections = [text(rng.randrange(1, 3000)), data(rng.randrange(0, 90)), bss(rng.randrange(10**6))]
+        elif shape == 1:
+            sections = [text(rng.randrange(1, 900)), note(rng.randrange(1, 50), ".debug_info"), note(9, ".rela.text")]
+        elif shape == 2:
+            sections = [text(17), text(33), data(5, ".rodata")]  # a duplicate name
+        elif shape == 3:
+            sections = [bss(4096)]
+        elif shape == 4:
+            sections = [Section(".text", 40, flags=0x6), Section(".data", 8, type=1, flags=0x3)]
+        else:
+            sections = [text(rng.randrange(1, 200)), bss(rng.randrange(1, 200), ".bss.big"),
+                        note(3, "é.comment")]
+        blob = elf_file(sections, elfclass=rng.choice([32, 32, 32, 64]), little=rng.random() < 0.8,
+                        e_flags=0x2)
+        if rng.random() < 0.3:
+            blob += b"\0"  # odd sizes exercise the padding
+        name = f"tile_{i:04d}_with_a_long_member_name.elf" if long_names and i % 2 else f"t{i}.elf"
+        members.append((name, blob))
+    return members
+
+
+@pytest.mark.parametrize("bsd", [False, True])
+@pytest.mark.parametrize("symbol_index", [False, True])
+@pytest.mark.parametrize("long_names", [False, True])
+def test_layouts_agree_with_the_reference(tmp_path, batches, bsd, symbol_index, long_names):
+    rng = random.Random(hash((bsd, symbol_index, long_names)) & 0xFFFF)
+    path = tmp_path / "a.a"
+    path.write_bytes(ar_archive(varied_members(rng, 23, long_names), bsd=bsd, symbol_index=symbol_index))
+    expected = outcome(reference_report, path)
+    assert expected[0] == "report"
+    assert outcome(batched, path) == expected
+
+
+def test_uniform_pod_like_archive_agrees(tmp_path, batches):
+    path = tmp_path / "pod.a"
+    with open(path, "wb") as f:
+        writer = ArchiveWriter(f)
+        for i in range(40):
+            writer.add(f"tile_{i:05d}.elf", tile_elf(i, 1000 + 37 * i, 24, 5000 + i))
+    assert outcome(batched, path) == outcome(reference_report, path)
+
+
+def test_corrupted_archives_fail_or_read_exactly_like_the_reference(tmp_path, monkeypatch):
+    """Random byte damage anywhere (headers, ELF headers, section tables): the same report or error."""
+    monkeypatch.setattr(ar, "BATCH_MEMBERS", 4)
+    monkeypatch.setattr(ar, "BATCH_BYTES", 3000)
+    rng = random.Random(7)
+    base = bytearray(ar_archive(varied_members(rng, 9, long_names=True), symbol_index=True))
+    path = tmp_path / "bad.a"
+    differ = 0
+    for trial in range(1500):
+        blob = bytearray(base)
+        for _ in range(rng.choice([1, 1, 2, 4])):
+            at = rng.randrange(8, len(blob))
+            blob[at] = rng.choice([0, 0x20, 0x2F, 0x30 + rng.randrange(10), 0x0A, 0xFF, rng.randrange(256)])
+        if rng.random() < 0.1:
+            blob = blob[:rng.randrange(8, len(blob))]
+        path.write_bytes(bytes(blob))
+        expected = outcome(reference_report, path)
+        differ += expected[0] == "error"
+        assert outcome(batched, path) == expected, trial
+    assert differ > 300  # the damage does reach the checks
+
+
+def test_progress_is_reported_every_batch_of_members(tmp_path, monkeypatch):
+    monkeypatch.setattr(ar, "BATCH_MEMBERS", 4)
+    path = tmp_path / "p.a"
+    path.write_bytes(ar_archive([(f"t{i}", tile_elf(i, 100 + i)) for i in range(10)]))
+    calls = []
+    ar.read_archive(str(path), path.read_bytes()[:4096], ReadOptions(progress=lambda d, t: calls.append((d, t))))
+    headers = [m.header_offset for m in ar.iter_members(path.read_bytes())]
+    size = path.stat().st_size
+    assert calls == [(headers[3], size), (headers[7], size), (size, size)]

@@ -1,0 +1,124 @@
+"""The array-producing JSON and CBOR decoders against the ordinary ones (orjson/json, cbor2).
+
+A profile read through them must give the same report, and a damaged one
+the same error, as one read the ordinary way.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import orjson
+import pytest
+
+from memreport.errors import ReadError
+from memreport.readers import ReadOptions, bulk_decode, profile
+from memreport.readers.document import decode_cbor, decode_json
+from memreport.synth.profile import build_profile, encode_cbor, encode_json, wrap
+
+TILES = 700  # enough for every per-tile list to take the array path
+
+
+def doc(seed: int = 1) -> dict:
+    rng = np.random.default_rng(seed)
+    excluding = rng.integers(0, 300_000, TILES)
+    excluding[::7] = 0
+    return build_profile(excluding, including_gaps=excluding + rng.integers(0, 5000, TILES), num_ipus=1,
+                         tiles_per_ipu=TILES, bytes_per_tile=262_144, always_live=excluding // 3,
+                         not_always_live_max=excluding - excluding // 3)
+
+
+def read(path, fast: bool, monkeypatch):
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(profile, "decode_json_arrays", lambda data: None)
+            m.setattr(profile, "decode_cbor_arrays", lambda data: None)
+        reader = profile.read_json if str(path).endswith(".json") else profile.read_cbor
+        try:
+            report = reader(str(path), b"", ReadOptions())[0]
+        except ReadError as exc:
+            return ("error", type(exc).__name__, str(exc))
+    return ("report", report.target, report.excluding_gaps.tolist(),
+            None if report.including_gaps is None else report.including_gaps.tolist(),
+            [(k, c.values.tolist(), c.counted) for k, c in report.breakdown.items()],
+            {k: v.tolist() for k, v in report.regions.items()}, report.notes, report.info)
+
+
+def same(tree, reference) -> bool:
+    """Trees equal, arrays standing for lists of the same integers."""
+    if isinstance(tree, np.ndarray):
+        return isinstance(reference, list) and tree.tolist() == reference
+    if isinstance(tree, dict):
+        return isinstance(reference, dict) and list(tree) == list(reference) and all(
+            same(tree[k], reference[k]) for k in tree)
+    if isinstance(tree, list):
+        return isinstance(reference, list) and len(tree) == len(reference) and all(
+            same(a, b) for a, b in zip(tree, reference))
+    return type(tree) is type(reference) and tree == reference
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+@pytest.mark.parametrize("indent", [False, True])
+def test_json_tree_is_the_reference_tree_with_arrays(wrapped, indent):
+    document = wrap(doc()) if wrapped else doc()
+    document["executionProfile" if wrapped else "extra"] = {"perTile": list(range(1000))}  # not memory
+    data = encode_json(document, indent=indent)
+    tree = bulk_decode.decode_json_arrays(data)
+    assert tree is not None and same(tree, decode_json(data))
+    memory = (tree["graphProfile"] if wrapped else tree)["memory"]
+    assert isinstance(memory["byTile"]["total"], np.ndarray)
+    assert isinstance(tree["executionProfile" if wrapped else "extra"]["perTile"], list)
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_cbor_tree_is_the_reference_tree_with_arrays(wrapped):
+    document = wrap(doc()) if wrapped else doc()
+    document["memory" if not wrapped else "graphProfile"]["memory" if wrapped else "byTile"]["negatives"] = \
+        [-1, -24, -25, -256, -70000, -(2 ** 40), 2 ** 40, 2 ** 62] * 40
+    data = encode_cbor(document)
+    tree = bulk_decode.decode_cbor_arrays(data)
+    assert tree is not None and same(tree, decode_cbor(data))
+
+
+def test_json_declines_what_it_cannot_vouch_for():
+    assert bulk_decode.decode_json_arrays(b'{"a": "\\" [1,2]", "memory": {}}') is None  # an escape
+    assert bulk_decode.decode_json_arrays(b'{"memory": {"byTile": {"total": [1, 2]}}}') is None  # short lists
+    body = b",".join(b"%d" % i for i in range(400))
+    for bad in (b"01," + body, body + b",1.5", body + b",", b"+1," + body, b"1 2," + body, b"-0," + body,
+                body + b",99999999999999999999"):
+        assert bulk_decode._int_list(bad) is None, bad[:20]
+    assert bulk_decode._int_list(b" -7 ,\n" + body).tolist() == [-7] + list(range(400))
+
+
+@pytest.mark.parametrize("encoding", ["json", "cbor"])
+def test_damaged_profiles_read_exactly_like_the_reference(tmp_path, monkeypatch, encoding):
+    rng = random.Random(3)
+    base = encode_json(doc(), indent=True) if encoding == "json" else encode_cbor(doc())
+    path = tmp_path / f"p.{encoding}"
+    outcomes = set()
+    for trial in range(300):
+        blob = bytearray(base)
+        for _ in range(rng.choice([1, 1, 3])):
+            at = rng.randrange(len(blob))
+            if encoding == "json":
+                blob[at] = ord(rng.choice('0123456789,-. "[]{}x\n+'))
+            else:
+                blob[at] = rng.randrange(256)
+        if rng.random() < 0.1:
+            blob = blob[:rng.randrange(len(blob))]
+        path.write_bytes(bytes(blob))
+        expected = read(path, False, monkeypatch)
+        outcomes.add(expected[0])
+        assert read(path, True, monkeypatch) == expected, trial
+    assert outcomes == {"report", "error"}
+
+
+def test_random_integer_lists_match_orjson():
+    rng = random.Random(5)
+    alphabet = [b"0", b"1", b"9", b"-", b",", b" ", b"\n", b"\t", b"+", b"."]
+    for _ in range(20_000):
+        body = b"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9)))
+        values = bulk_decode._int_list(body)
+        if values is None:
+            continue
+        assert orjson.loads(b"[" + body + b"]") == values.tolist(), body

@@ -1,0 +1,52 @@
+"""scripts/bench.py's quick mode on tiny inputs, so the benchmark cannot rot."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import needs_size, size_a
+
+BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "bench.py")
+
+
+def test_quick_mode_on_tiny_inputs(tmp_path):
+    figures = tmp_path / "figures.json"
+    result = subprocess.run([sys.executable, BENCH, "--quick", "--tiles", "48", "--data-dir", str(tmp_path),
+                             "--json", str(figures)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "memreport --format json" in result.stdout and "ours/this" in result.stdout
+    data = json.loads(figures.read_text())
+    inputs = {row["input"] for row in data["rows"]}
+    assert {"start-up", "archive, 48 tiles", "JSON profile, 48 tiles", "CBOR profile, 48 tiles"} <= inputs
+    commands = {(row["input"], row["command"]) for row in data["rows"]}
+    assert ("JSON profile, 48 tiles", "python: orjson.loads") in commands
+    assert ("CBOR profile, 48 tiles", "python: cbor2.load") in commands
+    for row in data["rows"]:
+        assert row["runs"] == 1 and row["median_s"] > 0 and row["peak_rss_mb"] > 0
+    assert {t["target"] for t in data["targets"]} == {"memreport --version under 0.3 s"}
+    # The inputs are kept for the next run, and the archive is one size -A can read.
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".json" or "profile" in p.name) == [
+        "ipu2_48_tiles.v1.a", "profile_48_tiles.v1.cbor", "profile_48_tiles.v1.json"]
+
+
+@needs_size
+def test_generated_archive_matches_size_dash_a(tmp_path):
+    sys.path.insert(0, os.path.dirname(BENCH))
+    try:
+        import bench
+    finally:
+        sys.path.pop(0)
+    import memreport
+    path = tmp_path / "a.a"
+    bench.write_archive(str(path), 30)
+    report = memreport.read(path)
+    layout = bench.tile_layout(30)
+    assert report.num_tiles == 30 and report.target.arch == "ipu2"
+    assert report.excluding_gaps.tolist() == layout.sum(axis=1).tolist()
+    assert report.breakdown[".text"].values.tolist() == layout[:, 0].tolist()
+    assert {".rela.text", ".symtab", ".strtab", ".comment"} <= set(report.breakdown)
+    for tile, (name, sections) in enumerate(size_a(path)):  # binutils reads every member
+        assert name == f"tile_{tile:05d}.elf"
+        assert all(report.breakdown[section].get(tile) == size for section, size in sections.items())
