@@ -12,14 +12,15 @@ import os
 
 from .errors import (MemreportError, MissingDependency, ReadError, TileCountMismatch, Truncated,
                      UnexpectedError, UnrecognisedFormat, UnsupportedOperation)
-from .model import ARCHES, Bin, Column, Histogram, MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
+from .model import (ARCHES, Bin, Column, Histogram, MemoryReport, PrintedSummary, SkippedMember, Target, TileBytes,
+                    TileDetail)
 from .readers import ReadOptions
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ARCHES", "Bin", "Column", "Histogram", "MemoryReport", "MemreportError", "MissingDependency", "PrintedSummary",
-    "ReadError", "ReadOptions", "Target", "TileBytes", "TileCountMismatch", "TileDetail", "Truncated",
+    "ReadError", "ReadOptions", "SkippedMember", "Target", "TileBytes", "TileCountMismatch", "TileDetail", "Truncated",
     "UnexpectedError", "UnrecognisedFormat", "UnsupportedOperation", "read", "read_all", "__version__",
 ]
 

@@ -77,9 +77,18 @@ def histogram(report: MemoryReport, bin_kib: int | None = None) -> Histogram:
                 f"{report.source}: a text report holds only its printed {printed.bin_kib} KiB bins; "
                 f"it cannot be re-binned to {bin_kib} KiB")
         return printed
+    if report.known is not None:  # skipped tiles hold a placeholder, not a value
+        values = values[report.known]
     if bin_kib is None:
         bin_kib = choose_bin_kib(int(values.min()), int(values.max())) if values.size else 1
     return bin_counts(values, bin_kib)
+
+
+def histogram_if_known(report: MemoryReport, bin_kib: int | None = None) -> Histogram | None:
+    """:func:`histogram`, or None for a source with no per-tile values that printed no histogram."""
+    if report.excluding_gaps is None and (report.printed is None or report.printed.histogram is None):
+        return None
+    return histogram(report, bin_kib)
 
 
 def out_of_memory(report: MemoryReport) -> np.ndarray | None:
@@ -109,9 +118,11 @@ def count_out_of_memory(report: MemoryReport) -> int | None:
     return None if over is None else int(np.count_nonzero(over))
 
 
-def _argmax(values: np.ndarray) -> TileBytes | None:
-    if values.size == 0:
+def _argmax(values: np.ndarray, known: np.ndarray | None = None) -> TileBytes | None:
+    if values.size == 0 or (known is not None and not known.any()):
         return None
+    if known is not None:  # skipped tiles (placeholders) never win
+        values = np.where(known, values, -1)
     tile = int(np.argmax(values))  # first (lowest) tile among equals
     return TileBytes(tile, int(values[tile]))
 
@@ -120,14 +131,14 @@ def max_excluding_gaps(report: MemoryReport) -> TileBytes | None:
     """The largest tile excluding gaps (printed or computed)."""
     if report.excluding_gaps is None:
         return report.printed.max_excluding_gaps if report.printed else None
-    return _argmax(report.excluding_gaps)
+    return _argmax(report.excluding_gaps, report.known)
 
 
 def max_including_gaps(report: MemoryReport) -> TileBytes | None:
     """The largest tile including gaps; None where the source has no gap information."""
     if report.including_gaps is None:
         return report.printed.max_including_gaps if report.printed else None
-    return _argmax(report.including_gaps)
+    return _argmax(report.including_gaps, report.known)
 
 
 def total_excluding_gaps(report: MemoryReport) -> int | None:
@@ -149,12 +160,15 @@ def top_tile_ids(report: MemoryReport, n: int) -> np.ndarray:
     key = report.including_gaps if report.including_gaps is not None else report.excluding_gaps
     if key is None or n <= 0 or key.size == 0:
         return np.empty(0, dtype=np.int64)
+    if report.known is not None:  # skipped tiles (placeholders) rank last and are dropped
+        key = np.where(report.known, key, -1)
     n = min(n, key.size)
     # Partition first so the work stays O(tiles), then order the few candidates.
     threshold = np.partition(key, key.size - n)[key.size - n]
     candidates = np.flatnonzero(key >= threshold)
     order = np.lexsort((candidates, -key[candidates].astype(np.int64)))
-    return candidates[order][:n]
+    top = candidates[order][:n]
+    return top if report.known is None else top[report.known[top]]
 
 
 def tile_breakdown(report: MemoryReport, tile: int, counted_only: bool = True) -> dict[str, int]:
@@ -201,9 +215,12 @@ def per_ipu(report: MemoryReport) -> list[IpuSummary]:
         return []
     over = out_of_memory(report)
     result = []
+    known = report.known
     for ipu, first in enumerate(range(0, values.size, tpi)):
         part = slice(first, min(first + tpi, values.size))
-        peak = _argmax(values[part])
+        peak = _argmax(values[part], None if known is None else known[part])
+        if peak is None:  # every tile of this IPU was skipped: nothing known to summarise
+            continue
         result.append(IpuSummary(
             ipu=ipu, first_tile=first, num_tiles=part.stop - first,
             excluding_gaps=int(values[part].sum(dtype=np.int64)),

@@ -14,12 +14,8 @@ from typing import Sequence
 import numpy as np
 
 from . import analysis
-from .errors import MemreportError
+from .errors import TileCountMismatch  # noqa: F401 - defined with the other errors, re-exported here
 from .model import MemoryReport, TileBytes
-
-
-class TileCountMismatch(MemreportError):
-    """The two reports are of programs with different tile counts."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +145,8 @@ class Diff:
 def _known_bytes(report: MemoryReport) -> tuple[np.ndarray, np.ndarray]:
     """(tile ids ascending, excluding-gaps bytes) of every tile whose bytes the report holds."""
     if report.excluding_gaps is not None:
-        return np.arange(report.num_tiles), report.excluding_gaps.astype(np.int64)
+        tiles = np.arange(report.num_tiles) if report.known is None else np.flatnonzero(report.known)
+        return tiles, report.excluding_gaps[tiles].astype(np.int64)
     known = {d.tile: d.excluding_gaps for d in report.detailed_tiles if d.excluding_gaps is not None}
     tiles = np.array(sorted(known), dtype=np.int64)
     return tiles, np.array([known[t] for t in tiles.tolist()], dtype=np.int64)
@@ -168,14 +165,16 @@ def _known_out_of_memory(report: MemoryReport, tiles: np.ndarray) -> np.ndarray 
 
 
 def _partial_notes(old: MemoryReport, new: MemoryReport, compared: int) -> tuple[str, ...]:
-    partial = [label for label, r in (("OLD", old), ("NEW", new)) if r.per_tile == "partial"]
+    skipped = tuple(f"{label} ({r.source}) has {len(r.skipped):,} tile(s) of unknown bytes (damaged members "
+                    "skipped): they are not compared" for label, r in (("OLD", old), ("NEW", new)) if r.skipped)
+    partial = [label for label, r in (("OLD", old), ("NEW", new)) if r.excluding_gaps is None]
     if not partial:
-        return ()
+        return skipped
     who = " and ".join(f"{label} ({r.source})" for label, r in (("OLD", old), ("NEW", new))
                        if label in partial)
     verb = "are" if len(partial) == 2 else "is"
     return (f"{who} {verb} partial (a text summary): only the {compared:,} tile(s) both sides detail are "
-            "compared; totals, maxima and out-of-memory counts are as printed",)
+            "compared; totals, maxima and out-of-memory counts are as printed",) + skipped
 
 
 def choose_report(reports: Sequence[MemoryReport]) -> tuple[MemoryReport, str | None]:
@@ -194,7 +193,7 @@ def diff_reports(old: MemoryReport, new: MemoryReport, notes: Sequence[str] = ()
                                 f"{new.num_tiles:,}")
     old_tiles, old_values = _known_bytes(old)
     new_tiles, new_values = _known_bytes(new)
-    if old.excluding_gaps is not None and new.excluding_gaps is not None:
+    if old.per_tile == new.per_tile == "complete":
         tiles = old_tiles
     else:
         tiles = np.intersect1d(old_tiles, new_tiles, assume_unique=True)

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 
+MAX_MESSAGE = 400  # characters of a ReadError message: a one-line error stays one readable line
+
+
 class MemreportError(Exception):
     """Base of every error memreport raises on purpose."""
 
@@ -11,6 +14,9 @@ class ReadError(MemreportError):
 
     def __init__(self, message: str, *, path: str | None = None, member: str | None = None,
                  line: int | None = None, offset: int | None = None) -> None:
+        message = " ".join(message.splitlines())  # one line on stderr, whatever a decoder said
+        if len(message) > MAX_MESSAGE:  # a quoted line of a hostile file can be a megabyte long
+            message = message[:MAX_MESSAGE - 80] + " [...] " + message[-73:]
         super().__init__(message)
         self.message = message
         self.path = path

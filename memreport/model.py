@@ -37,9 +37,10 @@ ARCHES: Mapping[str, Arch] = MappingProxyType({
     "ipu21": Arch("ipu21", 1472, 624 * KIB, 0x21),
 })
 ARCH_BY_EFLAGS: Mapping[int, Arch] = MappingProxyType({a.e_flags: a for a in ARCHES.values()})
-# No IPU system comes near (a Bow Pod256 has 376,832 tiles); a larger count is a damaged file, and
-# arrays of it would take gigabytes.
-MAX_TILES = 1 << 24
+# Past any one Poplar graph (a Bow Pod1024 as one graph would have 1,507,328 tiles; a Bow Pod256 has
+# 376,832): a larger count is a damaged file. A tensor map's tile count comes from its largest tile id,
+# so this also bounds what a tiny file can make memreport draw and write (a row per tile in CSV).
+MAX_TILES = 1 << 21
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,13 @@ sniffs, dispatches and turns any stray low-level failure into a
 from __future__ import annotations
 
 import os
+import stat
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
-from ..errors import ReadError, UnrecognisedFormat
+from ..errors import ReadError, UnexpectedError, UnrecognisedFormat
 from ..model import MemoryReport
 
 PREFIX_BYTES = 4096
@@ -24,7 +26,7 @@ class ReadOptions:
 
     tile_memory: int | None = None   # bytes per tile, overriding what the source says
     arch: str | None = None          # ipu1 / ipu2 / ipu21, when the source does not say
-    skip_bad_members: bool = False
+    skip_bad_members: bool = False   # archives: a damaged member's tile is kept as unknown, not fatal
     progress: Callable[[int, int], None] | None = None  # (done, total) in reader units
 
 
@@ -73,9 +75,17 @@ def _load_builtin() -> None:
 
 
 def read_prefix(path: str) -> bytes:
-    """The first bytes of a file, with errors for missing paths and directories."""
-    if os.path.isdir(path):
+    """The first bytes of a file, with errors for missing paths, directories, pipes and devices."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ReadError("no such file", path=path) from None
+    except OSError as exc:
+        raise ReadError(exc.strerror or str(exc), path=path) from None
+    if stat.S_ISDIR(mode):
         raise ReadError("is a directory", path=path)
+    if not stat.S_ISREG(mode):  # a FIFO would block the open forever; readers map and re-read their input
+        raise ReadError("not a regular file (a pipe, socket or device): save it to a file first", path=path)
     try:
         with open(path, "rb") as f:
             return f.read(PREFIX_BYTES)
@@ -106,13 +116,30 @@ def read_path(path: str | os.PathLike, options: ReadOptions | None = None) -> li
     options = options or ReadOptions()
     prefix = read_prefix(path)
     reader = identify(path, prefix)
-    try:
+    with reading(path, reader.description):
         reports = reader.read(path, prefix, options)
-    except ReadError as exc:
-        raise exc.located(path) from None
-    except (MemoryError, RecursionError) as exc:
-        raise ReadError(f"{reader.description}: too large or too deeply nested ({type(exc).__name__})",
-                        path=path) from None
     if not reports:
         raise ReadError(f"{reader.description}: holds no report", path=path)
     return reports
+
+
+@contextmanager
+def reading(path: str, what: str) -> Iterator[None]:
+    """Turn every failure inside into a ReadError naming ``path``.
+
+    Readers raise precise ReadErrors themselves; this is the last resort, so
+    a stray low-level exception never reaches a user as a traceback. Such an
+    exception becomes an :class:`~memreport.errors.UnexpectedError` that
+    names its type and keeps it as ``__cause__``, so the bug stays findable.
+    """
+    try:
+        yield
+    except ReadError as exc:
+        raise exc.located(path) from None
+    except (MemoryError, RecursionError) as exc:
+        raise ReadError(f"{what}: too large or too deeply nested ({type(exc).__name__})", path=path) from None
+    except Exception as exc:  # noqa: BLE001 - the point of the guard
+        detail = " ".join(str(exc).split())
+        detail = detail if len(detail) <= 200 else detail[:197] + "..."
+        raise UnexpectedError(f"{what}: unexpected {type(exc).__name__} while reading ({detail}); this is a "
+                              "memreport bug: please report it with the file", path=path) from exc

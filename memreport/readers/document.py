@@ -116,6 +116,8 @@ def decode_json(data: bytes) -> Any:
         raise cls(f"{what}: {exc.msg}", offset=offset) from None
     except UnicodeDecodeError as exc:
         raise ReadError(f"invalid JSON: not UTF-8 text ({exc.reason})", offset=start + exc.start) from None
+    except ValueError as exc:  # the json fallback: an integer of more than 4,300 digits
+        raise ReadError(f"invalid JSON: {exc}") from None
 
 
 def decode_cbor(data: bytes) -> Any:

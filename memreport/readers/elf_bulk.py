@@ -23,6 +23,7 @@ EM_GRAPHCORE_IPU = 248
 SHT_NULL, SHT_NOBITS = 0, 8
 SHF_ALLOC = 0x2
 SHN_XINDEX = 0xFFFF
+MAX_CELLS = 1 << 24  # section columns x tiles allowed beyond 16 per section read (150 MB at most)
 _MAX_OFFSET = 1 << 40  # an offset or size beyond this is left to the reference scan (no int64 overflow)
 _ELF_MAGIC = np.frombuffer(b"\x7fELF", dtype=np.uint8)
 
@@ -297,6 +298,10 @@ def sections_report(source: str, fmt: str, tile_names: Sequence[str], machine: n
     counted[rows.name[alloc]] = True
     # Columns ordered as before: allocated sections first, then by name.
     order = sorted(used.tolist(), key=lambda i: (not counted[i], names[i]))
+    cells = len(order) * n
+    if cells > max(MAX_CELLS, 16 * rows.tile.size):  # one column per name, each of n tiles: keep it near the input
+        raise ReadError(f"{len(order):,} distinct section names over {n:,} members: a column per name would "
+                        f"take {cells * 9 / 2**30:,.1f} GiB (tile ELFs share a few names)")
     slot = np.full(len(names), -1, dtype=np.int64)
     slot[order] = np.arange(len(order))
     values = np.zeros((len(order), n), dtype=np.int64)

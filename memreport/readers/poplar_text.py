@@ -31,12 +31,52 @@ _TILE = re.compile(rf"Tile\s*#\s*(?P<tile>{_INT})\s+memory usage\s*:", re.IGNORE
 _VERTEX = re.compile(rf"Vertex Data\s*\(\s*(?P<bytes>{_INT})\s*B\s*\)\s*:", re.IGNORECASE)
 _OLD_MAX = re.compile(rf"Max tile memory\s*\(tile\s+(?P<tile>{_INT})\)\s*:\s*(?P<bytes>{_INT})(?:\s.*)?",
                       re.IGNORECASE)
-_ITEM = re.compile(r"(?P<key>.+?)\s*:\s+(?P<value>\S.*)")
-_TYPE_ITEM = re.compile(rf"(?P<key>\S.*?)\s+(?P<value>(?:{_INT})\s*B)")
+
+
+class _ItemLine:
+    """``key: value`` as the regex ``(?P<key>.+?)\\s*:\\s+(?P<value>\\S.*)`` reads a line, in linear time.
+
+    The regex backtracks quadratically over a long run of spaces (one
+    crafted line of a megabyte took hours), so the lines are split by hand.
+    """
+
+    @staticmethod
+    def fullmatch(text: str) -> dict[str, str] | None:
+        at = text.find(":", 1)
+        while at >= 0:  # the first colon followed by whitespace and then more text
+            if text[at + 1:at + 2].isspace():
+                value, key = text[at + 1:].lstrip(), text[:at].rstrip()
+                if not value:  # only whitespace follows: no later colon either
+                    return None
+                if key:
+                    return {"key": key, "value": value}
+            at = text.find(":", at + 1)
+        return None
+
+
+class _TypeItemLine:
+    """``name  1,234 B`` as the regex ``(?P<key>\\S.*?)\\s+(?P<value>INT\\s*B)`` reads a line, in linear time."""
+
+    _int = re.compile(_INT)
+
+    @classmethod
+    def fullmatch(cls, text: str) -> dict[str, str] | None:
+        if not text.endswith("B") or not text[:1] or text[:1].isspace():
+            return None
+        number_end = len(text[:-1].rstrip())
+        parts = text[:number_end].rsplit(None, 1)
+        if len(parts) != 2 or not cls._int.fullmatch(parts[1]):
+            return None
+        return {"key": parts[0], "value": parts[1] + text[number_end:]}
+
+
+_ITEM = _ItemLine()
+_TYPE_ITEM = _TypeItemLine()
 _BYTES = re.compile(rf"(?P<n>{_INT})\s*(?:B|bytes)")
 _QUANTITY = re.compile(rf"(?P<n>{_INT})(?:\.(?P<frac>\d+))?\s*(?P<unit>[A-Za-z]*)")
 _EVENT = re.compile(r"=>\s*@\s*(?P<when>.*?):\s+(?P<kind>Compile begin|Compile end|Host->Device|Device->Host|"
                     r"Load engine|Execute|Unknown event)(?:\s*:\s*(?P<module>.*))?")
+_MAX_DIGITS = 19  # 2**63 has 19 digits
 _ELISION = {".", "..", "...", "\u2026", "\u22ee"}
 _SIZE_UNITS = {"b": 1, "k": 1024, "kb": 1024, "kib": 1024, "mb": 1024**2, "mib": 1024**2,
                "gb": 1024**3, "gib": 1024**3}  # binary: Poplar's kB and MB are KiB and MiB
@@ -55,17 +95,26 @@ class _Line(NamedTuple):
 
 # ---------------------------------------------------------------- values
 
+def _whole(number: str, line: int, what: str) -> int:
+    """A matched integer (thousands separators allowed), refused past 19 digits: nothing in a report is
+    that large, and Python will not even convert a number of more than 4,300 digits."""
+    digits = number.replace(",", "").lstrip("0")
+    if len(digits) > _MAX_DIGITS:
+        raise ReadError(f"{what}: a number of {len(digits):,} digits is too large", line=line)
+    return int(digits or "0")
+
+
 def _int(text: str, line: int, what: str) -> int:
     if not re.fullmatch(_INT, text):
         raise ReadError(f"{what}: {text!r} is not a number", line=line)
-    return int(text.replace(",", ""))
+    return _whole(text, line, what)
 
 
 def _bytes(text: str, line: int, what: str) -> int:
     match = _BYTES.fullmatch(text)
     if not match:
         raise ReadError(f"{what}: {text!r} is not a byte count (expected e.g. '1,024 B')", line=line)
-    return int(match["n"].replace(",", ""))
+    return _whole(match["n"], line, what)
 
 
 def _quantity(text: str, line: int, what: str) -> tuple[Decimal, str]:
@@ -78,6 +127,8 @@ def _quantity(text: str, line: int, what: str) -> tuple[Decimal, str]:
 
 def _loose(text: str) -> Any:
     """A value from a section memreport does not interpret: a number when it is one, else the text."""
+    if len(text.replace(",", "").lstrip("0")) > _MAX_DIGITS + 8:  # too long for a number: kept as text
+        return text
     if _BYTES.fullmatch(text):
         return int(_BYTES.fullmatch(text)["n"].replace(",", ""))
     match = _QUANTITY.fullmatch(text)
@@ -698,7 +749,17 @@ def read_poplar_text(path: str, prefix: bytes, options: ReadOptions) -> list[Mem
     """The reports of a text summary (one, or several concatenated) or of a ``.rep`` trace."""
     with open(path, "rb") as f:
         data = f.read()
-    return parse_text(_decode(data), path, options)
+    text = _decode(data)
+    try:
+        return parse_text(text, path, options)
+    except ReadError as exc:
+        # Poplar ends every line: a failure on an unended last line is a file cut short (a download, a log
+        # still being written), and saying so beats "does not parse".
+        last = text.count("\n") + 1
+        if isinstance(exc, Truncated) or text.endswith("\n") or exc.line != last:
+            raise
+        raise Truncated(f"the file ends mid-line (cut short?): {exc.message}", line=exc.line,
+                        offset=exc.offset) from None
 
 
 _SNIFF_HEADING = re.compile(r"^[ \t]*(?:Target|Memory Usage ?|By Tile \(Excluding Gaps\)|"

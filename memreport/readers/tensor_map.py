@@ -19,13 +19,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import ReadError
-from ..model import ARCHES, MemoryReport, Target
+from ..model import ARCHES, MAX_TILES, MemoryReport, Target
 from ..tensor_map_model import Tensor, TensorMap
-from . import ReadOptions, read_prefix
+from . import ReadOptions, read_prefix, reading
 from .document import decode_cbor, decode_json, looks_like_cbor_map, mapping, whole_number
 
 MAPPING_KEYS = ("mappings", "mapping")
 TENSOR_FIELDS = 8  # the framework name, a ninth, appears in files from 2020 on
+MAX_ELEMENTS = 1 << 40  # per [tile, elements] pair: far past any tile, and byte estimates stay in int64
 
 
 def is_tensor_map(tree: Any) -> bool:
@@ -100,17 +101,26 @@ def _pairs(pair_lists: list[Any], tensors: list[Tensor], key: str) -> tuple[np.n
         arr = None
     if arr is not None and arr.ndim == 2 and arr.shape[1] == 2 and arr.dtype.kind in "iu":
         tiles, elements = arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64)
-        if int(tiles.min()) >= 0 and int(elements.min()) >= 0:
+        if int(tiles.min()) >= 0 and int(elements.min()) >= 0 and int(tiles.max()) < MAX_TILES \
+                and int(elements.max()) < MAX_ELEMENTS:
             return tiles, elements
-    # Slow path, only to name the first bad pair.
+    # Slow path: names the first bad pair, and takes integral floats as whole_number does elsewhere.
+    tile_list, element_list = [], []
     for tensor, pairs in zip(tensors, pair_lists):
         path = f"{key}[{tensor.computation!r}] tensor {tensor.name!r} tiles"
         for index, pair in enumerate(pairs):
             if not isinstance(pair, (list, tuple)) or len(pair) != 2:
                 raise ReadError(f"{path}[{index}] must be a [tile, elements] pair")
-            whole_number(pair[0], f"{path}[{index}][0] (tile)")
-            whole_number(pair[1], f"{path}[{index}][1] (elements)")
-    raise ReadError(f"{key}: a [tile, elements] pair is not two integers")  # pragma: no cover
+            tile = whole_number(pair[0], f"{path}[{index}][0] (tile)")
+            elements = whole_number(pair[1], f"{path}[{index}][1] (elements)")
+            if tile >= MAX_TILES:
+                raise ReadError(f"{path}[{index}][0] (tile) is {tile:,}: beyond any IPU system "
+                                f"(at most {MAX_TILES:,} tiles)")
+            if elements >= MAX_ELEMENTS:
+                raise ReadError(f"{path}[{index}][1] (elements) is {elements:,}: more than a tile can hold")
+            tile_list.append(tile)
+            element_list.append(elements)
+    return np.array(tile_list, dtype=np.int64), np.array(element_list, dtype=np.int64)
 
 
 def _totals_notes(tensors: list[Tensor], pair_tensor: np.ndarray, elements: np.ndarray) -> tuple[str, ...]:
@@ -126,13 +136,13 @@ def read_tensor_map(path: str | os.PathLike, *, num_tiles: int | None = None) ->
     """The tensor map in a JSON (or CBOR) file; ReadErrors name the file."""
     path = os.fspath(path)
     prefix = read_prefix(path)
-    try:
+    with reading(path, "tensor map"):
+        if not prefix:
+            raise ReadError("empty file")
         tree = _decode(path, prefix)
         if not is_tensor_map(tree):
             raise ReadError("not a tensor map: expected a top-level \"mappings\" object")
         return tensor_map_from_document(tree, path, num_tiles)
-    except ReadError as exc:
-        raise exc.located(path) from None
 
 
 def _decode(path: str, prefix: bytes) -> Any:

@@ -58,14 +58,16 @@ def _complete(report: MemoryReport, columns: list[str], pd) -> dict:
     tiles = np.arange(n, dtype=np.int64)
     tpi = report.target.tiles_per_ipu
     over = analysis.out_of_memory(report)
+    unknown = None if report.known is None else ~report.known  # skipped members: NA, not their placeholder
     data = {
         "tile": tiles,
         "ipu": _ints(pd, tiles // tpi if tpi else None, n),
         "member": pd.array(list(report.tile_names) if report.tile_names is not None else [None] * n,
                            dtype="object"),
-        "excluding_gaps": _ints(pd, report.excluding_gaps, n),
-        "including_gaps": _ints(pd, report.including_gaps, n),
-        "out_of_memory": pd.array(over if over is not None else [None] * n, dtype="boolean"),
+        "excluding_gaps": _ints(pd, report.excluding_gaps, n, unknown),
+        "including_gaps": _ints(pd, report.including_gaps, n, unknown),
+        "out_of_memory": pd.arrays.BooleanArray(over, unknown) if over is not None and unknown is not None
+        else pd.array(over if over is not None else [None] * n, dtype="boolean"),
     }
     for name in columns:
         if name.startswith("region.") and name[7:] in report.regions:

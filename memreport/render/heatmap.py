@@ -99,6 +99,8 @@ def layout(report: MemoryReport) -> Layout:
     over = analysis.out_of_memory(report)
     flat = np.full(num_ipus * tpi, np.nan)
     flat[:n] = values / KIB
+    if report.known is not None:  # skipped tiles: unknown, drawn blank like padding
+        flat[:n][~report.known] = np.nan
     flat_over = np.zeros(num_ipus * tpi, dtype=bool)
     if over is not None:
         flat_over[:n] = over

@@ -44,10 +44,10 @@ def maximum_line(label: str, peak: TileBytes) -> str:
 
 def by_tile_block(report: MemoryReport, bin_kib: int | None = None, indent: str = "  ") -> list[str]:
     """The "By Tile (Excluding Gaps):" block, from its heading to the out-of-memory line."""
-    hist = analysis.histogram(report, bin_kib)
+    hist = analysis.histogram_if_known(report, bin_kib)
     inner = indent + "  "
     lines = [f"{indent}By Tile (Excluding Gaps):", inner + HISTOGRAM_HEADER]
-    lines += [inner + row for row in histogram_rows(hist)]
+    lines += [inner + row for row in histogram_rows(hist)] if hist else [inner + "(the source printed no histogram)"]
     lines.append("")
     peak_in = analysis.max_including_gaps(report)
     peak_ex = analysis.max_excluding_gaps(report)
@@ -127,9 +127,10 @@ def top_tiles_lines(report: MemoryReport, n: int, items: int = 3) -> list[str]:
     limit = report.target.bytes_per_tile
     show_incl = any(t.including_gaps is not None for t in top)
     show_name = any(t.name for t in top)
-    title = "Detailed tiles (as printed)" if report.per_tile == "partial" else f"Top {len(top)} tiles"
+    printed = report.excluding_gaps is None  # a text summary: its detailed tiles, not a ranking
+    title = "Detailed tiles (as printed)" if printed else f"Top {len(top)} tiles"
     by = "including gaps" if report.including_gaps is not None else "excluding gaps"
-    lines = [f"{title}:" if report.per_tile == "partial" else f"{title} (by {by}):"]
+    lines = [f"{title}:" if printed else f"{title} (by {by}):"]
     head = f"  {'':1} {'Tile':>6}  {'IPU':>4}  {'Excluding gaps':>16}"
     if show_incl:
         head += f"  {'Including gaps':>16}"

@@ -1,0 +1,243 @@
+"""Mutations of valid inputs and the property every reading must keep (shared by the tests and scripts/fuzz.py).
+
+The property: reading a file either gives valid reports, which every
+renderer can turn into text, JSON and CSV, or raises
+:class:`~memreport.errors.ReadError` naming the file, in one line, and not
+an :class:`~memreport.errors.UnexpectedError` (a stray exception the last-
+resort guard caught). Anything else (another exception, a crash, a hang)
+is a bug.
+
+Mutations are blind (byte flips, truncations, insertions, deletions,
+splices, long repeats of a few bytes) and aimed: each seed's *fields* (ELF and ar header fields, CBOR
+item heads, numbers in JSON and text) are listed once, and a field
+mutation writes an extreme value into one of them, which blind flips
+would take millions of tries to hit.
+"""
+from __future__ import annotations
+
+import os
+import re
+import struct
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+from memreport.errors import ReadError, UnexpectedError
+from memreport.model import MemoryReport
+from memreport.readers import ReadOptions, read_path
+from memreport.readers.ar import iter_members
+from memreport.readers.elf import scan_elf
+from memreport.synth.seeds import SUFFIXES, seeds
+
+SEEDS = seeds()
+FORMATS = sorted(SEEDS)
+_BLOBS = [b"\x00", b"\xff", b"\x7f", b"\x80", b"\xff\xff", b"\x00\x00", b"\xff\xff\xff\xff", b"0", b"9", b"-",
+          b"/", b"`\n", b" ", b",", b"\n", b":", b"[", b"{", b"]", b"}", b'"', b"\\", b"\xd8\x1c", b"\xd8\x1d\x00",
+          b"\x9b\x10\x00\x00\x00\x00\x00\x00\x00", b"\x5b\x10\x00\x00\x00\x00\x00\x00\x00", b"\xc2\x59\x10\x00"]
+_ASCII_NUMBERS = [b"0", b"-1", b"9999999999", b"1_0", b"+5", b"", b"12x4", b"00000000001", b"4294967296",
+                  b"99999999999999999999999", b"1e400", b"NaN", b"1.5", b"1,2x6", b"1,000,000,000,000",
+                  b"18446744073709551616", b"-0", b"0x10", b"\xd9\xa3"]
+
+
+@dataclass(frozen=True)
+class Field:
+    """Where a seed keeps a value a reader parses: ``width`` bytes at ``offset``."""
+
+    offset: int
+    width: int
+    kind: str  # "<" or ">" (a binary integer of that byte order), "ascii" (digits), "cbor" (an item head)
+
+
+def _elf_fields(data: bytes, base: int, length: int) -> list[Field]:
+    if length < 52 or data[base:base + 4] != b"\x7fELF":
+        return []
+    is64, order = data[base + 4] == 2, "<" if data[base + 5] == 1 else ">"
+    word = 8 if is64 else 4
+    ehdr = struct.Struct(order + ("HHIQQQIHHHHHH" if is64 else "HHIIIIIHHHHHH"))
+    shoff = ehdr.unpack_from(data, base + 16)[5]
+    shentsize, shnum = ehdr.unpack_from(data, base + 16)[10:12]
+    at = base + 16  # e_type, e_machine, e_version, e_entry, e_phoff, e_shoff, e_flags, ..., e_shstrndx
+    widths = [2, 2, 4, word, word, word, 4, 2, 2, 2, 2, 2, 2]
+    fields = []
+    for width in widths:
+        fields.append(Field(at, width, order))
+        at += width
+    for i in range(shnum):  # sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size, sh_link
+        at = base + shoff + i * shentsize
+        for width in [4, 4, word, word, word, word, 4]:
+            if at + width <= base + length:
+                fields.append(Field(at, width, order))
+            at += width
+    return fields
+
+
+def _cbor_heads(data: bytes) -> list[Field]:
+    """Every item head of a CBOR document (a small walker: definite lengths, as the seeds are written)."""
+    fields: list[Field] = []
+    pos = 3 if data.startswith(b"\xd9\xd9\xf7") else 0
+
+    def item() -> None:
+        nonlocal pos
+        start = pos
+        major, info = data[pos] >> 5, data[pos] & 0x1F
+        pos += 1
+        extra = {24: 1, 25: 2, 26: 4, 27: 8}.get(info, 0)
+        value = int.from_bytes(data[pos:pos + extra], "big") if extra else info
+        pos += extra
+        fields.append(Field(start, 1 + extra, "cbor"))
+        if major in (2, 3):
+            pos += value
+        elif major == 4:
+            for _ in range(value):
+                item()
+        elif major == 5:
+            for _ in range(2 * value):
+                item()
+        elif major == 6:
+            item()
+
+    item()
+    return fields
+
+
+def _fields(name: str, data: bytes) -> list[Field]:
+    if name.startswith("archive"):
+        fields = []
+        for member in iter_members(data):
+            fields.append(Field(member.header_offset + 48, 10, "ascii"))
+            fields.append(Field(member.header_offset, 16, "ascii"))
+            fields += _elf_fields(data, member.data_offset, member.size)
+        return fields
+    if name.startswith("elf"):
+        return _elf_fields(data, 0, len(data))
+    if name.startswith("cbor"):
+        return _cbor_heads(data)
+    return [Field(m.start(), m.end() - m.start(), "ascii") for m in re.finditer(rb"\d[\d,.]*", data)]
+
+
+FIELDS = {name: _fields(name, data) for name, data in SEEDS.items()}
+
+
+@st.composite
+def _field_value(draw, field: Field, size: int) -> bytes:
+    if field.kind == "ascii":
+        text = draw(st.sampled_from(_ASCII_NUMBERS))
+        return text.ljust(field.width) if field.width == 10 else text  # ar fields keep their width
+    if field.kind == "cbor":
+        major = draw(st.integers(0, 7)) << 5
+        head = draw(st.sampled_from([b"", b"\x1b\x10\x00\x00\x00\x00\x00\x00\x00", b"\x1a\xff\xff\xff\xff",
+                                     b"\x1f", b"\x1c", b"\x19\x01\x00"]))
+        return bytes([major | head[0]]) + head[1:] if head else bytes([major | draw(st.integers(0, 23))])
+    bits = 8 * field.width
+    value = draw(st.sampled_from([0, 1, 2, 0xFFFF, size, size + 1, max(size - 1, 0), 2**(bits - 1),
+                                  2**bits - 1, 2**(bits - 1) - 1]) | st.integers(0, 2**bits - 1))
+    return (value % 2**bits).to_bytes(field.width, "little" if field.kind == "<" else "big")
+
+
+@st.composite
+def _mutation(draw, data: bytes, fields: list[Field]) -> bytes:
+    """One mutation of ``data``: aimed at a field, or a byte flip, truncation, insertion, deletion, splice."""
+    n = len(data)
+    kinds = ["flip", "truncate", "insert", "delete", "overwrite", "splice", "repeat"] + ["field"] * (3 if fields else 0)
+    kind = draw(st.sampled_from(kinds))
+    at = draw(st.integers(0, max(n - 1, 0)))
+    if kind == "field":
+        field = draw(st.sampled_from(fields))
+        value = draw(_field_value(field, n))
+        return data[:field.offset] + value + data[field.offset + field.width:]
+    if kind == "flip" and n:
+        return data[:at] + bytes([data[at] ^ (1 << draw(st.integers(0, 7)))]) + data[at + 1:]
+    if kind == "truncate":
+        return data[:at]
+    if kind == "repeat":  # long runs (spaces, brackets, digits, headers): where parsers go quadratic
+        piece = data[at:at + draw(st.integers(1, 8))] or b" "
+        return data[:at] + piece * draw(st.sampled_from([100, 2_000, 30_000])) + data[at:]
+    if kind == "insert":
+        return data[:at] + draw(st.sampled_from(_BLOBS) | st.binary(min_size=1, max_size=16)) + data[at:]
+    if kind == "delete":
+        return data[:at] + data[at + draw(st.integers(1, 64)):]
+    if kind == "overwrite":
+        blob = draw(st.sampled_from(_BLOBS) | st.binary(min_size=1, max_size=8))
+        return data[:at] + blob + data[at + len(blob):]
+    # splice: a stretch of this or another seed copied in
+    other = SEEDS[draw(st.sampled_from(FORMATS))] if draw(st.booleans()) else data
+    start = draw(st.integers(0, max(len(other) - 1, 0)))
+    piece = other[start:start + draw(st.integers(1, 256))]
+    return data[:at] + piece + data[at + draw(st.integers(0, len(piece))):]
+
+
+@st.composite
+def mutated(draw, name: str) -> bytes:
+    """A seed with one to four mutations applied in turn (field offsets are the seed's, so aim first)."""
+    data = SEEDS[name]
+    for step in range(draw(st.integers(1, 4))):
+        data = draw(_mutation(data, FIELDS[name] if step == 0 else []))
+    return data
+
+
+def check_reading(path: str, *, skip_bad_members: bool = False) -> str:
+    """Read ``path`` and render what it holds: "ok", or "error" for a proper ReadError; else raises."""
+    from memreport.render import table, text
+    try:
+        reports = read_path(path, ReadOptions(skip_bad_members=skip_bad_members))
+    except UnexpectedError:
+        raise
+    except ReadError as exc:
+        message = str(exc)
+        assert message.startswith(path), message  # names the file first, as the CLI prints it
+        assert "\n" not in message.strip(), message
+        assert "MemoryError" not in message, message  # an allocation out of proportion to a small input
+        return "error"
+    assert reports and all(isinstance(r, MemoryReport) for r in reports)
+    if reports[0].format == "archive":
+        _same_as_reference(path, reports[0])
+    if reports[0].format in ("json-profile", "cbor-profile"):
+        _same_as_reference_decoder(path, reports[0])
+    text.render(reports)
+    table.render_json(reports)
+    table.render_csv(reports)
+    return "ok"
+
+
+def _same_as_reference(path: str, report: MemoryReport) -> None:
+    """The bulk archive scan agrees with the member-by-member reference scan, tile by tile."""
+    with open(path, "rb") as f:
+        data = f.read()
+    skipped = {s.tile for s in report.skipped}
+    expected = []
+    for tile, member in enumerate(iter_members(data)):
+        try:
+            expected.append(scan_elf(data, member.data_offset, member.size).allocated_bytes)
+        except ReadError:
+            assert tile in skipped, f"the bulk scan read tile {tile}, which the reference scan rejects"
+            expected.append(0)
+        else:
+            assert tile not in skipped, f"tile {tile} skipped, but the reference scan reads it"
+    assert report.excluding_gaps.tolist() == expected, "the bulk scan and the reference scan disagree"
+
+
+def _same_as_reference_decoder(path: str, report: MemoryReport) -> None:
+    """The bulk decoders (per-tile lists straight to arrays) agree with plain orjson/cbor2 decoding."""
+    from memreport.readers.document import decode_cbor, decode_json
+    from memreport.readers.profile import read_tree
+    with open(path, "rb") as f:
+        data = f.read()
+    encoding = report.format.split("-")[0]
+    try:
+        tree = decode_json(data) if encoding == "json" else decode_cbor(data)
+        (reference,) = read_tree(tree, path, encoding, ReadOptions())
+    except ReadError as exc:
+        raise AssertionError(f"the bulk decoder read what the reference decoder rejects: {exc}") from None
+    assert reference.excluding_gaps.tolist() == report.excluding_gaps.tolist()
+    assert sorted(reference.breakdown) == sorted(report.breakdown)
+
+
+def write_case(directory: str, name: str, data: bytes) -> str:
+    """``data`` written as ``directory/case<suffix>`` (the suffix of seed ``name``)."""
+    path = os.path.join(directory, "case" + SUFFIXES[name])
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+__all__ = ["FIELDS", "FORMATS", "SEEDS", "check_reading", "mutated", "write_case"]
