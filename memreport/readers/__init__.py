@@ -65,13 +65,8 @@ def _load_builtin() -> None:
     if _BUILTIN_LOADED:
         return
     _BUILTIN_LOADED = True
-    from . import ar, elf  # noqa: F401
-    for optional in ("profile", "poplar_text", "tensor_map"):
-        try:
-            __import__(f"{__name__}.{optional}")
-        except ModuleNotFoundError as exc:  # a reader not built yet
-            if exc.name != f"{__name__}.{optional}":
-                raise
+    # Import order is registration order, which is sniffing order (ar registers after elf, which it imports).
+    from . import ar, elf, profile, poplar_text, tensor_map  # noqa: F401
 
 
 def read_prefix(path: str) -> bytes:

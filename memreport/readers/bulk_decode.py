@@ -21,11 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from .document import SELF_DESCRIBE_TAG, UTF8_BOM, cbor_decoder, decode_json
+from .document import MAX_NESTING, SELF_DESCRIBE_TAG, UTF8_BOM, decode_json
 
 MIN_LIST_BYTES = 1024   # JSON: shorter lists are left to the ordinary decoder
 MIN_LIST_ITEMS = 256    # CBOR: likewise
 MAX_BRACKETS = 100_000  # more lists than this (a tensor map, say): not a profile's shape, decline
+MAX_WALK_DEPTH = 16     # CBOR: maps walked by hand at most (a profile nests fewer than 10 levels), then decline
 _PLACEHOLDER = b'"\\u0000memreport:%d"'
 _PLACEHOLDER_TEXT = "\0memreport:"
 _INT64 = np.iinfo(np.int64)
@@ -182,14 +183,32 @@ def decode_cbor_arrays(data: bytes) -> Any | None:
     start = len(SELF_DESCRIBE_TAG) if data.startswith(SELF_DESCRIBE_TAG) else 0
     fp = io.BytesIO(data)
     fp.seek(start)
-    decoder = cbor_decoder(fp)  # the reference decoder's limits (nesting, no value sharing)
+    decoder = _inner_decoder(fp)
     try:
-        tree = _cbor_item(data, fp, decoder, _TOP)
+        tree = _cbor_item(data, fp, decoder, _TOP, 0)
     except Exception:  # the reference decoder will say what is wrong, with the right offset
         return None
     if fp.tell() != len(data):
         return None
     return tree
+
+
+def _inner_decoder(fp: io.BytesIO) -> Any:
+    """cbor2 for the items inside the hand-walked maps, kept within the reference decoder's limits.
+
+    cbor2 counts nesting from zero in each ``decode()``, so the maps walked
+    by hand (at most :data:`MAX_WALK_DEPTH`) take their share of
+    :data:`~memreport.readers.document.MAX_NESTING` here. Value sharing
+    (tags 28 and 29) declines: the reference decoder refuses it.
+    """
+    import cbor2
+
+    return cbor2.CBORDecoder(fp, max_depth=MAX_NESTING - MAX_WALK_DEPTH,
+                             semantic_decoders={28: _decline_tag, 29: _decline_tag})
+
+
+def _decline_tag(*args: Any) -> Any:
+    raise _Decline
 
 
 _LENGTH_BYTES = {24: 1, 25: 2, 26: 4, 27: 8}
@@ -198,12 +217,14 @@ _LENGTH_BYTES = {24: 1, 25: 2, 26: 4, 27: 8}
 _TOP, _GRAPH, _MEMORY, _OTHER = range(4)  # where an item sits: top level, graphProfile, a memory tree, elsewhere
 
 
-def _cbor_item(data: bytes, fp: io.BytesIO, decoder, where: int) -> Any:
-    """One item: maps with text keys walked here, everything else decoded by cbor2."""
+def _cbor_item(data: bytes, fp: io.BytesIO, decoder, where: int, depth: int) -> Any:
+    """One item inside ``depth`` maps: maps with text keys walked here, everything else decoded by cbor2."""
     at = fp.tell()
     initial = data[at]
     major, info = initial >> 5, initial & 31
     if major == 5 and info < 28:  # a definite-length map
+        if depth >= MAX_WALK_DEPTH:  # deeper than any profile: the reference decoder decides
+            raise _Decline
         extra = _LENGTH_BYTES.get(info, 0)
         count = int.from_bytes(data[at + 1:at + 1 + extra], "big") if extra else info
         fp.seek(at + 1 + extra)
@@ -219,7 +240,7 @@ def _cbor_item(data: bytes, fp: io.BytesIO, decoder, where: int) -> Any:
                 inner = _GRAPH
             else:
                 inner = _OTHER if where != _MEMORY else _MEMORY
-            result[key] = _cbor_item(data, fp, decoder, inner)
+            result[key] = _cbor_item(data, fp, decoder, inner, depth + 1)
         return result
     if where == _MEMORY and major == 4 and info < 28:  # a definite-length array in a memory tree
         extra = _LENGTH_BYTES.get(info, 0)
@@ -231,7 +252,8 @@ def _cbor_item(data: bytes, fp: io.BytesIO, decoder, where: int) -> Any:
                 fp.seek(end)
                 return _compact(values)
             value = decoder.decode()
-            if isinstance(value, list):
+            # array.array takes true/false (0xf5/0xf4) as 1/0: such a list stays a list, for the reader to refuse.
+            if isinstance(value, list) and bool not in map(type, value):
                 try:
                     return _compact(np.frombuffer(array.array("q", value), dtype=np.int64))
                 except (TypeError, OverflowError):  # not all integers, or too large: the reader names the value

@@ -144,14 +144,14 @@ def decode_cbor(data: bytes) -> Any:
 
 
 def cbor_decoder(fp: io.BytesIO) -> Any:
-    """A cbor2 decoder with memreport's limits: nesting depth, and no value sharing (tags 28 and 29)."""
+    """A cbor2 decoder with memreport's limits: nesting depth, and no value sharing (tags 28 and 29).
+
+    cbor2 6 also reads a string in chunks, so a header claiming 2**60 bytes
+    fails at the end of the file (5.5 allocated the declared length first).
+    """
     import cbor2
 
-    try:
-        return cbor2.CBORDecoder(fp, max_depth=MAX_NESTING,
-                                 semantic_decoders={28: _refuse_sharing, 29: _refuse_sharing})
-    except TypeError:  # cbor2 before 6 has no such options (and recurses: caught as RecursionError)
-        return cbor2.CBORDecoder(fp)
+    return cbor2.CBORDecoder(fp, max_depth=MAX_NESTING, semantic_decoders={28: _refuse_sharing, 29: _refuse_sharing})
 
 
 class _SharingRefused(Exception):
@@ -204,8 +204,10 @@ def tile_array(value: Any, path: str, num_tiles: int | None = None, count_of: st
     if arr is None:
         if not isinstance(value, (list, tuple, np.ndarray)):  # arrays: from bulk_decode
             raise ReadError(f"{path} must be a list of integers, not {_kind(value)}")
+        # numpy reads true/false among integers as 1/0: as objects, _integers names the first boolean.
+        booleans = not isinstance(value, np.ndarray) and bool in map(type, value)
         try:
-            arr = np.asarray(value)
+            arr = np.asarray(value, dtype=object if booleans else None)
         except (ValueError, TypeError, OverflowError):  # ragged nesting, huge integers
             arr = np.asarray(value, dtype=object)
         arr = _integers(arr, value, path)

@@ -16,9 +16,8 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import ReadError, Truncated
-from ..model import ARCH_BY_EFLAGS, ARCHES, MemoryReport
+from ..model import ARCHES, MemoryReport
 from . import ReadOptions, Reader, register
-from .elf_bulk import SectionNames, SectionRows, sections_report
 
 ELF_MAGIC = b"\x7fELF"
 EM_GRAPHCORE_IPU = 248
@@ -27,12 +26,44 @@ SHF_ALLOC = 0x2
 SHN_XINDEX = 0xFFFF
 MAX_SECTION_BYTES = 1 << 40  # a TiB: far past any memory, and tile sums of such stay inside int64
 
-# (class, byte order) -> (ELF header after e_ident, section header, section header size)
-_LAYOUTS = {
-    (cls, order): (struct.Struct(order + ("HHIIIIIHHHHHH" if cls == 1 else "HHIQQQIHHHHHH")),
-                   struct.Struct(order + ("IIIIIIIIII" if cls == 1 else "IIQQQQIIQQ")))
-    for cls in (1, 2) for order in ("<", ">")
-}
+# The ELF header after e_ident and a section header, field by field (the System V gABI). "H" is a
+# 16-bit half, "I" a 32-bit word, "W" a class-sized word (Addr, Off, sh_flags and the like: 32 bits in
+# ELFCLASS32, 64 in ELFCLASS64).
+EHDR_FIELDS = (("type", "H"), ("machine", "H"), ("version", "I"), ("entry", "W"), ("phoff", "W"),
+               ("shoff", "W"), ("flags", "I"), ("ehsize", "H"), ("phentsize", "H"), ("phnum", "H"),
+               ("shentsize", "H"), ("shnum", "H"), ("shstrndx", "H"))
+SHDR_FIELDS = (("name", "I"), ("type", "I"), ("flags", "W"), ("addr", "W"), ("offset", "W"), ("size", "W"),
+               ("link", "I"), ("info", "I"), ("addralign", "W"), ("entsize", "W"))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One ELF class and byte order: the headers as structs (the reference scan) and numpy record types
+    (the bulk scan), both made from :data:`EHDR_FIELDS` and :data:`SHDR_FIELDS`."""
+
+    ehdr: struct.Struct     # the ELF header after e_ident
+    shdr: struct.Struct     # a section header
+    ehdr_dtype: np.dtype    # the whole ELF header, e_ident included
+    shdr_dtype: np.dtype
+
+
+def _layout(elf_class: int, elf_data: int) -> Layout:
+    order = "<" if elf_data == 1 else ">"
+    codes = {"H": "H", "I": "I", "W": "I" if elf_class == 1 else "Q"}
+    numpy_codes = {"H": "u2", "I": "u4", "Q": "u8"}
+
+    def struct_of(fields):
+        return struct.Struct(order + "".join(codes[c] for _, c in fields))
+
+    def dtype_of(fields, prefix=()):
+        return np.dtype(list(prefix) + [(name, order + numpy_codes[codes[c]]) for name, c in fields])
+
+    return Layout(struct_of(EHDR_FIELDS), struct_of(SHDR_FIELDS), dtype_of(EHDR_FIELDS, [("ident", "V16")]),
+                  dtype_of(SHDR_FIELDS))
+
+
+# (EI_CLASS, EI_DATA) -> layout: ELFCLASS32/64 (1, 2) by ELFDATA2LSB/MSB (1, 2)
+LAYOUTS = {(elf_class, elf_data): _layout(elf_class, elf_data) for elf_class in (1, 2) for elf_data in (1, 2)}
 
 
 @dataclass(frozen=True)
@@ -64,7 +95,8 @@ def scan_elf(buf: bytes | mmap.mmap, base: int, length: int, *, member: str | No
     cls, order_byte = ident[4], ident[5]
     if cls not in (1, 2) or order_byte not in (1, 2):
         raise fail(f"bad ELF class {cls} or byte order {order_byte}", 4)
-    ehdr, shdr = _LAYOUTS[cls, "<" if order_byte == 1 else ">"]
+    layout = LAYOUTS[cls, order_byte]
+    ehdr, shdr = layout.ehdr, layout.shdr
     if length < 16 + ehdr.size:
         raise fail("ELF header cut short", length, Truncated)
     (_, machine, _, _, _, shoff, e_flags, _, _, _, shentsize, shnum,
@@ -89,9 +121,13 @@ def scan_elf(buf: bytes | mmap.mmap, base: int, length: int, *, member: str | No
     headers = list(shdr.iter_unpack(table))
     if shnum and not 0 < shstrndx < shnum:
         raise fail(f"section-name table index {shstrndx} outside 1..{shnum - 1}", 16 + ehdr.size - 2)
-    _, _, _, _, str_off, str_size = headers[shstrndx][:6]
-    if headers[shstrndx][1] != SHT_NOBITS and str_off + str_size > length:
-        raise fail("section-name table runs past the end of the file", length, Truncated)
+    _, str_type, _, _, str_off, str_size = headers[shstrndx][:6]
+    if str_type == SHT_NOBITS:  # no bytes in the file: reading at its offset would read whatever lies there
+        raise fail(f"section-name table (section {shstrndx}) is NOBITS: it holds no names",
+                   shoff + shstrndx * shdr.size)
+    if str_off + str_size > length:
+        raise fail(f"section-name table ({str_size:,} bytes at {str_off:,}) runs past the end of the file "
+                   f"({length:,} bytes)", length, Truncated)
     strtab = bytes(buf[base + str_off:base + str_off + str_size])
     names = names_cache.get(strtab) if names_cache is not None else None
     if names is None:
@@ -121,23 +157,11 @@ def scan_elf(buf: bytes | mmap.mmap, base: int, length: int, *, member: str | No
     return TileSections(machine, e_flags, tuple(sections))
 
 
-def ipu_arch(tiles: Sequence[TileSections], names: Sequence[str]) -> str | None:
-    """The architecture all tiles agree on from ``e_machine``/``e_flags`` (None if not IPU ELF)."""
-    arch = None
-    for i, tile in enumerate(tiles):
-        this = ARCH_BY_EFLAGS.get(tile.e_flags & 0xFF) if tile.machine == EM_GRAPHCORE_IPU else None
-        this_name = this.name if this else None
-        if i == 0:
-            arch = this_name
-        elif this_name != arch:
-            raise ReadError(f"member {names[i]!r} is {this_name or 'not IPU code'} "
-                            f"but member {names[0]!r} is {arch or 'not IPU code'}")
-    return arch
-
-
 def tiles_report(source: str, fmt: str, names: Sequence[str], tiles: Sequence[TileSections],
                  options: ReadOptions) -> MemoryReport:
     """The per-tile model from every tile's sections: one column per section name."""
+    from .elf_bulk import SectionNames, SectionRows, sections_report  # elf_bulk builds on this module
+
     table = SectionNames()
     rows = SectionRows.from_sections(0, tiles, table)
     machine = np.array([t.machine for t in tiles], dtype=np.int64)

@@ -18,34 +18,18 @@ import numpy as np
 
 from ..errors import ReadError
 from ..model import ARCH_BY_EFLAGS, Column, MemoryReport, SkippedMember, Target
+from .elf import ELF_MAGIC, EM_GRAPHCORE_IPU, LAYOUTS, SHF_ALLOC, SHN_XINDEX, SHT_NOBITS, SHT_NULL
 
-EM_GRAPHCORE_IPU = 248
-SHT_NULL, SHT_NOBITS = 0, 8
-SHF_ALLOC = 0x2
-SHN_XINDEX = 0xFFFF
-MAX_CELLS = 1 << 24  # section columns x tiles allowed beyond 16 per section read (150 MB at most)
+# The breakdown is dense (a column of every tile per section name), so its cells are bounded: at most
+# MAX_CELLS (150 MB of values and presence flags); past MIN_CELLS (9 MB), at most CELLS_PER_ROW per
+# section read, so it stays proportional to the input. Names on the fewest tiles fold into two columns.
+MAX_CELLS = 1 << 24
+MIN_CELLS = 1 << 20
+CELLS_PER_ROW = 16
+NOT_ALLOCATED = " (not allocated)"  # the suffix of a name's non-SHF_ALLOC column when it is both
+OTHER_ALLOCATED, OTHER = "(other allocated sections)", "(other sections)"
 _MAX_OFFSET = 1 << 40  # an offset or size beyond this is left to the reference scan (no int64 overflow)
-_ELF_MAGIC = np.frombuffer(b"\x7fELF", dtype=np.uint8)
-
-
-def _layouts() -> dict[tuple[int, int], tuple[np.dtype, np.dtype]]:
-    """(EI_CLASS, EI_DATA) -> (ELF header, section header) record types, as in elf.py's structs."""
-    result = {}
-    for cls, word in ((1, "u4"), (2, "u8")):
-        for data, order in ((1, "<"), (2, ">")):
-            half, w32, addr = order + "u2", order + "u4", order + word
-            ehdr = np.dtype([("ident", "V16"), ("type", half), ("machine", half), ("version", w32),
-                             ("entry", addr), ("phoff", addr), ("shoff", addr), ("flags", w32),
-                             ("ehsize", half), ("phentsize", half), ("phnum", half), ("shentsize", half),
-                             ("shnum", half), ("shstrndx", half)])
-            shdr = np.dtype([("name", w32), ("type", w32), ("flags", addr), ("addr", addr), ("offset", addr),
-                             ("size", addr), ("link", w32), ("info", w32), ("addralign", addr),
-                             ("entsize", addr)])
-            result[cls, data] = ehdr, shdr
-    return result
-
-
-_LAYOUTS = _layouts()
+_ELF_MAGIC = np.frombuffer(ELF_MAGIC, dtype=np.uint8)
 
 
 class SectionNames:
@@ -152,9 +136,10 @@ def scan_many(buf, bases: np.ndarray, lengths: np.ndarray, heads: np.ndarray, na
     parts: list[SectionRows] = []
     # Room for either ELF header; shorter members go to scan_elf.
     elf = (lengths >= 64) & (heads[:, :4] == _ELF_MAGIC).all(axis=1)
-    for (cls, order), (ehdr, shdr) in _LAYOUTS.items():
+    for (cls, order), layout in LAYOUTS.items():
         members = np.flatnonzero(elf & (heads[:, 4] == cls) & (heads[:, 5] == order))
         if members.size:
+            ehdr, shdr = layout.ehdr_dtype, layout.shdr_dtype
             header = np.ascontiguousarray(heads[members, :ehdr.itemsize]).view(ehdr).ravel()
             _scan_layout(buf, bases, lengths, members, header, shdr, names, machine, e_flags, ok, parts)
     return Batch(SectionRows.concat(parts), machine, e_flags, ok)
@@ -293,25 +278,63 @@ def sections_report(source: str, fmt: str, tile_names: Sequence[str], machine: n
     alloc = (rows.flags & np.uint64(SHF_ALLOC)) != 0
     excluding = np.zeros(n, dtype=np.int64)
     np.add.at(excluding, rows.tile[alloc], rows.size[alloc])
-    used = np.flatnonzero(np.bincount(rows.name, minlength=len(names)))
-    counted = np.zeros(len(names), dtype=bool)
-    counted[rows.name[alloc]] = True
-    # Columns ordered as before: allocated sections first, then by name.
-    order = sorted(used.tolist(), key=lambda i: (not counted[i], names[i]))
-    cells = len(order) * n
-    if cells > max(MAX_CELLS, 16 * rows.tile.size):  # one column per name, each of n tiles: keep it near the input
-        raise ReadError(f"{len(order):,} distinct section names over {n:,} members: a column per name would "
-                        f"take {cells * 9 / 2**30:,.1f} GiB (tile ELFs share a few names)")
-    slot = np.full(len(names), -1, dtype=np.int64)
-    slot[order] = np.arange(len(order))
-    values = np.zeros((len(order), n), dtype=np.int64)
-    present = np.zeros((len(order), n), dtype=bool)
-    row_slot = slot[rows.name]
-    np.add.at(values, (row_slot, rows.tile), rows.size)
-    present[row_slot, rows.tile] = True
-    everywhere = present.all(axis=1)
-    breakdown = {names[i]: Column(values[s], None if everywhere[s] else present[s], counted=bool(counted[i]))
-                 for s, i in enumerate(order)}
+    breakdown, folded, wanted = _breakdown(rows, alloc, names, n)
+    if folded:
+        notes.append(f"{folded:,} of {len(names):,} section names (those on the fewest tiles) are summed per "
+                     f"tile into '{OTHER_ALLOCATED}' and '{OTHER}': a column for every name over {n:,} tiles "
+                     f"would take {wanted * 9 / 2**20:,.0f} MiB")
     return MemoryReport(source=source, format=fmt, target=target, excluding_gaps=excluding,
                         breakdown=breakdown, breakdown_kind="section", tile_names=list(tile_names),
                         notes=tuple(notes), info={"members": n}, skipped=tuple(skipped))
+
+
+def _breakdown(rows: SectionRows, alloc: np.ndarray, names: Sequence[str],
+               n: int) -> tuple[dict[str, Column], int, int]:
+    """The section columns, how many names were folded into the "other" columns, and the cells unfolded.
+
+    Each column is counted on every tile or on none: a name that is SHF_ALLOC on
+    some tiles and not on others (or both on one tile) takes two columns, the
+    name (its allocated bytes) and the name with :data:`NOT_ALLOCATED`.
+    Allocated columns come first, then by name.
+    """
+    k = len(names)
+    column = rows.name + np.where(alloc, 0, k)  # ids 0..k-1 allocated, k..2k-1 not; 2k and 2k+1 the others
+    used = np.flatnonzero(np.bincount(column, minlength=2 * k + 2)).tolist()
+    labels = {c: names[c % k] for c in used}
+    taken = set(labels.values())
+    for c in used:
+        if c >= k and c - k in labels:
+            labels[c] = _unique(names[c - k] + NOT_ALLOCATED, taken)
+    wanted = len(used) * n
+    budget = min(MAX_CELLS, max(MIN_CELLS, CELLS_PER_ROW * column.size))
+    folded = 0
+    if wanted > budget:
+        tiles_with = np.bincount(np.unique(column * n + rows.tile) // n, minlength=2 * k)
+        by_reach = sorted(used, key=lambda c: (-tiles_with[c], c >= k, labels[c]))
+        room = max(budget // n - 2, 0)
+        keep = np.zeros(2 * k + 2, dtype=bool)
+        keep[by_reach[:room]] = True
+        folded = len({c % k for c in by_reach[room:]})
+        column = np.where(keep[column], column, np.where(column < k, 2 * k, 2 * k + 1))
+        used = np.flatnonzero(np.bincount(column, minlength=2 * k + 2)).tolist()
+        labels[2 * k], labels[2 * k + 1] = _unique(OTHER_ALLOCATED, taken), _unique(OTHER, taken)
+    order = sorted(used, key=lambda c: (c >= k and c != 2 * k, c >= 2 * k, labels[c]))
+    slot = np.full(2 * k + 2, -1, dtype=np.int64)
+    slot[order] = np.arange(len(order))
+    values = np.zeros((len(order), n), dtype=np.int64)
+    present = np.zeros((len(order), n), dtype=bool)
+    row_slot = slot[column]
+    np.add.at(values, (row_slot, rows.tile), rows.size)
+    present[row_slot, rows.tile] = True
+    everywhere = present.all(axis=1)
+    breakdown = {labels[c]: Column(values[i], None if everywhere[i] else present[i], counted=c < k or c == 2 * k)
+                 for i, c in enumerate(order)}
+    return breakdown, folded, wanted
+
+
+def _unique(label: str, taken: set[str]) -> str:
+    """``label``, lengthened with :data:`NOT_ALLOCATED` while a section already has that name (added to ``taken``)."""
+    while label in taken:
+        label += NOT_ALLOCATED
+    taken.add(label)
+    return label

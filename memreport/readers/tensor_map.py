@@ -99,7 +99,9 @@ def _pairs(pair_lists: list[Any], tensors: list[Tensor], key: str) -> tuple[np.n
         arr = np.asarray(flat)
     except (ValueError, TypeError, OverflowError):
         arr = None
-    if arr is not None and arr.ndim == 2 and arr.shape[1] == 2 and arr.dtype.kind in "iu":
+    # numpy reads true/false as 1/0: a pair holding one goes to the slow path, which names it.
+    if arr is not None and arr.ndim == 2 and arr.shape[1] == 2 and arr.dtype.kind in "iu" \
+            and bool not in map(type, chain.from_iterable(flat)):
         tiles, elements = arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64)
         if int(tiles.min()) >= 0 and int(elements.min()) >= 0 and int(tiles.max()) < MAX_TILES \
                 and int(elements.max()) < MAX_ELEMENTS:

@@ -13,11 +13,25 @@ import numpy as np
 import pytest
 
 from memreport.errors import ReadError
-from memreport.model import Column, MemoryReport, Target
+from memreport.model import ARCH_BY_EFLAGS, Column, MemoryReport, Target
 from memreport.readers import ReadOptions, ar
-from memreport.readers.elf import SHF_ALLOC, ipu_arch, scan_elf
+from memreport.readers.elf import EM_GRAPHCORE_IPU, SHF_ALLOC, TileSections, scan_elf
 from memreport.synth.archive import (ArchiveWriter, Section, ar_archive, bss, data, elf_file, note, text,
                                      tile_elf)
+
+
+def ipu_arch(tiles: list[TileSections], names: list[str]) -> str | None:
+    """The architecture all tiles agree on, tile by tile (the oracle for elf_bulk.arch_of)."""
+    arch = None
+    for i, tile in enumerate(tiles):
+        this = ARCH_BY_EFLAGS.get(tile.e_flags & 0xFF) if tile.machine == EM_GRAPHCORE_IPU else None
+        this_name = this.name if this else None
+        if i == 0:
+            arch = this_name
+        elif this_name != arch:
+            raise ReadError(f"member {names[i]!r} is {this_name or 'not IPU code'} "
+                            f"but member {names[0]!r} is {arch or 'not IPU code'}")
+    return arch
 
 
 def reference_report(path, options: ReadOptions = ReadOptions()) -> MemoryReport:
@@ -45,31 +59,31 @@ def reference_report(path, options: ReadOptions = ReadOptions()) -> MemoryReport
         notes.append("bytes per tile unknown (not IPU ELF): give --tile-memory or --arch to count "
                      "out-of-memory tiles")
     excluding = np.zeros(n, dtype=np.int64)
-    columns: dict[str, tuple[list[int], list[int]]] = {}
-    allocated: dict[str, bool] = {}
+    # (name, allocated) -> tiles and sizes: a name both allocated and not somewhere takes two columns
+    columns: dict[tuple[str, bool], tuple[list[int], list[int]]] = {}
     for i, tile in enumerate(tiles):
-        seen: dict[str, int] = {}
+        seen: dict[tuple[str, bool], int] = {}
         for name, _, flags, size in tile.sections:
-            seen[name] = seen.get(name, 0) + size
+            key = (name, bool(flags & SHF_ALLOC))
+            seen[key] = seen.get(key, 0) + size
             if flags & SHF_ALLOC:
                 excluding[i] += size
-                allocated[name] = True
-            else:
-                allocated.setdefault(name, False)
-        for name, size in seen.items():
-            where, sizes = columns.setdefault(name, ([], []))
+        for key, size in seen.items():
+            where, sizes = columns.setdefault(key, ([], []))
             where.append(i)
             sizes.append(size)
+    labels = {(name, allocated): name if allocated or (name, True) not in columns else f"{name} (not allocated)"
+              for name, allocated in columns}
     breakdown = {}
-    for name in sorted(columns, key=lambda s: (not allocated[s], s)):
-        where, sizes = columns[name]
+    for name, allocated in sorted(columns, key=lambda key: (not key[1], labels[key])):
+        where, sizes = columns[name, allocated]
         values = np.zeros(n, dtype=np.int64)
         values[where] = sizes
         present = None
         if len(where) != n:
             present = np.zeros(n, dtype=bool)
             present[where] = True
-        breakdown[name] = Column(values, present, counted=allocated[name])
+        breakdown[labels[name, allocated]] = Column(values, present, counted=allocated)
     return MemoryReport(source=str(path), format="archive", target=target, excluding_gaps=excluding,
                         breakdown=breakdown, breakdown_kind="section", tile_names=names, notes=tuple(notes),
                         info={"members": n})
@@ -100,11 +114,13 @@ def batches(request, monkeypatch):
     return request.param
 
 
-def varied_members(rng: random.Random, count: int, long_names: bool = False) -> list[tuple[str, bytes]]:
-    """Tiles of several shapes: different section sets, duplicates, ELF classes and byte orders."""
+def varied_members(rng: random.Random, count: int, long_names: bool = False,
+                   mixed: bool = False) -> list[tuple[str, bytes]]:
+    """Tiles of several shapes: different section sets, duplicates, ELF classes and byte orders
+    (``mixed``: also names allocated on some tiles and not on others)."""
     members = []
     for i in range(count):
-        shape = rng.randrange(6)
+        shape = 6 if mixed and i == 0 else rng.randrange(7 if mixed else 6)
         if shape == 0:
             sections = [text(rng.randrange(1, 3000)), data(rng.randrange(0, 90)), bss(rng.randrange(10**6))]
         elif shape == 1:
@@ -115,9 +131,12 @@ def varied_members(rng: random.Random, count: int, long_names: bool = False) -> 
             sections = [bss(4096)]
         elif shape == 4:
             sections = [Section(".text", 40, flags=0x6), Section(".data", 8, type=1, flags=0x3)]
-        else:
+        elif shape == 5:
             sections = [text(rng.randrange(1, 200)), bss(rng.randrange(1, 200), ".bss.big"),
                         note(3, "é.comment")]
+        else:  # names allocated here and not elsewhere (.data), or both here (.foo)
+            sections = [text(rng.randrange(1, 99)), note(rng.randrange(1, 9000), ".data"),
+                        data(rng.randrange(1, 40), ".foo"), note(rng.randrange(1, 40), ".foo")]
         blob = elf_file(sections, elfclass=rng.choice([32, 32, 32, 64]), little=rng.random() < 0.8,
                         e_flags=0x2)
         if rng.random() < 0.3:
@@ -133,9 +152,11 @@ def varied_members(rng: random.Random, count: int, long_names: bool = False) -> 
 def test_layouts_agree_with_the_reference(tmp_path, batches, bsd, symbol_index, long_names):
     rng = random.Random(hash((bsd, symbol_index, long_names)) & 0xFFFF)
     path = tmp_path / "a.a"
-    path.write_bytes(ar_archive(varied_members(rng, 23, long_names), bsd=bsd, symbol_index=symbol_index))
+    path.write_bytes(ar_archive(varied_members(rng, 23, long_names, mixed=True), bsd=bsd,
+                                symbol_index=symbol_index))
     expected = outcome(reference_report, path)
     assert expected[0] == "report"
+    assert any(name.endswith(" (not allocated)") for name, *_ in expected[3])
     assert outcome(batched, path) == expected
 
 
@@ -168,6 +189,19 @@ def test_corrupted_archives_fail_or_read_exactly_like_the_reference(tmp_path, mo
         differ += expected[0] == "error"
         assert outcome(batched, path) == expected, trial
     assert differ > 300  # the damage does reach the checks
+
+
+def test_a_nobits_section_name_table_fails_both_scans_alike(tmp_path, batches):
+    """The batched scan leaves it to scan_elf, which refuses it instead of reading past the member."""
+    from tests.readers.test_elf import nobits_name_table
+    path = tmp_path / "nobits.a"
+    members = [(f"t{i}.elf", tile_elf(i, 100 + i)) for i in range(5)]
+    members[3] = ("t3.elf", nobits_name_table(members[3][1]))
+    path.write_bytes(ar_archive(members))
+    expected = outcome(reference_report, path)
+    assert expected[:2] == ("error", "ReadError")
+    assert "member 't3.elf': section-name table (section 3) is NOBITS: it holds no names" in expected[2]
+    assert outcome(batched, path) == expected
 
 
 def test_progress_is_reported_every_batch_of_members(tmp_path, monkeypatch):

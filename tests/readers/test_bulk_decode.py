@@ -122,3 +122,52 @@ def test_random_integer_lists_match_orjson():
         if values is None:
             continue
         assert orjson.loads(b"[" + body + b"]") == values.tolist(), body
+
+
+def with_booleans(document: dict, tiles: dict[int, bool]) -> dict:
+    total = [int(v) for v in document["memory"]["byTile"]["total"]]
+    for tile, flag in tiles.items():
+        total[tile] = flag
+    document["memory"]["byTile"]["total"] = total
+    return document
+
+
+@pytest.mark.parametrize("suffix", [".json", ".cbor"])
+@pytest.mark.parametrize("tiles,first", [({5: True, 9: False}, "[5] must be an integer, not a boolean True"),
+                                         ({0: False}, "[0] must be an integer, not a boolean False")])
+def test_a_boolean_in_a_per_tile_list_is_refused_alike_by_both_paths(tmp_path, monkeypatch, suffix, tiles, first):
+    """true/false are not byte counts: numpy and array.array would read them as 1 and 0."""
+    document = with_booleans(doc(), tiles)
+    path = tmp_path / f"profile{suffix}"
+    path.write_bytes(encode_json(document) if suffix == ".json" else encode_cbor(document))
+    expected = ("error", "ReadError", f"memory.byTile.total{first}")
+    assert read(path, True, monkeypatch) == read(path, False, monkeypatch) == expected
+
+
+def test_the_json_fast_path_declines_a_list_holding_true_or_false():
+    assert bulk_decode._int_list(b"1000,true,false,1000") is None
+    assert bulk_decode._int_list(b"1000, 7 ,false") is None
+    assert bulk_decode._int_list(b"1000, 7") is not None
+
+
+def nested_maps(maps: int, lists: int) -> bytes:
+    """A profile-like CBOR document: ``maps`` maps (one key each) around ``lists`` nested lists."""
+    return b"\xd9\xd9\xf7" + b"\xa1\x66memory" + b"\xa1\x61a" * (maps - 1) + b"\x81" * lists + b"\x00"
+
+
+@pytest.mark.parametrize("maps,lists", [(200, 200), (10, 246), (10, 247), (16, 240), (16, 241), (17, 200),
+                                        (3, 2)])
+def test_hand_walked_maps_count_towards_the_nesting_limit(tmp_path, monkeypatch, maps, lists):
+    """cbor2 counts nesting afresh in each decode(): the maps the fast path walks must count too."""
+    data = nested_maps(maps, lists)
+    path = tmp_path / "deep.cbor"
+    path.write_bytes(data)
+    fast, reference = read(path, True, monkeypatch), read(path, False, monkeypatch)
+    assert fast == reference
+    deep = maps + lists > 256
+    assert deep == ("maximum container nesting depth (256) exceeded" in str(reference))
+    tree = bulk_decode.decode_cbor_arrays(data)
+    if deep:
+        assert tree is None
+    elif tree is not None:
+        assert same(tree, decode_cbor(data))

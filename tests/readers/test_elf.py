@@ -116,3 +116,46 @@ def test_columns_are_int64():
     report = tiles_report("x", "elf", ["a", "b"], [scan_elf(blob, 0, len(blob))] * 2, ReadOptions())
     assert report.excluding_gaps.dtype == np.int64
     assert all(c.values.dtype == np.int64 for c in report.breakdown.values())
+
+
+def nobits_name_table(blob: bytes) -> bytes:
+    """``blob`` (32-bit, little-endian, from elf_file) with its section-name table's type set to NOBITS."""
+    import struct
+    patched = bytearray(blob)
+    shoff, = struct.unpack_from("<I", blob, 32)
+    shstrndx, = struct.unpack_from("<H", blob, 50)
+    struct.pack_into("<I", patched, shoff + 40 * shstrndx + 4, 8)  # sh_type = SHT_NOBITS
+    return bytes(patched)
+
+
+def test_a_nobits_section_name_table_is_refused():
+    """NOBITS has no bytes in the file: its offset must not be read as names (whatever lies there)."""
+    blob = nobits_name_table(elf_file([text(4), data(8)]))
+    with pytest.raises(ReadError, match=r"^section-name table \(section 3\) is NOBITS: it holds no names "
+                                        r"\(at byte offset 212\)$"):
+        scan_elf(blob, 0, len(blob))
+
+
+def test_a_section_name_table_past_the_member_is_refused_with_its_extent():
+    import struct
+    blob = bytearray(elf_file([text(4)]))
+    shoff, = struct.unpack_from("<I", blob, 32)
+    struct.pack_into("<I", blob, shoff + 40 * 2 + 20, 5000)  # .shstrtab sh_size
+    with pytest.raises(Truncated, match=r"section-name table \(5,000 bytes at 56\) runs past the end of the file "
+                                        r"\(\d+ bytes\)"):
+        scan_elf(bytes(blob), 0, len(blob))
+
+
+@pytest.mark.parametrize("elfclass,little", [(32, True), (32, False), (64, True), (64, False)])
+def test_one_layout_declaration_reads_alike_as_struct_and_numpy(elfclass, little):
+    """elf.py declares the headers once; the reference scan's structs and the bulk scan's records agree."""
+    from memreport.readers import elf, elf_bulk
+    blob = elf_file(SECTIONS, elfclass=elfclass, little=little, e_flags=0x21)
+    layout = elf.LAYOUTS[1 if elfclass == 32 else 2, 1 if little else 2]
+    header = np.frombuffer(blob, layout.ehdr_dtype, count=1)[0]
+    assert layout.ehdr.unpack_from(blob, 16) == tuple(int(header[name]) for name, _ in elf.EHDR_FIELDS)
+    shoff, shnum = int(header["shoff"]), int(header["shnum"])
+    sections = np.frombuffer(blob, layout.shdr_dtype, count=shnum, offset=shoff)
+    assert list(layout.shdr.iter_unpack(blob[shoff:shoff + shnum * layout.shdr.size])) == [
+        tuple(int(s[name]) for name, _ in elf.SHDR_FIELDS) for s in sections]
+    assert elf_bulk.LAYOUTS is elf.LAYOUTS and not hasattr(elf, "ipu_arch")

@@ -333,6 +333,14 @@ def test_options_override_bytes_per_tile_and_name_the_arch(tmp_path):
     assert report.target.bytes_per_tile == 1 << 20 and report.target.arch == "ipu2"
 
 
+@pytest.mark.parametrize("text", [SMALL_TEXT, SMALL_TEXT[SMALL_TEXT.index("Memory Usage:"):]],
+                         ids=["with-target", "without-target"])
+def test_a_zero_bytes_per_tile_override_is_refused_not_ignored(tmp_path, text):
+    """As the archive and profile readers refuse it: 0 is a value given, not "no override"."""
+    with pytest.raises(ReadError, match=r": bytes_per_tile must be positive, not 0$"):
+        read_one(tmp_path, text, tile_memory=0)
+
+
 # ---------------------------------------------------------------- .rep traces
 
 def test_rep_compile_reports_only(tmp_path):

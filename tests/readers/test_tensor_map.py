@@ -167,6 +167,10 @@ def test_read_tensor_map_rejects_a_profile(tmp_path):
      "mappings['main'] tensor 'h' tiles[2][1] (elements) must be non-negative, not -3"),
     (lambda d: d["mappings"]["main"][1][7].append(["5", 3]),
      "mappings['main'] tensor 'h' tiles[2][0] (tile) must be a whole number, not a string '5'"),
+    (lambda d: d["mappings"]["main"][1][7].append([5, True]),  # numpy would read it as 1 element
+     "mappings['main'] tensor 'h' tiles[2][1] (elements) must be a whole number, not a boolean True"),
+    (lambda d: d["mappings"]["main"][1][7].append([False, 3]),
+     "mappings['main'] tensor 'h' tiles[2][0] (tile) must be a whole number, not a boolean False"),
 ])
 def test_malformed_tensor_maps(tmp_path, mutate, expected):
     doc = small_map()
