@@ -29,10 +29,12 @@ def read_all(path: str | os.PathLike, *, tile_memory: int | str | None = None, a
              skip_bad_members: bool = False) -> list[MemoryReport]:
     """Every report a file holds, in file order (a ``.rep`` trace may hold several)."""
     from .readers import read_path
-    from .units import parse_size
-    options = ReadOptions(
-        tile_memory=parse_size(tile_memory) if isinstance(tile_memory, str) else tile_memory,
-        arch=arch, skip_bad_members=skip_bad_members)
+    from .units import check_tile_memory, parse_size
+    if isinstance(tile_memory, str):
+        tile_memory = parse_size(tile_memory)
+    if tile_memory is not None:  # a bad setting is the caller's ValueError, not a ReadError blaming the file
+        tile_memory = check_tile_memory(tile_memory)
+    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
     return read_path(path, options)
 
 

@@ -16,7 +16,7 @@ from .errors import MemreportError, UnsupportedOperation
 from .model import ARCHES, MemoryReport
 from .output import write_output
 from .readers import ReadOptions, read_path
-from .units import parse_size
+from .units import check_size, parse_size
 
 if TYPE_CHECKING:  # numpy-backed modules load with the commands: --version and --help stay quick
     from . import gates
@@ -26,20 +26,49 @@ EXIT_READ, EXIT_GATE = 1, 3
 
 
 class SizeType(click.ParamType):
-    """A byte size: ``638976``, ``624KiB``, ``1MiB``."""
+    """A byte size: ``638976``, ``624KiB``, ``1MiB``; at least ``minimum`` and below 2**63, checked at parse time."""
 
     name = "SIZE"
 
+    def __init__(self, minimum: int = 0, what: str = "a size") -> None:
+        self.minimum, self.what = minimum, what
+
     def convert(self, value, param, ctx):
-        if isinstance(value, int):
-            return value
         try:
-            return parse_size(value)
+            size = value if isinstance(value, int) else parse_size(value)
+            return check_size(size, minimum=self.minimum, what=self.what)
         except ValueError as exc:
             self.fail(str(exc), param, ctx)
 
 
 SIZE = SizeType()
+TILE_MEMORY = SizeType(minimum=1, what="bytes per tile")  # 0 B per tile is no IPU: a usage error, not the file's
+
+
+def output_options(schema: str, rows: str, what: str):
+    """``--format`` and ``-o``, shared by the commands (sqlite-utils' habit): one place to change them."""
+    def decorator(command):
+        command = click.option("-o", "--output", default="-", metavar="PATH", show_default=True,
+                               help=f"Write the {what} here ('-' is stdout); a file is written whole or not at "
+                                    "all.")(command)
+        return click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text",
+                            show_default=True,
+                            help=f"Output format: text, JSON (schema {schema}) or CSV ({rows}).")(command)
+    return decorator
+
+
+def read_options(command):
+    """How inputs are read, shared by the commands: ``--tile-memory``, ``--arch``, ``--skip-bad-members``."""
+    command = click.option(
+        "--skip-bad-members", is_flag=True,
+        help="Read an archive whose members are partly damaged: each damaged member's tile keeps its id but its "
+             "bytes are unknown and counted in no figure; the output lists every one skipped.")(command)
+    command = click.option(
+        "--arch", type=click.Choice(sorted(ARCHES)),
+        help="IPU architecture (ipu1: 1,216 tiles x 256 KiB; ipu2/ipu21: 1,472 x 624 KiB). It overrides an "
+             "archive's ELF flags (with a note); other sources take from it only what they do not say.")(command)
+    return click.option("--tile-memory", type=TILE_MEMORY, metavar="SIZE",
+                        help="Bytes per tile, overriding every source (638976, 624KiB, 1MiB).")(command)
 
 
 class DefaultGroup(click.Group):
@@ -117,17 +146,10 @@ def main() -> None:
 
 @main.command("report", cls=ReportCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True,
-              help="Output format: Poplar-style text, JSON (schema memreport/1) or CSV (one row per tile).")
-@click.option("-o", "--output", default="-", metavar="PATH", show_default=True,
-              help="Write the report here ('-' is stdout); a file is written whole or not at all.")
+@output_options("memreport/1", "one row per tile", "report")
 @click.option("--top", default=5, show_default=True, type=click.IntRange(min=0), metavar="N",
               help="How many of the most memory-subscribed tiles to detail.")
-@click.option("--tile-memory", type=SIZE, metavar="SIZE",
-              help="Bytes per tile, overriding the source (638976, 624KiB, 1MiB).")
-@click.option("--arch", type=click.Choice(sorted(ARCHES)),
-              help="IPU architecture when the source does not say (ipu1: 1,216 x 256 KiB; "
-                   "ipu2/ipu21: 1,472 x 624 KiB).")
+@read_options
 @click.option("--bin-kib", type=click.IntRange(min=1), metavar="N",
               help="Histogram bin width in KiB (default: the smallest power of two giving at most 128 bins).")
 @click.option("--png", metavar="PATH",
@@ -135,17 +157,15 @@ def main() -> None:
                    "map. Several reports write PATH-1.png, PATH-2.png, ... in input order.")
 @click.option("--tensor-map", "tensor_map_path", metavar="PATH",
               help="A tensor map (tensor_map.json): list the tensors on the top tiles, with elements and "
-                   "estimated bytes of tensor data.")
+                   "estimated bytes of tensor data (CSV: three per-tile tensor columns).")
 @click.option("--fail-on-oom", is_flag=True,
-              help="Gate: exit 3 if any tile is out of memory (a text summary: its printed count).")
+              help="Gate: exit 3 if any tile is out of memory (a text summary: its printed count, or what its "
+                   "maximum, histogram and detailed tiles show when that count is for other bytes per tile).")
 @click.option("--max-tile", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile uses more than SIZE, excluding gaps "
                    "(a text summary: its printed maximum).")
 @click.option("--min-headroom", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile.")
-@click.option("--skip-bad-members", is_flag=True,
-              help="Read an archive whose members are partly damaged: each damaged member's tile keeps its id "
-                   "but its bytes are unknown and counted in no figure; the output lists every one skipped.")
 @click.version_option(__version__, "--version", prog_name="memreport")
 def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory: int | None,
            arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | None = None,
@@ -180,7 +200,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
         if fmt == "json":
             rendered = table.render_json(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
         elif fmt == "csv":
-            rendered = table.render_csv(reports)
+            rendered = table.render_csv(reports, tensor_map=tensor_map)
         else:
             rendered = text.render(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
         from . import gates
@@ -191,7 +211,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
         pngs = []
         if png:  # the plotting module (and its heat map code) loads only for --png
             from .render import plot
-            pngs = plot.png_outputs(reports, png)  # drawn before anything is written
+            pngs = plot.png_outputs(reports, png, bin_kib=bin_kib)  # drawn before anything is written
     except UnsupportedOperation as exc:
         raise click.UsageError(str(exc)) from None
     except MemreportError as exc:
@@ -210,28 +230,22 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
 @main.command("diff", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("old_path", metavar="OLD")
 @click.argument("new_path", metavar="NEW")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True,
-              help="Output format: text, JSON (schema memreport-diff/1) or CSV (one row per changed tile).")
-@click.option("-o", "--output", default="-", metavar="PATH", show_default=True,
-              help="Write the diff here ('-' is stdout); a file is written whole or not at all.")
+@output_options("memreport-diff/1", "one row per changed tile", "diff")
 @click.option("--top", default=20, show_default=True, type=click.IntRange(min=0), metavar="N",
               help="How many of the largest changes the text lists (JSON and CSV list all).")
-@click.option("--tile-memory", type=SIZE, metavar="SIZE", help="Bytes per tile for both builds, overriding them.")
-@click.option("--arch", type=click.Choice(sorted(ARCHES)), help="IPU architecture when a source does not say.")
+@read_options
 @click.option("--fail-on-growth", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile grows by more than SIZE.")
 @click.option("--fail-on-oom", is_flag=True, help="Gate: exit 3 if any tile of NEW is out of memory.")
-@click.option("--skip-bad-members", is_flag=True,
-              help="Read an archive whose members are partly damaged: each damaged member's tile keeps its id "
-                   "but its bytes are unknown and counted in no figure; the output lists every one skipped.")
 def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, tile_memory: int | None,
                  arch: str | None, fail_on_growth: int | None, fail_on_oom: bool,
                  skip_bad_members: bool = False) -> None:
     """Compare two builds tile by tile (excluding-gaps bytes).
 
     OLD and NEW are any two readable reports of programs with the same tile
-    count, in any formats. A text summary is compared only where it knows a
-    tile's bytes (its detailed tiles), plus its printed totals and maxima.
+    count, in any formats but a tensor map (it holds no bytes). A text
+    summary is compared only where it knows a tile's bytes (its detailed
+    tiles), plus its printed totals and maxima.
 
     \b
     Examples:
@@ -249,6 +263,8 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     new, new_note = diffing.choose_report(load([new_path], options))
     try:
         changes = diffing.diff_reports(old, new, notes=[n for n in (old_note, new_note) if n])
+    except UnsupportedOperation as exc:  # a tensor map: nothing to compare, whatever the file holds
+        raise click.UsageError(str(exc)) from None
     except diffing.TileCountMismatch as exc:
         fail(f"diff: {exc}")
     try:

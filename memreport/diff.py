@@ -3,7 +3,11 @@
 Values are excluding-gaps bytes, the one figure every complete source holds.
 A partial report (a text summary) is compared only where it knows a tile's
 bytes (its detailed tiles); its totals, maxima and out-of-memory count are
-compared as printed, and the diff carries a note saying so.
+compared as printed, and the diff carries a note saying so. When damaged
+archive members were skipped on either side, the whole-program figures of
+both sides are taken over the compared tiles only, so a tile read on one
+side and skipped on the other never shows up as a change in the totals. A
+tensor map holds no bytes: it cannot be diffed.
 """
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from . import analysis
-from .errors import TileCountMismatch  # noqa: F401 - defined with the other errors, re-exported here
+from .errors import TileCountMismatch, UnsupportedOperation
 from .model import MemoryReport, TileBytes
 
 
@@ -43,6 +47,8 @@ class BuildSummary:
     total_including_gaps: int | None
     max_excluding_gaps: TileBytes | None
     tiles_out_of_memory: int | None
+    out_of_memory_at_least: int | None = None  # tiles known out of memory when the count is unknown
+    partial_reason: str | None = None            # why this side's per-tile view is partial
 
     @property
     def label(self) -> str:
@@ -50,16 +56,42 @@ class BuildSummary:
         return self.source + (f" (module {self.module})" if self.module else "")
 
     @classmethod
-    def of(cls, report: MemoryReport) -> "BuildSummary":
-        """The summary of one report (printed figures for a text summary)."""
+    def of(cls, report: MemoryReport, tiles: np.ndarray | None = None) -> "BuildSummary":
+        """The summary of one report (printed figures for a text summary).
+
+        ``tiles`` (ids, for a report with per-tile arrays) takes the figures
+        over those tiles only: the tiles a diff compared.
+        """
+        common = dict(source=report.source, module=report.module, format=report.format, per_tile=report.per_tile,
+                      num_tiles=report.num_tiles, bytes_per_tile=report.target.bytes_per_tile,
+                      partial_reason=analysis.partial_reason(report))
+        if tiles is not None and report.excluding_gaps is not None:
+            return cls(**common, **_figures_over(report, tiles))
+        oom = analysis.out_of_memory_count(report)
         return cls(
-            source=report.source, module=report.module, format=report.format, per_tile=report.per_tile,
-            num_tiles=report.num_tiles, bytes_per_tile=report.target.bytes_per_tile,
+            **common,
             total_excluding_gaps=analysis.total_excluding_gaps(report),
             total_including_gaps=analysis.total_including_gaps(report),
             max_excluding_gaps=analysis.max_excluding_gaps(report),
-            tiles_out_of_memory=analysis.count_out_of_memory(report),
+            tiles_out_of_memory=oom.count,
+            out_of_memory_at_least=oom.at_least if oom.count is None and oom.at_least else None,
         )
+
+
+def _figures_over(report: MemoryReport, tiles: np.ndarray) -> dict:
+    """Totals, maximum and out-of-memory count of a report with per-tile arrays, over ``tiles`` only."""
+    assert report.excluding_gaps is not None
+    values = report.excluding_gaps[tiles].astype(np.int64)
+    including = None if report.including_gaps is None else report.including_gaps[tiles].astype(np.int64)
+    peak = None
+    if tiles.size:
+        at = int(np.argmax(values))  # tiles ascend: the lowest tile among equals
+        peak = TileBytes(int(tiles[at]), int(values[at]))
+    over = analysis.out_of_memory(report)
+    return dict(total_excluding_gaps=int(values.sum()),
+                total_including_gaps=None if including is None else int(including.sum()),
+                max_excluding_gaps=peak,
+                tiles_out_of_memory=None if over is None else int(np.count_nonzero(over[tiles])))
 
 
 def _delta(old: int | None, new: int | None) -> int | None:
@@ -87,6 +119,7 @@ class Diff:
     newly_out_of_memory: tuple[int, ...] | None
     no_longer_out_of_memory: tuple[int, ...] | None
     notes: tuple[str, ...] = ()
+    figures_over: str = "every tile"  # "compared tiles" (members skipped), or "not comparable": no deltas
 
     @property
     def per_tile(self) -> str:
@@ -111,22 +144,31 @@ class Diff:
         return int(np.count_nonzero(self.delta < 0))
 
     @property
+    def comparable(self) -> bool:
+        """Whether the two sides' whole-program figures cover the same tiles (else no deltas)."""
+        return self.figures_over != "not comparable"
+
+    @property
     def total_delta(self) -> int | None:
         """Change in total excluding-gaps bytes (None where a side does not know it)."""
-        return _delta(self.old.total_excluding_gaps, self.new.total_excluding_gaps)
+        return _delta(self.old.total_excluding_gaps, self.new.total_excluding_gaps) if self.comparable else None
 
     @property
     def total_including_gaps_delta(self) -> int | None:
+        if not self.comparable:
+            return None
         return _delta(self.old.total_including_gaps, self.new.total_including_gaps)
 
     @property
     def max_delta(self) -> int | None:
         """Change in the largest tile's excluding-gaps bytes (whichever tile that is)."""
         old, new = self.old.max_excluding_gaps, self.new.max_excluding_gaps
-        return None if old is None or new is None else new.bytes - old.bytes
+        return None if old is None or new is None or not self.comparable else new.bytes - old.bytes
 
     @property
     def out_of_memory_delta(self) -> int | None:
+        if not self.comparable:
+            return None
         return _delta(self.old.tiles_out_of_memory, self.new.tiles_out_of_memory)
 
     def changes(self, n: int | None = None) -> list[TileChange]:
@@ -157,24 +199,51 @@ def _known_out_of_memory(report: MemoryReport, tiles: np.ndarray) -> np.ndarray 
     if report.excluding_gaps is not None:
         over = analysis.out_of_memory(report)
         return None if over is None else over[tiles]
-    limit = report.target.bytes_per_tile
-    if limit is None:
-        return None
-    known = {d.tile: d.excluding_gaps for d in report.detailed_tiles if d.excluding_gaps is not None}
-    return np.array([known[t] > limit for t in tiles.tolist()], dtype=bool)
+    by_tile = {d.tile: analysis.detail_out_of_memory(report, d) for d in report.detailed_tiles}
+    over = [by_tile.get(t) for t in tiles.tolist()]
+    return None if None in over else np.array(over, dtype=bool)
+
+
+SIDES = ("OLD", "NEW")
 
 
 def _partial_notes(old: MemoryReport, new: MemoryReport, compared: int) -> tuple[str, ...]:
+    sides = tuple(zip(SIDES, (old, new)))
     skipped = tuple(f"{label} ({r.source}) has {len(r.skipped):,} tile(s) of unknown bytes (damaged members "
-                    "skipped): they are not compared" for label, r in (("OLD", old), ("NEW", new)) if r.skipped)
-    partial = [label for label, r in (("OLD", old), ("NEW", new)) if r.excluding_gaps is None]
+                    "skipped): they are not compared" for label, r in sides if r.skipped)
+    partial = [(label, r) for label, r in sides if r.excluding_gaps is None]
     if not partial:
         return skipped
-    who = " and ".join(f"{label} ({r.source})" for label, r in (("OLD", old), ("NEW", new))
-                       if label in partial)
+    reasons = list(dict.fromkeys(analysis.partial_reason(r) for _, r in partial))
+    who = " and ".join(f"{label} ({r.source})" for label, r in partial)
     verb = "are" if len(partial) == 2 else "is"
-    return (f"{who} {verb} partial (a text summary): only the {compared:,} tile(s) both sides detail are "
-            "compared; totals, maxima and out-of-memory counts are as printed",) + skipped
+    printed = all(r.is_printed_summary for _, r in partial)
+    kind = " (a text summary)" if printed else f" ({'; '.join(r for r in reasons if r)})"
+    tail = "; totals, maxima and out-of-memory counts are as printed" if printed else ""
+    return (f"{who} {verb} partial{kind}: only the {compared:,} tile(s) both sides detail are compared{tail}",) + \
+        skipped
+
+
+def _out_of_memory_notes(old: MemoryReport, new: MemoryReport) -> tuple[str, ...]:
+    """Why a side's out-of-memory count is judged or unknown, when bytes per tile is known."""
+    notes = []
+    for label, r in zip(SIDES, (old, new)):
+        note = analysis.out_of_memory_count(r).note() if r.is_printed_summary else None
+        if note and r.target.bytes_per_tile is not None:
+            notes.append(f"{label} ({r.source}) {note}")
+    return tuple(notes)
+
+
+def _figures_scope(old: MemoryReport, new: MemoryReport, compared: np.ndarray) -> tuple[str, tuple[str, ...]]:
+    """Which tiles the whole-program figures cover on both sides, and the note saying so."""
+    if not (old.skipped or new.skipped):
+        return "every tile", ()
+    if old.excluding_gaps is not None and new.excluding_gaps is not None:
+        return "compared tiles", (f"totals, maxima and out-of-memory counts of both sides are over the "
+                                  f"{compared.size:,} compared tile(s) only: a tile skipped on one side is left out "
+                                  "of both",)
+    return "not comparable", ("totals, maxima and out-of-memory counts are not compared: a side with skipped "
+                              "members covers only its readable tiles, a text summary prints them for every tile",)
 
 
 def choose_report(reports: Sequence[MemoryReport]) -> tuple[MemoryReport, str | None]:
@@ -187,7 +256,14 @@ def choose_report(reports: Sequence[MemoryReport]) -> tuple[MemoryReport, str | 
 
 
 def diff_reports(old: MemoryReport, new: MemoryReport, notes: Sequence[str] = ()) -> Diff:
-    """Every tile's change from ``old`` to ``new``; both must have the same tile count."""
+    """Every tile's change from ``old`` to ``new``; both must have the same tile count.
+
+    A tensor map (elements, not bytes) raises UnsupportedOperation.
+    """
+    for report in (old, new):
+        if report.format == "tensor-map":
+            raise UnsupportedOperation(f"diff: {report.source}: a tensor map counts elements, not bytes: "
+                                       "diff archives, profiles or text summaries of the programs")
     if old.num_tiles != new.num_tiles:
         raise TileCountMismatch(f"{old.source} has {old.num_tiles:,} tiles but {new.source} has "
                                 f"{new.num_tiles:,}")
@@ -209,11 +285,13 @@ def diff_reports(old: MemoryReport, new: MemoryReport, notes: Sequence[str] = ()
     if old_over is not None and new_over is not None:
         newly = tuple(tiles[new_over & ~old_over].tolist())
         recovered = tuple(tiles[old_over & ~new_over].tolist())
-    notes = tuple(notes) + _partial_notes(old, new, int(tiles.size))
+    scope, scope_notes = _figures_scope(old, new, tiles)
+    notes = tuple(notes) + _partial_notes(old, new, int(tiles.size)) + scope_notes + _out_of_memory_notes(old, new)
     if newly is None:
         notes += ("out-of-memory changes unknown: bytes per tile unknown (give --tile-memory or --arch)",)
+    over = tiles if scope == "compared tiles" else None
     return Diff(
-        old=BuildSummary.of(old), new=BuildSummary.of(new),
+        old=BuildSummary.of(old, over), new=BuildSummary.of(new, over), figures_over=scope,
         tile_ids=tiles[picked], old_bytes=old_values[picked], new_bytes=new_values[picked],
         compared_tiles=int(tiles.size),
         tiles_per_ipu=new.target.tiles_per_ipu or old.target.tiles_per_ipu,

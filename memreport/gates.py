@@ -4,8 +4,9 @@ Each check returns a :class:`GateResult` naming the worst tiles; the CLI
 only turns a failed result into exit status 3. A text summary holds no
 per-tile values, so its gates use what it printed (the out-of-memory count,
 the maximum, its detailed tiles) and their messages say so. A check that
-needs a figure the source lacks raises
-:class:`~memreport.errors.UnsupportedOperation`.
+needs a figure the source lacks, and cannot settle from what it holds,
+raises :class:`~memreport.errors.UnsupportedOperation` (exit 2 in the CLI):
+a gate never passes on a figure nobody knows.
 """
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .diff import Diff
 
 WORST_SHOWN = 5
-PARTIAL_NOTE = "a text summary does not list every tile"
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def _passed(gate: str, report: MemoryReport) -> GateResult:
 
 
 def _detailed_over(report: MemoryReport, limit: int) -> dict[int, int]:
-    """Excluding-gaps bytes of the detailed tiles above ``limit`` (a partial report)."""
+    """Excluding-gaps bytes of the detailed tiles above ``limit`` (a gate's limit, not bytes per tile)."""
     return {d.tile: d.excluding_gaps for d in report.detailed_tiles
             if d.excluding_gaps is not None and d.excluding_gaps > limit}
 
@@ -86,24 +86,39 @@ def _worst_detailed(over: dict[int, int], limit: int) -> tuple[Offender, ...]:
 
 
 def check_out_of_memory(report: MemoryReport) -> GateResult:
-    """Fail when any tile is out of memory (``--fail-on-oom``)."""
+    """Fail when any tile is out of memory (``--fail-on-oom``).
+
+    A text summary answers with its printed count, or, when that count is
+    not for the bytes per tile in use (or was not printed), with what its
+    maximum, histogram and detailed tiles settle: it fails when they show
+    a tile out of memory, and raises UnsupportedOperation when they cannot
+    tell.
+    """
     gate, source = "fail-on-oom", describe_source(report)
-    count = analysis.count_out_of_memory(report)
-    if count is None:
-        raise UnsupportedOperation(f"--fail-on-oom: {source}: out-of-memory tiles unknown "
-                                   "(bytes per tile unknown: give --tile-memory or --arch)")
-    if count == 0:
+    status = analysis.out_of_memory_count(report)
+    if status.count is None and not status.at_least:
+        raise UnsupportedOperation(f"--fail-on-oom: {source}: out-of-memory tiles unknown ({status.reason})")
+    if status.count == 0:
         return _passed(gate, report)
-    limit = report.target.bytes_per_tile
     if report.excluding_gaps is None:
-        over = _detailed_over(report, limit) if limit is not None else {}
-        worst = _worst_detailed(over, limit)
-        which = (": " + _tile_list(worst, max(count, len(worst))) if worst
-                 else "; its detailed tiles do not say which")
-        return GateResult(gate, source, True, count, worst,
-                          f"{count:,} tile(s) out of memory in {source} (the count it printed; "
-                          f"{PARTIAL_NOTE}){which}")
+        limit = report.target.bytes_per_tile
+        worst = _worst_detailed(analysis.known_out_of_memory_tiles(report), limit) if limit is not None else ()
+        which = f": {_tile_list(worst, status.count or status.at_least)}" if worst else \
+            "; neither its detailed tiles nor its maximum say which"
+        why = analysis.partial_reason(report)
+        if status.count is not None and status.basis is None:
+            return GateResult(gate, source, True, status.count, worst,
+                              f"{status.count:,} tile(s) out of memory in {source} (the count it printed; {why})"
+                              + which)
+        figure = f"{status.count:,}" if status.count is not None else f"at least {status.at_least:,}"
+        return GateResult(gate, source, True, status.count, worst,
+                          f"{figure} tile(s) out of memory in {source} ({status.basis}; {status.reason}){which}")
+    limit = report.target.bytes_per_tile
+    count = status.count
+    assert count is not None
     mask = analysis.out_of_memory(report)
+    if report.known is not None:
+        mask = mask & report.known
     tiles = np.flatnonzero(mask)
     values = report.excluding_gaps[tiles].astype(np.int64)
     excess = values - limit if limit is not None else np.zeros_like(values)
@@ -122,6 +137,8 @@ def _check_above(report: MemoryReport, gate: str, limit: int, what: str,
     source = describe_source(report)
     values = report.excluding_gaps
     if values is None:
+        if not report.is_printed_summary:
+            raise UnsupportedOperation(f"--{gate}: {source}: {analysis.partial_reason(report)}")
         peak = analysis.max_excluding_gaps(report)
         if peak is None:
             raise UnsupportedOperation(f"--{gate}: {source} printed no maximum (excluding gaps)")
@@ -133,7 +150,7 @@ def _check_above(report: MemoryReport, gate: str, limit: int, what: str,
         worst = _worst_detailed(over, limit)
         return GateResult(gate, source, True, None, worst,
                           f"at least {len(over):,} tile(s) {what} in {source} (from its printed maximum "
-                          f"(excluding gaps) and detailed tiles; {PARTIAL_NOTE}): "
+                          f"(excluding gaps) and detailed tiles; {analysis.partial_reason(report)}): "
                           f"{_tile_list(worst, len(over), phrase)}")
     tiles = np.flatnonzero(values > limit)
     if tiles.size == 0:
@@ -183,7 +200,7 @@ def check_growth(diff: Diff, max_growth: int) -> GateResult:
         return GateResult(gate, source, False, 0, ())
     tiles, growth = diff.tile_ids[grew], delta[grew]
     worst = _worst(tiles, growth, growth - max_growth)
-    why = PARTIAL_NOTE if "poplar-text" in (diff.old.format, diff.new.format) else "damaged members were skipped"
+    why = "; ".join(dict.fromkeys(r for r in (diff.old.partial_reason, diff.new.partial_reason) if r))
     partial = "" if diff.per_tile == "complete" else \
         f" (of the {diff.compared_tiles:,} tile(s) both sides detail; {why})"
     return GateResult(gate, source, True, int(grew.size), worst,

@@ -240,6 +240,16 @@ class MemoryReport:
         return "complete" if self.excluding_gaps is not None and not self.skipped else "partial"
 
     @property
+    def is_printed_summary(self) -> bool:
+        """True for a summary that printed its own figures (a text summary), not for other partial reports.
+
+        Its figures are kept as printed and only its detailed tiles have
+        per-tile bytes; a tensor map or an archive with skipped members is
+        partial for other reasons.
+        """
+        return self.excluding_gaps is None and self.printed is not None
+
+    @property
     def known(self) -> np.ndarray | None:
         """Per-tile bool, False for skipped tiles; None when every tile in the arrays is known."""
         if not self.skipped:
@@ -272,10 +282,10 @@ class MemoryReport:
 
     # Pictures and tables for notebooks: renderers imported on use, so model.py never imports
     # matplotlib or pandas.
-    def plot(self, *, figsize: tuple[float, float] | None = None) -> "Figure":
+    def plot(self, *, figsize: tuple[float, float] | None = None, bin_kib: int | None = None) -> "Figure":
         """One matplotlib Figure: memory per tile, the By Tile histogram and a per-IPU heat map."""
         from .render.plot import figure
-        return figure(self, figsize=figsize)
+        return figure(self, figsize=figsize, bin_kib=bin_kib)
 
     def to_dataframe(self) -> "pandas.DataFrame":
         """One row per tile (per detailed tile for a text report), the CSV's columns; needs pandas."""

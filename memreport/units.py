@@ -2,21 +2,44 @@
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 _UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2,
           "mib": 1024**2, "g": 1024**3, "gb": 1024**3, "gib": 1024**3}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", re.IGNORECASE)
+MAX_DIGITS = 40      # far past 2**63 (19 digits); longer strings are refused before any arithmetic
+SIZE_LIMIT = 2 ** 63  # sizes are int64 everywhere (per-tile arrays, the model's bounds)
 
 
 def parse_size(text: str) -> int:
-    """Bytes from a size string; K/KB/KiB are all 1,024 (Poplar's own convention)."""
+    """Bytes from a size string; K/KB/KiB are all 1,024 (Poplar's own convention).
+
+    Exact: the digits are read as a fraction, never through a float, so
+    ``9007199254740993`` stays odd and ``1.5KiB`` is 1,536.
+    """
     match = _SIZE.fullmatch(text.replace(",", "").replace("_", ""))
     if not match or match.group(2).lower() not in _UNITS:
         raise ValueError(f"not a size: {text!r} (try 638976, 624KiB or 1MiB)")
-    value = float(match.group(1)) * _UNITS[match.group(2).lower()]
-    if value != int(value):
+    if len(match.group(1)) > MAX_DIGITS:
+        raise ValueError(f"not a size: {text[:20]!r}... is {len(match.group(1)):,} digits long")
+    value = Fraction(match.group(1)) * _UNITS[match.group(2).lower()]
+    if value.denominator != 1:
         raise ValueError(f"not a whole number of bytes: {text!r}")
     return int(value)
+
+
+def check_size(value: int, *, minimum: int = 0, what: str = "a size") -> int:
+    """``value`` if ``minimum <= value < 2**63``, else a ValueError saying which bound it breaks."""
+    if value < minimum:
+        raise ValueError(f"{what} must be at least {minimum:,} B, not {value:,}")
+    if value >= SIZE_LIMIT:
+        raise ValueError(f"{what} must be below 2**63 B, not a {value.bit_length()}-bit number")
+    return value
+
+
+def check_tile_memory(value: int) -> int:
+    """Bytes per tile as given by a user: positive and below 2**63 (a ValueError otherwise)."""
+    return check_size(value, minimum=1, what="bytes per tile")
 
 
 def kib(n: int) -> str:

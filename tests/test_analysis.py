@@ -132,3 +132,143 @@ def test_breakdown_for_a_tile_skips_absent_and_uncounted():
     assert analysis.tile_breakdown(report, 0) == {".text": 3}
     assert analysis.tile_breakdown(report, 1) == {".bss": 3, ".text": 1}
     assert analysis.tile_breakdown(report, 1, counted_only=False) == {".comment": 9, ".bss": 3, ".text": 1}
+
+
+# ---------------------------------------------------------------- out-of-memory counts of printed summaries
+
+LIMIT = 638_976
+STEP = "cluster_training_step.17"
+
+
+def summary(bytes_per_tile=LIMIT, printed_limit=LIMIT, oom=2, details=(700_000, 660_001, 600_000),
+            peak=700_000, bins=None, num_tiles=1472):
+    """A summary as the text reader makes it: its printed Memory Per-Tile kept in info["target"]."""
+    bins = bins if bins is not None else (Bin(576, 584, 1468), Bin(584, 592, 2), Bin(640, 648, 1),
+                                          Bin(680, 688, 1))
+    return MemoryReport(
+        source="s.txt", format="poplar-text", target=Target(num_tiles, None, 1, 1472, bytes_per_tile),
+        info={} if printed_limit is None else {"target": {"memory_per_tile_bytes": printed_limit}},
+        printed=PrintedSummary(histogram=Histogram(8, bins) if bins else None, tiles_out_of_memory=oom,
+                               max_excluding_gaps=None if peak is None else TileBytes(5, peak)),
+        detailed_tiles=tuple(TileDetail(t, None, b) for t, b in zip((5, 9, 12), details)))
+
+
+def test_the_printed_count_is_used_when_it_is_for_the_bytes_per_tile_in_use():
+    for report in (summary(), summary(printed_limit=None), summary(bytes_per_tile=None, printed_limit=None)):
+        status = analysis.out_of_memory_count(report)
+        assert (status.count, status.basis, status.reason) == (2, None, None)
+        assert status.describe() == "2 tile(s) out of memory" and status.note() is None
+
+
+def test_an_overridden_bytes_per_tile_never_shows_the_printed_count():
+    import memreport
+    step = next(r for r in memreport.read_all("sample_reports/trace_two_modules.rep", tile_memory=500_000)
+                if r.module == STEP)
+    status = analysis.out_of_memory_count(step)
+    # All five detailed tiles are over 500,000 B, and the histogram shows no other tile can be.
+    assert status.count == 5 and analysis.count_out_of_memory(step) == 5
+    assert status.describe() == ("5 tile(s) out of memory (from its printed detailed tiles and histogram, "
+                                 "for 500,000 B per tile)")
+    assert status.reason == "its printed count, 2, is for the 638,976 B per tile it printed, not 500,000 B"
+    assert [t.out_of_memory for t in step.top_tiles()] == [True] * 5
+
+
+def test_a_bound_when_what_was_printed_cannot_settle_the_count():
+    # 200,000 B falls inside the 192 - 200 KiB bin: its 194 tiles may lie on either side.
+    status = analysis.out_of_memory_count(summary(200_000, bins=(Bin(192, 200, 194), Bin(200, 208, 700),
+                                                                 Bin(640, 648, 1), Bin(680, 688, 1)),
+                                                  num_tiles=896))
+    assert status.count is None and status.at_least == 702
+    assert status.describe() == ("at least 702 tile(s) out of memory (from its printed histogram; its printed "
+                                 "count, 2, is for the 638,976 B per tile it printed, not 200,000 B)")
+
+
+def test_more_bytes_per_tile_than_printed_can_only_lower_the_count():
+    status = analysis.out_of_memory_count(summary(690_000))
+    assert (status.count, status.at_least) == (1, 1)  # tile 5's 700,000 B; 660,001 B now fits
+    assert analysis.out_of_memory_count(summary(800_000)).count == 0  # above the printed maximum
+    # Without a histogram, the printed count still caps the count from above: 2 known over, at most 2.
+    assert analysis.out_of_memory_count(summary(650_000, bins=())).count == 2
+    assert analysis.out_of_memory_count(summary(500_000, bins=())).at_least == 3
+
+
+def test_a_summary_without_an_out_of_memory_line_says_so():
+    status = analysis.out_of_memory_count(summary(oom=None, peak=None, bins=(), details=(500_000,)))
+    assert status.count is None and status.at_least == 0
+    assert status.reason == ("the summary printed no out-of-memory line, and nothing else it printed settles it "
+                             "for 638,976 B per tile")
+    assert "give --tile-memory" not in status.describe()
+    over = analysis.out_of_memory_count(summary(oom=None, peak=None, bins=(), details=(700_000,)))
+    assert (over.count, over.at_least) == (None, 1)
+    unknown = analysis.out_of_memory_count(summary(None, None, oom=None, peak=None, bins=()))
+    assert unknown.reason == ("the summary printed no out-of-memory line; bytes per tile unknown (give "
+                              "--tile-memory or --arch to judge what it printed)")
+
+
+def test_other_partial_reports_give_their_own_reason():
+    tensor_map = MemoryReport("tm.json", "tensor-map", Target(4))
+    assert analysis.out_of_memory_count(tensor_map).reason == "a tensor map counts elements, not bytes"
+    assert analysis.partial_reason(tensor_map) == "a tensor map counts elements, not bytes"
+    assert analysis.partial_reason(summary()) == "a text summary does not list every tile"
+    assert analysis.partial_reason(complete([1, 2])) is None
+    assert analysis.out_of_memory_count(complete([1, 2], arch=None)).reason == \
+        "bytes per tile unknown: give --tile-memory or --arch"
+
+
+def test_detail_out_of_memory_is_strictly_above_bytes_per_tile():
+    report = summary()
+    assert [analysis.detail_out_of_memory(report, d) for d in (
+        TileDetail(0, None, LIMIT), TileDetail(0, None, LIMIT + 1), TileDetail(0, 9, None))] == [False, True, None]
+    assert analysis.detail_out_of_memory(summary(bytes_per_tile=None, printed_limit=None),
+                                         TileDetail(0, None, 10 ** 9)) is None
+
+
+# ---------------------------------------------------------------- which histogram bins hold out-of-memory tiles
+
+def test_bins_of_complete_data_are_judged_tile_by_tile():
+    at_limit = complete([LIMIT, 400_000, 10_000])
+    hist = analysis.histogram(at_limit, 8)
+    assert analysis.bins_out_of_memory(at_limit, hist)[-1] is False  # full is not out of memory
+    over = complete([LIMIT + 1, 400_000])
+    hist = analysis.histogram(over, 5)  # 620 - 625 KiB straddles the limit (624 KiB) and holds the tile
+    assert (hist.bins[-1].low_kib, hist.bins[-1].high_kib) == (620, 625)
+    assert analysis.bins_out_of_memory(over, hist)[-1] is True
+    assert analysis.bins_out_of_memory(complete([1, 2], arch=None), hist) == [None] * len(hist.bins)
+
+
+def test_printed_bins_are_red_only_when_they_must_hold_an_out_of_memory_tile():
+    bins = (Bin(616, 624, 10), Bin(624, 632, 5), Bin(632, 640, 0), Bin(640, 648, 1))
+    # 624 KiB is the limit exactly: 624 - 632 holds tiles above it but one might sit at 638,976 B exactly.
+    report = summary(oom=None, peak=None, details=(), bins=bins, num_tiles=16)
+    assert analysis.bins_out_of_memory(report, report.printed.histogram) == [False, None, False, True]
+    known = summary(oom=None, peak=None, details=(640_000,), bins=bins, num_tiles=16)  # tile 5 in 624 - 632
+    assert analysis.bins_out_of_memory(known, known.printed.histogram) == [False, True, False, True]
+    exact = summary(oom=1, peak=None, details=(), bins=bins, num_tiles=16)  # the one is in 640 - 648
+    assert analysis.bins_out_of_memory(exact, exact.printed.histogram) == [False, False, False, True]
+
+
+def test_every_view_of_a_detailed_tile_asks_the_one_rule(monkeypatch):
+    """Top tiles, CSV, dataframe, picture, diff and gate all follow detail_out_of_memory, whatever it says."""
+    import csv
+    import io
+
+    from memreport import gates
+    from memreport.diff import diff_reports
+    from memreport.render import plot, table
+    monkeypatch.setattr(analysis, "detail_out_of_memory", lambda report, d: d.tile % 2 == 1)
+    report = MemoryReport(
+        source="s.txt", format="poplar-text", target=Target(4, None, 1, 4, LIMIT),
+        printed=PrintedSummary(tiles_out_of_memory=2),
+        detailed_tiles=tuple(TileDetail(t, None, 100 * t) for t in (1, 2, 3)))
+    assert [t.out_of_memory for t in analysis.top_tiles(report)] == [True, False, True]
+    rows = list(csv.DictReader(io.StringIO(table.render_csv([report]))))
+    assert [r["out_of_memory"] for r in rows] == ["true", "false", "true"]
+    assert report.to_dataframe()["out_of_memory"].tolist() == [True, False, True]
+    fig = plot.figure(report)
+    ax = next(a for a in fig.axes if a.get_title(loc="left").startswith("Detailed tiles"))
+    red = [tuple(p.get_facecolor()[:3]) == tuple(int(plot.OOM_COLOUR[i:i + 2], 16) / 255 for i in (1, 3, 5))
+           for p in ax.containers[-1]]
+    assert red == [True, False, True]
+    old = complete([0, 0, 0, 0], bytes_per_tile=LIMIT)
+    assert diff_reports(old, report).newly_out_of_memory == (1, 3)
+    assert [o.tile for o in gates.check_out_of_memory(report).worst] == [3, 1]

@@ -124,3 +124,63 @@ def test_console_script_runs_the_sample():
     assert proc.returncode == 0
     assert "    3 tile(s) out of memory" in proc.stdout
     assert "Maximum (Excluding Gaps): 788,976 (770.5 K) on tile 1402" in proc.stdout
+
+
+@pytest.mark.parametrize("value,message", [
+    ("0", "Invalid value for '--tile-memory': bytes per tile must be at least 1 B, not 0"),
+    ("9223372036854775808", "Invalid value for '--tile-memory': bytes per tile must be below 2**63 B"),
+    ("16EiB", "Invalid value for '--tile-memory': not a size: '16EiB'"),
+])
+def test_impossible_tile_memory_is_a_usage_error_not_the_files(archive, value, message):
+    for args in ([archive], ["diff", archive, archive]):
+        result = run(*args, "--tile-memory", value)
+        assert result.exit_code == 2, result.output
+        assert message in result.stderr
+        assert str(archive) not in result.stderr  # the input is fine: it is not blamed
+
+
+def test_sizes_below_2_63_and_zero_limits_where_they_make_sense(archive):
+    assert run(archive, "--max-tile", "0").exit_code == 3  # every tile holds something
+    assert run(archive, "--min-headroom", "0").exit_code == 3  # tile 3 is over: no headroom at all
+    result = run(archive, "--max-tile", str(2 ** 63))
+    assert result.exit_code == 2 and "must be below 2**63 B" in result.stderr
+
+
+def test_read_refuses_impossible_tile_memory_as_the_callers_error(archive):
+    import memreport
+    for value in (0, "0KiB", 2 ** 63):
+        with pytest.raises(ValueError, match="bytes per tile must be"):
+            memreport.read(archive, tile_memory=value)
+
+
+def test_report_and_diff_share_their_read_and_output_options():
+    from memreport.cli import diff_command, report
+    def options(command):
+        return {p.name: p for p in command.params if isinstance(p, __import__("click").Option)}
+    ours, theirs = options(report), options(diff_command)
+    for name in ("tile_memory", "arch", "skip_bad_members", "fmt", "output"):
+        a, b = ours[name], theirs[name]
+        assert (a.opts, a.type.name, a.default, a.is_flag) == (b.opts, b.type.name, b.default, b.is_flag), name
+    for name in ("tile_memory", "arch", "skip_bad_members"):
+        assert ours[name].help == theirs[name].help, name
+
+
+def test_tensor_map_adds_per_tile_tensor_columns_to_csv():
+    profile = os.path.join(os.path.dirname(SAMPLE), "mk1_profile.json")
+    tensor_map = os.path.join(os.path.dirname(SAMPLE), "tensor_map.json")
+    result = run(profile, "--format", "csv", "--tensor-map", tensor_map)
+    assert result.exit_code == 0, result.output
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[0][-3:] == ["tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements"]
+    alone = list(csv.reader(io.StringIO(run(tensor_map, "--format", "csv").stdout)))
+    mapped = {row[0]: row[-3:] for row in alone[1:]}
+    assert len(rows) == 1217 and rows[1][-3:] == mapped["0"] == ["269", "1065", "0"]
+    assert all(row[-3:] == mapped.get(row[0], ["0", "0", "0"]) for row in rows[1:])  # unmapped tiles hold none
+    assert rows[1][:6] == ["0", "0", "", "5780", "49184", "false"]  # the report's own columns are unchanged
+
+    summary = os.path.join(os.path.dirname(SAMPLE), "trace_two_modules.rep")
+    both = list(csv.reader(io.StringIO(run(summary, "--format", "csv", "--tensor-map", tensor_map, "--arch",
+                                           "ipu1").stdout)))
+    assert both[0][-5:] == ["tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements", "source",
+                            "module"]
+    assert [(row[0], row[-5:-2]) for row in both[1:3]] == [("5", mapped["5"]), ("902", mapped["902"])]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -213,3 +214,41 @@ def test_diff_needs_two_files():
     result = run("diff", "old.a")
     assert result.exit_code == 2
     assert "Missing argument 'NEW'" in result.stderr
+
+
+def test_diff_refuses_tensor_maps_as_bad_usage():
+    tensor_map = Path(__file__).resolve().parent.parent / "sample_reports" / "tensor_map.json"
+    for args in ((tensor_map, tensor_map), ("old.a", tensor_map)):
+        result = run("diff", *map(str, args))
+        assert result.exit_code == 2, result.output
+        assert f"diff: {tensor_map}: a tensor map counts elements, not bytes" in result.stderr
+        assert result.stdout == ""
+
+
+def test_diff_with_a_skipped_member_compares_totals_over_the_compared_tiles(tmp_path):
+    from memreport.synth.archive import ar_archive, tile_elf
+    members = [(f"tile_{i}.elf", tile_elf(i, 1024, 256, size - 1280)) for i, size in enumerate(OLD)]
+    members[7] = ("tile_7.elf", b"garbage, not an ELF at all")  # 700,000 B and out of memory in old.a
+    (tmp_path / "damaged.a").write_bytes(ar_archive(members, symbol_index=True))
+    result = run("diff", "damaged.a", "old.a", "--skip-bad-members")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"""\
+Old: damaged.a (ELF archive, per tile: partial)
+New: old.a (ELF archive, per tile: complete)
+Tiles:  8, 638,976 B per tile
+Note:   OLD (damaged.a) has 1 tile(s) of unknown bytes (damaged members skipped): they are not compared
+Note:   totals, maxima and out-of-memory counts of both sides are over the 7 compared tile(s) only: a tile \
+skipped on one side is left out of both
+
+Compared tiles                          Old                 New  Delta
+Total, excluding gaps           {sum(OLD) - 700_000:,} B         {sum(OLD) - 700_000:,} B   +0 B
+Maximum, excluding gaps  640,000 B (tile 2)  640,000 B (tile 2)   +0 B
+Tiles out of memory                       1                   1     +0
+
+Newly out of memory: none among the compared tiles
+No longer out of memory: none among the compared tiles
+
+No compared tile changed.
+"""
+    doc = json.loads(run("diff", "damaged.a", "old.a", "--skip-bad-members", "--format", "json").stdout)
+    assert doc["totals"]["delta"] == {"excluding_gaps": 0, "including_gaps": None, "tiles_out_of_memory": 0}

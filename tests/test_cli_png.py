@@ -89,7 +89,7 @@ def test_unreadable_input_writes_no_png(tmp_path):
 def test_failed_drawing_writes_nothing(archive, tmp_path, monkeypatch):
     calls = []
 
-    def render_png(report):
+    def render_png(report, bin_kib=None):
         calls.append(report)
         if len(calls) == 2:
             raise MemreportError("drawing failed")

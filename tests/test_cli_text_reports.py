@@ -71,3 +71,44 @@ def test_unreadable_summary_is_a_one_line_error(tmp_path):
     result = run(path)
     assert result.exit_code == 1
     assert "line 20" in result.output and "not a byte count" in result.output
+
+
+def test_overriding_bytes_per_tile_never_prints_the_summarys_count_as_the_answer():
+    result = run(SAMPLES / "trace_two_modules.rep", "--tile-memory", "500000")
+    assert result.exit_code == 0, result.output
+    step = result.output.split("=" * 78)[1]
+    assert "    2 tile(s) out of memory\n" not in step  # the count Poplar printed for 638,976 B per tile
+    assert ("    5 tile(s) out of memory (from its printed detailed tiles and histogram, for 500,000 B per tile)\n"
+            in step)
+    assert ("Note:     out-of-memory count judged from what the summary printed: its printed count, 2, is for the "
+            "638,976 B per tile it printed, not 500,000 B\n") in step
+    assert step.count(" OUT OF MEMORY by ") == 5
+
+    doc = json.loads(run(SAMPLES / "trace_two_modules.rep", "--tile-memory", "200000", "--format", "json").output)
+    step = doc["reports"][1]
+    assert step["tiles_out_of_memory"] is None
+    assert step["notes"][-1] == (
+        "out-of-memory count: at least 722 tile(s) out of memory (from its printed histogram; its printed count, 2, "
+        "is for the 638,976 B per tile it printed, not 200,000 B)")
+    same = json.loads(run(SAMPLES / "trace_two_modules.rep", "--tile-memory", "624KiB", "--format", "json").output)
+    assert same["reports"][1]["tiles_out_of_memory"] == 2  # the printed figure: an override that agrees
+
+
+def without_by_tile_block(tmp_path) -> Path:
+    """The Mk1 sample cut before its By Tile block: no histogram, maximum or out-of-memory line."""
+    text = (SAMPLES / "mk1_summary.txt").read_text()
+    path = tmp_path / "no_by_tile.txt"
+    path.write_text(text[:text.index("  By Tile (Excluding Gaps):")])
+    return path
+
+
+def test_a_summary_without_an_out_of_memory_line_gives_the_real_reason(tmp_path):
+    path = without_by_tile_block(tmp_path)
+    out = run(path).output
+    assert "    out-of-memory tiles unknown (the summary printed no out-of-memory line, and nothing else it " \
+           "printed settles it for 262,144 B per tile)\n" in out
+    assert "give --tile-memory" not in out  # it printed its Memory Per-Tile: that is not what is missing
+    result = run(path, "--fail-on-oom", "--tile-memory", "256KiB")
+    assert result.exit_code == 2
+    assert "Error: --fail-on-oom: " in result.stderr
+    assert "the summary printed no out-of-memory line" in result.stderr and "give --tile-memory" not in result.stderr

@@ -148,3 +148,68 @@ def test_a_pod_diffs_well_under_a_second():
     assert diff.num_changed == int(np.count_nonzero(new != old))
     assert int(diff.delta.sum()) == int((new - old).sum())
     assert np.all(np.abs(diff.delta[:-1]) >= np.abs(diff.delta[1:]))
+
+
+# ---------------------------------------------------------------- what cannot be diffed, what is partial, and why
+
+def test_a_tensor_map_cannot_be_diffed(builds):
+    from memreport.errors import UnsupportedOperation
+    old, _ = builds
+    tensor_map = MemoryReport("tm.json", "tensor-map", Target(8))
+    for pair in ((tensor_map, tensor_map), (old, tensor_map)):
+        with pytest.raises(UnsupportedOperation, match="^diff: tm.json: a tensor map counts elements, not bytes"):
+            diff_reports(*pair)
+
+
+def test_a_partial_report_that_is_not_a_summary_is_not_called_one(builds):
+    old, _ = builds
+    bare = MemoryReport("bare.elf", "elf", Target(8, None, 1, 1472, LIMIT))  # no per-tile bytes, nothing printed
+    note = diff_reports(old, bare).notes[0]
+    assert note == "NEW (bare.elf) is partial (the source holds no per-tile bytes): only the 0 tile(s) both sides " \
+                   "detail are compared"
+
+
+def skipping(report: MemoryReport, *tiles: int) -> MemoryReport:
+    """``report`` as --skip-bad-members reads it when the members of ``tiles`` are damaged."""
+    values = report.excluding_gaps.copy()
+    values[list(tiles)] = 0
+    return MemoryReport(report.source, report.format, report.target, excluding_gaps=values,
+                        skipped=tuple(memreport.SkippedMember(t, f"tile_{t}.elf", "not an ELF file") for t in tiles))
+
+
+def test_skipped_members_leave_the_same_tiles_out_of_both_sides_totals(builds):
+    old, _ = builds
+    diff = diff_reports(skipping(old, 7), old)  # the same build: tile 7 (700,000 B, out of memory) unreadable in OLD
+    assert diff.num_changed == 0 and diff.compared_tiles == 7
+    assert diff.figures_over == "compared tiles"
+    assert diff.total_delta == 0 and diff.max_delta == 0 and diff.out_of_memory_delta == 0
+    assert diff.old.total_excluding_gaps == diff.new.total_excluding_gaps == sum(OLD) - 700_000
+    assert diff.new.max_excluding_gaps == TileBytes(2, 640_000) and diff.new.tiles_out_of_memory == 1
+    assert ("totals, maxima and out-of-memory counts of both sides are over the 7 compared tile(s) only: a tile "
+            "skipped on one side is left out of both") in diff.notes
+
+
+def test_skipped_members_against_a_summary_give_no_deltas(builds):
+    old, _ = builds
+    summary = MemoryReport("s.txt", "poplar-text", Target(8, None, 1, 1472, LIMIT),
+                           printed=PrintedSummary(max_excluding_gaps=TileBytes(7, 700_000), tiles_out_of_memory=2,
+                                                  excluding_gaps=sum(OLD)),
+                           detailed_tiles=(TileDetail(7, None, 700_000),))
+    diff = diff_reports(skipping(old, 7), summary)
+    assert diff.figures_over == "not comparable"
+    assert diff.old.total_excluding_gaps == sum(OLD) - 700_000 and diff.new.total_excluding_gaps == sum(OLD)
+    assert diff.total_delta is None and diff.max_delta is None and diff.out_of_memory_delta is None
+    assert any(n.startswith("totals, maxima and out-of-memory counts are not compared") for n in diff.notes)
+
+
+def test_the_diff_shows_a_summarys_out_of_memory_bound_and_why(builds):
+    old, _ = builds
+    summary = MemoryReport("s.txt", "poplar-text", Target(8, None, 1, 1472, 600_000),  # --tile-memory 600000
+                           info={"target": {"memory_per_tile_bytes": LIMIT}},
+                           printed=PrintedSummary(tiles_out_of_memory=2),
+                           detailed_tiles=(TileDetail(7, None, 700_000), TileDetail(4, None, 620_000)))
+    diff = diff_reports(old, summary)
+    assert diff.new.tiles_out_of_memory is None and diff.new.out_of_memory_at_least == 2
+    assert diff.out_of_memory_delta is None
+    assert ("NEW (s.txt) out-of-memory count: at least 2 tile(s) out of memory (from its printed detailed tiles; "
+            "its printed count, 2, is for the 638,976 B per tile it printed, not 600,000 B)") in diff.notes

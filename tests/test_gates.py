@@ -163,3 +163,54 @@ def test_growth_on_a_partial_diff_says_what_was_compared(new):
     result = gates.check_growth(diff_reports(new, summary), 0)
     assert result.message == ("1 tile(s) grew by more than 0 B from new.a to summary.txt (of the 1 tile(s) "
                               "both sides detail; a text summary does not list every tile): tile 3 by 6,928 B")
+
+
+def overridden(bytes_per_tile: int, oom: int = 3, details=((1402, 788_976), (17, 700_000), (5, 500_000)),
+               peak: TileBytes | None = TileBytes(1402, 788_976)) -> MemoryReport:
+    """text_summary() read with --tile-memory: the summary printed 638,976 B per tile (the reader keeps it)."""
+    return MemoryReport(
+        source="summary.txt", format="poplar-text", target=Target(1472, None, 1, 1472, bytes_per_tile),
+        info={"target": {"memory_per_tile_bytes": LIMIT}},
+        printed=PrintedSummary(max_excluding_gaps=peak, tiles_out_of_memory=oom, excluding_gaps=400_000_000),
+        detailed_tiles=tuple(TileDetail(t, None, b) for t, b in details))
+
+
+def test_printed_count_for_other_bytes_per_tile_is_not_the_gates_answer():
+    result = gates.check_out_of_memory(overridden(400_000))
+    assert result.failed and result.failing_tiles is None  # a lower bound, not a count
+    assert result.message == (
+        "at least 3 tile(s) out of memory in summary.txt (from its printed detailed tiles; its printed count, 3, "
+        "is for the 638,976 B per tile it printed, not 400,000 B): tile 1402 by 388,976 B, tile 17 by 300,000 B, "
+        "tile 5 by 100,000 B")
+    settled = gates.check_out_of_memory(overridden(800_000))  # above the printed maximum: nothing is over
+    assert not settled.failed and settled.failing_tiles == 0
+
+
+def test_a_summary_that_cannot_tell_is_a_usage_error_not_a_pass():
+    no_line = overridden(LIMIT, oom=None, peak=None, details=((5, 500_000),))
+    with pytest.raises(UnsupportedOperation) as raised:
+        gates.check_out_of_memory(no_line)
+    assert str(raised.value) == (
+        "--fail-on-oom: summary.txt: out-of-memory tiles unknown (the summary printed no out-of-memory line, and "
+        "nothing else it printed settles it for 638,976 B per tile)")
+    shown = gates.check_out_of_memory(overridden(LIMIT, oom=None, peak=None))  # a detailed tile is over
+    assert shown.failed and shown.failing_tiles is None
+    assert shown.message.startswith("at least 2 tile(s) out of memory in summary.txt (from its printed detailed "
+                                    "tiles; the summary printed no out-of-memory line)")
+
+
+def test_tensor_maps_and_skipped_members_are_not_called_text_summaries(old, new):
+    tensor_map = MemoryReport("tm.json", "tensor-map", Target(8, bytes_per_tile=LIMIT))
+    for check, gate in ((gates.check_out_of_memory, "fail-on-oom"), (lambda r: gates.check_max_tile(r, 1), "max-tile"),
+                        (lambda r: gates.check_min_headroom(r, 1), "min-headroom")):
+        with pytest.raises(UnsupportedOperation, match=f"^--{gate}: tm.json: .*a tensor map counts elements, "
+                                                       "not bytes"):
+            check(tensor_map)
+    values = old.excluding_gaps.copy()
+    values[3] = 0
+    skipped = MemoryReport("skip.a", "archive", old.target, excluding_gaps=values,
+                           skipped=(memreport.SkippedMember(3, "tile_3.elf", "not an ELF file"),))
+    result = gates.check_growth(diff_reports(skipped, new), 0)
+    assert "text summary" not in result.message
+    assert "(of the 7 tile(s) both sides detail; 1 damaged member(s) were skipped: their tiles' bytes are " \
+           "unknown)" in result.message

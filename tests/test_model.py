@@ -50,3 +50,14 @@ def test_per_tile_view():
     assert MemoryReport("s", "archive", t, excluding_gaps=np.array([1, 2])).per_tile == "complete"
     assert MemoryReport("s", "poplar-text", t).per_tile == "partial"
     assert "per_tile=partial" in repr(MemoryReport("s", "poplar-text", t))
+
+
+def test_is_printed_summary_only_for_a_summary_that_printed_its_figures():
+    from memreport.model import PrintedSummary, SkippedMember
+    t = Target(num_tiles=2)
+    assert MemoryReport("s.txt", "poplar-text", t, printed=PrintedSummary(tiles_out_of_memory=0)).is_printed_summary
+    assert not MemoryReport("tm.json", "tensor-map", t).is_printed_summary  # partial, but printed nothing
+    skipped = MemoryReport("a.a", "archive", t, excluding_gaps=np.array([0, 2]),
+                           skipped=(SkippedMember(0, "t0.elf", "not an ELF file"),))
+    assert skipped.per_tile == "partial" and not skipped.is_printed_summary
+    assert not MemoryReport("a.a", "archive", t, excluding_gaps=np.array([1, 2])).is_printed_summary

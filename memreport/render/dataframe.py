@@ -7,7 +7,6 @@ never 0 or a copy of another figure.
 """
 from __future__ import annotations
 
-import io
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -15,7 +14,7 @@ import numpy as np
 from .. import analysis
 from ..errors import MissingDependency
 from ..model import MemoryReport
-from .table import BASE_COLUMNS, render_csv
+from .table import BASE_COLUMNS
 from .table import _columns as csv_columns  # the same extra columns as the CSV, in the same order
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,12 +32,13 @@ def _pandas():
 def to_dataframe(report: MemoryReport) -> "pandas.DataFrame":
     """One row per tile (per detailed tile for a partial report), columns as in the CSV."""
     pd = _pandas()
-    if report.format == "tensor-map":  # elements per tile, not bytes: its CSV has its own columns
-        frame = pd.read_csv(io.StringIO(render_csv([report])))
-        frame.attrs.update({"source": report.source, "format": report.format})
-        return frame
     columns = csv_columns(report)
-    data = _complete(report, columns, pd) if report.excluding_gaps is not None else _partial(report, columns, pd)
+    if report.format == "tensor-map":  # elements per tile, not bytes: the tensor columns, byte columns NA
+        data = _tensor_map(report, pd)
+    elif report.excluding_gaps is not None:
+        data = _complete(report, columns, pd)
+    else:
+        data = _partial(report, columns, pd)
     frame = pd.DataFrame(data, columns=BASE_COLUMNS + columns)
     frame.attrs.update({"source": report.source, "module": report.module, "format": report.format,
                         "per_tile": report.per_tile, "bytes_per_tile": report.target.bytes_per_tile})
@@ -78,9 +78,24 @@ def _complete(report: MemoryReport, columns: list[str], pd) -> dict:
     return data
 
 
+def _tensor_map(report: MemoryReport, pd) -> dict:
+    """A tensor map's tiles: tile and IPU, no bytes (NA), then elements and estimated tensor-data bytes."""
+    from .tensors import per_tile_columns, tensor_map_of
+    tensor_map = tensor_map_of(report)
+    n = 0 if tensor_map is None else tensor_map.num_tiles
+    tiles = np.arange(n, dtype=np.int64)
+    tpi = report.target.tiles_per_ipu
+    unknown = _ints(pd, None, n)
+    data = {"tile": tiles, "ipu": _ints(pd, tiles // tpi if tpi else None, n),
+            "member": pd.array([None] * n, dtype="object"), "excluding_gaps": unknown,
+            "including_gaps": unknown.copy(), "out_of_memory": pd.array([None] * n, dtype="boolean")}
+    if tensor_map is not None:
+        data.update(per_tile_columns(tensor_map, n))
+    return data
+
+
 def _partial(report: MemoryReport, columns: list[str], pd) -> dict:
     target = report.target
-    limit = target.bytes_per_tile
     details = report.detailed_tiles
     data = {
         "tile": np.array([d.tile for d in details], dtype=np.int64),
@@ -88,8 +103,7 @@ def _partial(report: MemoryReport, columns: list[str], pd) -> dict:
         "member": pd.array([None] * len(details), dtype="object"),
         "excluding_gaps": pd.array([d.excluding_gaps for d in details], dtype="Int64"),
         "including_gaps": pd.array([d.including_gaps for d in details], dtype="Int64"),
-        "out_of_memory": pd.array([None if limit is None or d.excluding_gaps is None else d.excluding_gaps > limit
-                                   for d in details], dtype="boolean"),
+        "out_of_memory": pd.array([analysis.detail_out_of_memory(report, d) for d in details], dtype="boolean"),
     }
     for name in columns:
         values = [d.regions.get(name[7:]) if name.startswith("region.") else d.breakdown.get(name)

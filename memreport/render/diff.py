@@ -12,6 +12,7 @@ from typing import Iterator, Sequence
 
 from ..diff import BuildSummary, Diff
 from ..model import TileBytes
+from .table import tile_bytes_json
 from .text import FORMAT_NAMES
 
 SCHEMA = "memreport-diff/1"
@@ -47,11 +48,18 @@ def _target_line(diff: Diff) -> str:
     return f"Tiles:  {diff.new.num_tiles:,}, {per_tile}"
 
 
+def _oom(side: BuildSummary) -> str:
+    if side.tiles_out_of_memory is not None:
+        return f"{side.tiles_out_of_memory:,}"
+    return f"at least {side.out_of_memory_at_least:,}" if side.out_of_memory_at_least else "unknown"
+
+
 def _figures_table(diff: Diff) -> list[str]:
     """Totals, maximum and out-of-memory count: old, new, delta in aligned columns."""
     old, new = diff.old, diff.new
+    title = "Compared tiles" if diff.figures_over == "compared tiles" else ""
     rows = [
-        ("", "Old", "New", "Delta"),
+        (title, "Old", "New", "Delta"),
         ("Total, excluding gaps", _bytes(old.total_excluding_gaps), _bytes(new.total_excluding_gaps),
          _signed(diff.total_delta)),
     ]
@@ -60,8 +68,7 @@ def _figures_table(diff: Diff) -> list[str]:
                      _signed(diff.total_including_gaps_delta)))
     rows.append(("Maximum, excluding gaps", _peak(old.max_excluding_gaps), _peak(new.max_excluding_gaps),
                  _signed(diff.max_delta)))
-    oom = [("unknown" if v is None else f"{v:,}") for v in (old.tiles_out_of_memory, new.tiles_out_of_memory)]
-    rows.append(("Tiles out of memory", *oom, _signed(diff.out_of_memory_delta, "")))
+    rows.append(("Tiles out of memory", _oom(old), _oom(new), _signed(diff.out_of_memory_delta, "")))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     return [f"{r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:>{widths[3]}}".rstrip()
             for r in rows]
@@ -131,10 +138,6 @@ def _totals(side: BuildSummary) -> dict:
             "tiles_out_of_memory": side.tiles_out_of_memory}
 
 
-def _tile_bytes(value: TileBytes | None) -> dict | None:
-    return None if value is None else {"tile": value.tile, "bytes": value.bytes}
-
-
 def _tile_columns(diff: Diff) -> Iterator[tuple[int, int | None, int, int, int]]:
     """(tile, ipu, old, new, delta) per changed tile, from whole columns: a pod has ~94k tiles."""
     tpi = diff.tiles_per_ipu
@@ -159,8 +162,8 @@ def diff_dict(diff: Diff, *, tiles: bool = True) -> dict:
         "totals": {"old": _totals(diff.old), "new": _totals(diff.new), "delta": {
             "excluding_gaps": diff.total_delta, "including_gaps": diff.total_including_gaps_delta,
             "tiles_out_of_memory": diff.out_of_memory_delta}},
-        "max_excluding_gaps": {"old": _tile_bytes(diff.old.max_excluding_gaps),
-                               "new": _tile_bytes(diff.new.max_excluding_gaps), "delta": diff.max_delta},
+        "max_excluding_gaps": {"old": tile_bytes_json(diff.old.max_excluding_gaps),
+                               "new": tile_bytes_json(diff.new.max_excluding_gaps), "delta": diff.max_delta},
         "notes": list(diff.notes),
     }
 

@@ -10,7 +10,7 @@ from typing import Iterable
 
 from .. import analysis
 from ..model import KIB, MemoryReport
-from .text import FORMAT_NAMES
+from .text import FORMAT_NAMES, breakdown_items
 
 OOM_STYLE = "color:#d62728;font-weight:bold"
 CELL = "padding:1px 8px;text-align:{align}"
@@ -58,11 +58,15 @@ def summary_rows(report: MemoryReport) -> list[tuple[str, str]]:
                             ("Max (including gaps)", analysis.max_including_gaps(report))):
             if peak is not None:
                 rows.append((label, escape(f"{_bytes(peak.bytes)} on tile {peak.tile}")))
-        oom = analysis.count_out_of_memory(report)
-        oom_text = "unknown" if oom is None else f"{oom:,}"
+        status = analysis.out_of_memory_count(report)
+        oom_text = (f"{status.count:,}" if status.count is not None else
+                    f"at least {status.at_least:,}" if status.at_least else "unknown")
         rows.append(("Tiles out of memory",
-                     f'<span style="{OOM_STYLE}">{oom_text}</span>' if oom else escape(oom_text)))
-    rows += [("Note", escape(note)) for note in report.notes]
+                     f'<span style="{OOM_STYLE}">{oom_text}</span>' if status.at_least else escape(oom_text)))
+    notes = list(report.notes)
+    if report.is_printed_summary:  # why its out-of-memory figure is not simply the printed count
+        notes += [n for n in (analysis.out_of_memory_count(report).note(),) if n]
+    rows += [("Note", escape(note)) for note in notes]
     return rows
 
 
@@ -76,7 +80,8 @@ def top_tiles_table(report: MemoryReport, n: int = 5) -> str:
     limit = report.target.bytes_per_tile
     show_name = any(t.name for t in top)
     head = ["Tile", "IPU"] + (["Member"] if show_name else []) + [
-        "Excluding gaps", "Including gaps", "% of tile", "Out of memory", f"Largest {escape(report.breakdown_kind)}s"]
+        "Excluding gaps", "Including gaps", "% of tile", "Out of memory",
+        f"Largest {escape(breakdown_items(report.breakdown_kind))}"]
     aligns = ["right", "right"] + (["left"] if show_name else []) + ["right", "right", "right", "left", "left"]
     rows = [_row(head, "th", aligns)]
     for t in top:
@@ -89,7 +94,7 @@ def top_tiles_table(report: MemoryReport, n: int = 5) -> str:
         cells += ["?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B",
                   "?" if t.including_gaps is None else f"{t.including_gaps:,} B", pct, oom, items]
         rows.append(_row(cells, aligns=aligns))
-    title = "Detailed tiles (as printed)" if report.excluding_gaps is None else f"Top {len(top)} tiles"
+    title = "Detailed tiles (as printed)" if report.is_printed_summary else f"Top {len(top)} tiles"
     return f"<p><b>{title}</b></p><table>{''.join(rows)}</table>"
 
 

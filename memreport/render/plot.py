@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 OOM_COLOUR = "#d62728"
 TILE_COLOUR = "#1f77b4"
+MAYBE_COLOUR = "#fdd49e"  # a printed bin across the limit: may hold out-of-memory tiles (hatched, never red)
+MAYBE_HATCH = "#b35806"
 INCLUDING_COLOUR = "#c6dbef"
 INCLUDING_LINE = "#8c8c8c"
 LIMIT_COLOUR = "#222222"
@@ -54,8 +56,12 @@ def _figure_class():
     return ReportFigure
 
 
-def figure(report: MemoryReport, *, figsize: tuple[float, float] | None = None) -> "Figure":
-    """The report as one matplotlib Figure (Agg canvas, outside pyplot; shows itself in notebooks)."""
+def figure(report: MemoryReport, *, figsize: tuple[float, float] | None = None,
+           bin_kib: int | None = None) -> "Figure":
+    """The report as one matplotlib Figure (Agg canvas, outside pyplot; shows itself in notebooks).
+
+    ``bin_kib`` sets the histogram's bin width, as ``--bin-kib`` does for the text.
+    """
     if report.format == "tensor-map":
         raise UnsupportedOperation(f"{report.source}: a tensor map counts elements, not bytes: "
                                    "plot an archive or profile of the same program")
@@ -69,7 +75,7 @@ def figure(report: MemoryReport, *, figsize: tuple[float, float] | None = None) 
         return fig
     if report.excluding_gaps is None and not report.detailed_tiles:
         # Only a printed histogram: it takes the top row, what was printed the bottom one.
-        _histogram(fig.add_subplot(grid[0, :]), report)
+        _histogram(fig.add_subplot(grid[0, :]), report, bin_kib)
         _printed_summary(fig.add_subplot(grid[1, :]), report)
         return fig
     top, hist_ax = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0])
@@ -77,11 +83,11 @@ def figure(report: MemoryReport, *, figsize: tuple[float, float] | None = None) 
     side = fig.add_subplot(grid[1, 1].subgridspec(1, 2, width_ratios=(14, 1), wspace=0)[0, 0])
     if report.excluding_gaps is None:
         _detailed_tiles(top, report)
-        _histogram(hist_ax, report)
+        _histogram(hist_ax, report, bin_kib)
         _printed_summary(side, report)
     else:
         _per_tile(top, report)
-        _histogram(hist_ax, report)
+        _histogram(hist_ax, report, bin_kib)
         if report.num_tiles >= heatmap.MIN_TILES:
             limit = report.target.bytes_per_tile
             data_max = float(report.excluding_gaps.max()) / KIB
@@ -93,9 +99,10 @@ def figure(report: MemoryReport, *, figsize: tuple[float, float] | None = None) 
     return fig
 
 
-def render_png(report: MemoryReport, *, figsize: tuple[float, float] | None = None) -> bytes:
+def render_png(report: MemoryReport, *, figsize: tuple[float, float] | None = None,
+               bin_kib: int | None = None) -> bytes:
     """The figure as PNG bytes."""
-    return figure(report, figsize=figsize).to_png()
+    return figure(report, figsize=figsize, bin_kib=bin_kib).to_png()
 
 
 def _fmt_kib(nbytes: int | float) -> str:
@@ -123,17 +130,25 @@ def _title(fig: "Figure", report: MemoryReport) -> None:
     if peak is not None:
         share = f" ({100 * peak.bytes / t.bytes_per_tile:.1f}%)" if t.bytes_per_tile else ""
         parts.append(f"max {_fmt_kib(peak.bytes)}{share} on tile {peak.tile}")
-    oom = analysis.count_out_of_memory(report)
-    parts.append("out-of-memory tiles unknown" if oom is None else f"{oom:,} tile(s) out of memory")
+    parts.append(_oom_phrase(analysis.out_of_memory_count(report)))
     fig.text(0.5, 0.935, "  ·  ".join(parts), ha="center", va="top", fontsize=10.5)
     if report.skipped:
-        fig.text(0.5, 0.905, f"Partial per-tile view: {len(report.skipped):,} damaged member(s) skipped; their "
-                 "tiles' memory is unknown: drawn at 0, counted in no figure", ha="center", va="top", fontsize=9.5,
+        note = (f"{len(report.skipped):,} damaged member(s) skipped; their tiles' memory is unknown: drawn at 0, "
+                "counted in no figure")
+    elif report.is_printed_summary:
+        note = "this source printed a histogram, maxima and at most a few detailed tiles, not every tile's memory"
+    else:
+        note = analysis.partial_reason(report)
+    if note:
+        fig.text(0.5, 0.905, f"Partial per-tile view: {note}", ha="center", va="top", fontsize=9.5,
                  style="italic", color=NOTE_COLOUR)
-    elif report.per_tile == "partial":
-        fig.text(0.5, 0.905, "Partial per-tile view: this source printed a histogram, maxima and at most a few "
-                 "detailed tiles, not every tile's memory", ha="center", va="top", fontsize=9.5,
-                 style="italic", color=NOTE_COLOUR)
+
+
+def _oom_phrase(status: analysis.OutOfMemoryCount) -> str:
+    """Short: the title has no room for why."""
+    if status.count is not None:
+        return f"{status.count:,} tile(s) out of memory"
+    return f"at least {status.at_least:,} tile(s) out of memory" if status.at_least else "out-of-memory tiles unknown"
 
 
 def _mark_limit(ax: "Axes", limit: int | None, top: float, vertical: bool) -> None:
@@ -265,14 +280,11 @@ def _label_top(ax: "Axes", report: MemoryReport, kib: np.ndarray) -> None:
                                                      "alpha": 0.75})
 
 
-def _histogram(ax: "Axes", report: MemoryReport) -> None:
+def _histogram(ax: "Axes", report: MemoryReport, bin_kib: int | None = None) -> None:
     """Poplar's By Tile histogram: tiles per KiB bin (the printed bins for a text report)."""
-    try:
-        hist = analysis.histogram(report)
-    except UnsupportedOperation:
-        hist = None
-    printed = report.excluding_gaps is None
-    ax.set_title("By Tile histogram" + (" (as printed)" if printed else ""), fontsize=10.5, loc="left")
+    hist = analysis.histogram_if_known(report, bin_kib)  # a printed one cannot be re-binned: that raises
+    ax.set_title("By Tile histogram" + (" (as printed)" if report.is_printed_summary else ""), fontsize=10.5,
+                 loc="left")
     if hist is None or not hist.bins:
         ax.text(0.5, 0.5, "no histogram in this source", ha="center", va="center", transform=ax.transAxes,
                 color=NOTE_COLOUR)
@@ -281,9 +293,17 @@ def _histogram(ax: "Axes", report: MemoryReport) -> None:
     limit = report.target.bytes_per_tile
     lows = np.array([b.low_kib for b in hist.bins], dtype=float)
     counts = np.array([b.count for b in hist.bins])
-    colours = [OOM_COLOUR if limit is not None and b.low_kib * KIB >= limit else TILE_COLOUR for b in hist.bins]
-    ax.bar(lows, counts, width=hist.bin_kib, align="edge", color=colours,
-           edgecolor="white", lw=0.4 if len(hist.bins) <= 64 else 0)
+    # Red only for a bin holding an out-of-memory tile; a printed bin across the limit whose tiles may lie on
+    # either side is hatched, not red (with no limit at all, nothing can be judged: plain bars).
+    held = analysis.bins_out_of_memory(report, hist)
+    maybe = [h is None and limit is not None and b.count > 0 for h, b in zip(held, hist.bins)]
+    colours = [OOM_COLOUR if h else MAYBE_COLOUR if m else TILE_COLOUR for h, m in zip(held, maybe)]
+    bars = ax.bar(lows, counts, width=hist.bin_kib, align="edge", color=colours,
+                  edgecolor="white", lw=0.4 if len(hist.bins) <= 64 else 0)
+    for bar, m in zip(bars, maybe):
+        if m:
+            bar.set(hatch="////", edgecolor=MAYBE_HATCH, linewidth=0.6)
+    _histogram_legend(ax, any(h and b.count for h, b in zip(held, hist.bins)), any(maybe))
     nonzero = counts[counts > 0]
     if nonzero.size and nonzero.max() >= LOG_COUNT_RATIO * nonzero.min():
         ax.set_yscale("log")
@@ -300,6 +320,20 @@ def _histogram(ax: "Axes", report: MemoryReport) -> None:
     ax.tick_params(labelsize=8)
 
 
+def _histogram_legend(ax: "Axes", red: bool, maybe: bool) -> None:
+    """Say what the bar colours mean, when a bar is not plain."""
+    from matplotlib.patches import Patch
+    handles = []
+    if red:
+        handles.append(Patch(facecolor=OOM_COLOUR, label="out of memory"))
+    if maybe:
+        handles.append(Patch(facecolor=MAYBE_COLOUR, edgecolor=MAYBE_HATCH, hatch="////",
+                             label="may hold out-of-memory tiles"))
+    if handles:  # above the axes at the right, in the title's row: clear of the bars and the limit label
+        ax.legend(handles=handles, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=len(handles), fontsize=7.5,
+                  frameon=False, borderaxespad=0.1, handlelength=1.5, columnspacing=1.0)
+
+
 def _detailed_tiles(ax: "Axes", report: MemoryReport) -> None:
     """A partial report's detailed tiles as bars: excluding gaps in front, including gaps behind."""
     details = report.detailed_tiles
@@ -314,7 +348,7 @@ def _detailed_tiles(ax: "Axes", report: MemoryReport) -> None:
     x = np.arange(len(details))
     incl = np.array([np.nan if d.including_gaps is None else d.including_gaps / KIB for d in details])
     excl = np.array([np.nan if d.excluding_gaps is None else d.excluding_gaps / KIB for d in details])
-    over = [limit is not None and d.excluding_gaps is not None and d.excluding_gaps > limit for d in details]
+    over = [bool(analysis.detail_out_of_memory(report, d)) for d in details]
     if not np.isnan(incl).all():
         ax.bar(x, incl, width=0.7, color=INCLUDING_COLOUR, label="including gaps")
     ax.bar(x, excl, width=0.45, color=[OOM_COLOUR if o else TILE_COLOUR for o in over], label="excluding gaps")
@@ -348,13 +382,16 @@ def _printed_summary(ax: "Axes", report: MemoryReport) -> None:
                         ("excl. gaps", analysis.max_excluding_gaps(report))):
         if peak is not None:
             lines.append(f"Max {label}: {peak.bytes:,} B ({_fmt_kib(peak.bytes)}) on tile {peak.tile}")
-    oom = analysis.count_out_of_memory(report)
-    lines.append("Out of memory: " + ("unknown" if oom is None else f"{oom:,} tile(s)"))
+    status = analysis.out_of_memory_count(report)
+    lines.append("Out of memory: " + ("unknown" if status.count is None and not status.at_least else
+                                      f"at least {status.at_least:,} tile(s)" if status.count is None else
+                                      f"{status.count:,} tile(s)"))
     lines.append(f"Detailed tiles: {len(report.detailed_tiles)} of {report.num_tiles:,}")
-    lines += ["", "No per-tile line or heat map: a text summary",
-              "does not print every tile's memory. An ELF",
-              "archive or a graph profile of the same",
-              "program holds it."]
+    if report.is_printed_summary:
+        lines += ["", "No per-tile line or heat map: a text summary",
+                  "does not print every tile's memory. An ELF",
+                  "archive or a graph profile of the same",
+                  "program holds it."]
     _text_panel(ax, "As printed", lines)
 
 
@@ -370,13 +407,13 @@ def _top_table(ax: "Axes", report: MemoryReport) -> None:
     _text_panel(ax, f"Top {min(TOP, report.num_tiles)} tile(s)", lines)
 
 
-def png_outputs(reports: Sequence[MemoryReport], path: str) -> list[tuple[str, bytes]]:
+def png_outputs(reports: Sequence[MemoryReport], path: str, *, bin_kib: int | None = None) -> list[tuple[str, bytes]]:
     """(path, PNG bytes) per report: ``path`` itself for one report, ``STEM-N.SUFFIX`` (N from 1) for several.
 
     One figure per report keeps every figure legible; a shared figure of
     several programs would shrink each to a thumbnail.
     """
     if len(reports) == 1:
-        return [(path, render_png(reports[0]))]
+        return [(path, render_png(reports[0], bin_kib=bin_kib))]
     stem, suffix = os.path.splitext(path)
-    return [(f"{stem}-{i}{suffix or '.png'}", render_png(r)) for i, r in enumerate(reports, 1)]
+    return [(f"{stem}-{i}{suffix or '.png'}", render_png(r, bin_kib=bin_kib)) for i, r in enumerate(reports, 1)]

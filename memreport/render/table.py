@@ -17,11 +17,13 @@ from .. import analysis
 from ..model import MemoryReport, TileBytes
 from ..tensor_map_model import TensorMap
 from . import csvlines
+from .tensors import CSV_COLUMNS as TENSOR_COLUMNS
 
 SCHEMA = "memreport/1"
 
 
-def _tile_bytes(value: TileBytes | None) -> dict | None:
+def tile_bytes_json(value: TileBytes | None) -> dict | None:
+    """A maximum as JSON: ``{"tile": int, "bytes": int}``, or None (shared with the diff's JSON)."""
     return None if value is None else {"tile": value.tile, "bytes": value.bytes}
 
 
@@ -47,6 +49,8 @@ def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = Non
     t = report.target
     # A tensor map alone holds elements, not bytes: it has no bytes histogram.
     hist = None if report.format == "tensor-map" else analysis.histogram_if_known(report, bin_kib)
+    oom = analysis.out_of_memory_count(report)
+    oom_note = oom.note() if report.is_printed_summary else None
     return {
         "source": report.source,
         "module": report.module,
@@ -57,9 +61,9 @@ def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = Non
                    "type": t.type},
         "totals": {"including_gaps": analysis.total_including_gaps(report),
                    "excluding_gaps": analysis.total_excluding_gaps(report)},
-        "max_including_gaps": _tile_bytes(analysis.max_including_gaps(report)),
-        "max_excluding_gaps": _tile_bytes(analysis.max_excluding_gaps(report)),
-        "tiles_out_of_memory": analysis.count_out_of_memory(report),
+        "max_including_gaps": tile_bytes_json(analysis.max_including_gaps(report)),
+        "max_excluding_gaps": tile_bytes_json(analysis.max_excluding_gaps(report)),
+        "tiles_out_of_memory": oom.count,
         "histogram": None if hist is None else {"bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins]},
         "top_tiles": [{"tile": tt.tile, "ipu": tt.ipu, "including_gaps": tt.including_gaps,
                        "excluding_gaps": tt.excluding_gaps, "out_of_memory": tt.out_of_memory,
@@ -67,7 +71,7 @@ def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = Non
                       for tt in analysis.top_tiles(report, top)],
         "per_ipu": [{"ipu": s.ipu, "first_tile": s.first_tile, "num_tiles": s.num_tiles,
                      "excluding_gaps": s.excluding_gaps, "including_gaps": s.including_gaps,
-                     "max_excluding_gaps": _tile_bytes(s.max_excluding_gaps),
+                     "max_excluding_gaps": tile_bytes_json(s.max_excluding_gaps),
                      "tiles_out_of_memory": s.tiles_out_of_memory} for s in analysis.per_ipu(report)],
         "breakdown_kind": report.breakdown_kind,
         "detailed_tiles": [{"tile": d.tile, "including_gaps": d.including_gaps,
@@ -75,7 +79,7 @@ def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = Non
                             "regions": dict(d.regions), "extra": _plain(dict(d.extra))}
                            for d in report.detailed_tiles],
         "info": _plain({k: v for k, v in report.info.items() if k != "tensor_map"}),
-        "notes": list(report.notes),
+        "notes": list(report.notes) + ([oom_note] if oom_note else []),
         "skipped_members": [{"tile": s.tile, "member": s.member, "reason": s.reason} for s in report.skipped],
         **tensors.json_sections(report, top=top, tensor_map=tensor_map),
     }
@@ -90,9 +94,9 @@ def render_json(reports: Sequence[MemoryReport], *, top: int = 5, bin_kib: int |
 
 
 def _columns(report: MemoryReport) -> list[str]:
+    """The report's own columns after the base ones: breakdown items and regions (tensor columns for a map)."""
     if report.format == "tensor-map":
-        from .tensors import CSV_COLUMNS
-        return list(CSV_COLUMNS)
+        return list(TENSOR_COLUMNS)
     if report.excluding_gaps is not None:
         return list(report.breakdown) + [f"region.{name}" for name in report.regions]
     names: dict[str, None] = {}
@@ -102,51 +106,28 @@ def _columns(report: MemoryReport) -> list[str]:
     return list(names)
 
 
-def _cells(values: np.ndarray, present: np.ndarray | None = None) -> list[str]:
-    cells = values.astype(str).tolist()
-    if present is not None:
-        cells = [c if p else "" for c, p in zip(cells, present.tolist())]
-    return cells
-
-
-def _rows(report: MemoryReport, columns: list[str]) -> list[list[str]]:
-    """Per-tile rows for a complete report, column by column (vectorised), or the detailed tiles."""
-    t = report.target
+def _summary_rows(report: MemoryReport, columns: list[str]) -> list[list[str]]:
+    """Rows of a report without every tile's bytes: a summary's detailed tiles, or a tensor map's tiles."""
     if report.format == "tensor-map":  # elements and estimates per tile; the byte columns stay blank
         from .tensors import csv_rows
         return csv_rows(report)
-    if report.excluding_gaps is None:
-        rows = []
-        limit = t.bytes_per_tile
-        for d in report.detailed_tiles:
-            values = {**d.breakdown, **{f"region.{k}": v for k, v in d.regions.items()}}
-            oom = "" if limit is None or d.excluding_gaps is None else str(d.excluding_gaps > limit).lower()
-            rows.append([str(d.tile), "" if t.ipu_of(d.tile) is None else str(t.ipu_of(d.tile)), "",
-                         "" if d.excluding_gaps is None else str(d.excluding_gaps),
-                         "" if d.including_gaps is None else str(d.including_gaps), oom]
-                        + ["" if values.get(c) is None else str(values[c]) for c in columns])
-        return rows
-    n = t.num_tiles
-    tiles = np.arange(n)
-    cols = [tiles.astype(str).tolist(),
-            ([""] * n if not t.tiles_per_ipu else (tiles // t.tiles_per_ipu).astype(str).tolist()),
-            list(report.tile_names) if report.tile_names is not None else [""] * n,
-            _cells(report.excluding_gaps, report.known),
-            _cells(report.including_gaps, report.known) if report.including_gaps is not None else [""] * n]
-    cols.append(_over_cells(report))
-    for name in columns:
-        if name.startswith("region.") and name[7:] in report.regions:
-            cols.append(_cells(report.regions[name[7:]]))
-        else:
-            col = report.breakdown[name]
-            cols.append(_cells(col.values, col.present))
-    return [list(row) for row in zip(*cols)]
+    t = report.target
+    rows = []
+    for d in report.detailed_tiles:
+        values = {**d.breakdown, **{f"region.{k}": v for k, v in d.regions.items()}}
+        oom = analysis.detail_out_of_memory(report, d)
+        rows.append([str(d.tile), "" if t.ipu_of(d.tile) is None else str(t.ipu_of(d.tile)), "",
+                     "" if d.excluding_gaps is None else str(d.excluding_gaps),
+                     "" if d.including_gaps is None else str(d.including_gaps),
+                     "" if oom is None else str(oom).lower()]
+                    + ["" if values.get(c) is None else str(values[c]) for c in columns])
+    return rows
 
 
 BASE_COLUMNS = ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory"]
 
 
-def _over_cells(report: MemoryReport) -> list[str]:
+def over_cells(report: MemoryReport) -> list[str]:
     """"true"/"false" per tile; blank where unknown (bytes per tile unknown, or a skipped member)."""
     over = analysis.out_of_memory(report)
     if over is None:
@@ -157,8 +138,9 @@ def _over_cells(report: MemoryReport) -> list[str]:
     return cells.tolist()
 
 
-def _complete_columns(report: MemoryReport, names: list[str], several: bool) -> list[csvlines.ColumnSpec]:
-    """The CSV columns of a report with every tile's values, as :func:`_rows` lays them out."""
+def _complete_columns(report: MemoryReport, names: list[str], several: bool,
+                      tensor_columns: dict[str, np.ndarray]) -> list[csvlines.ColumnSpec]:
+    """The CSV columns of a report with every tile's values, column by column."""
     t = report.target
     tiles = np.arange(t.num_tiles)
     blank = csvlines.Text(constant="")
@@ -168,7 +150,7 @@ def _complete_columns(report: MemoryReport, names: list[str], several: bool) -> 
                csvlines.Integers(report.excluding_gaps, report.known),
                csvlines.Integers(report.including_gaps, report.known) if report.including_gaps is not None
                else blank]
-    over = _over_cells(report)
+    over = over_cells(report)
     columns.append(csvlines.Text(over) if over else blank)
     for name in names:
         if name.startswith("region.") and name[7:] in report.regions:
@@ -176,6 +158,8 @@ def _complete_columns(report: MemoryReport, names: list[str], several: bool) -> 
         elif name in report.breakdown:
             column = report.breakdown[name]
             columns.append(csvlines.Integers(column.values, column.present))
+        elif name in tensor_columns:
+            columns.append(csvlines.Integers(tensor_columns[name]))
         else:  # another report's column
             columns.append(blank)
     if several:
@@ -183,12 +167,15 @@ def _complete_columns(report: MemoryReport, names: list[str], several: bool) -> 
     return columns
 
 
-def render_csv(reports: Sequence[MemoryReport]) -> str:
+def render_csv(reports: Sequence[MemoryReport], *, tensor_map: TensorMap | None = None) -> str:
     """One row per tile (per detailed tile for a text report).
 
     With several reports the header is the union of their columns, and
-    ``source`` and ``module`` columns are added at the end.
+    ``source`` and ``module`` columns are added at the end. ``tensor_map``
+    adds its per-tile columns (elements, estimated bytes of tensor data,
+    elements of unknown size) to every report's rows.
     """
+    from .tensors import per_tile_columns
     several = len(reports) > 1
     columns: dict[str, None] = {}
     per_report = []
@@ -196,21 +183,27 @@ def render_csv(reports: Sequence[MemoryReport]) -> str:
         own = _columns(report)
         columns.update(dict.fromkeys(own))
         per_report.append(own)
+    if tensor_map is not None:
+        columns.update(dict.fromkeys(TENSOR_COLUMNS))
+    shared = several or tensor_map is not None  # every report's rows take the union's columns
     header = BASE_COLUMNS + list(columns) + (["source", "module"] if several else [])
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
     for report, own in zip(reports, per_report):
-        if report.excluding_gaps is not None and report.format != "tensor-map":  # every tile: column-wise
-            body = csvlines.lines(_complete_columns(report, list(columns) if several else own, several),
-                                  report.num_tiles)
+        tensor_columns = {} if tensor_map is None else per_tile_columns(tensor_map, report.num_tiles)
+        if report.excluding_gaps is not None:  # every tile: column-wise
+            body = csvlines.lines(_complete_columns(report, list(columns) if shared else own, several,
+                                                    tensor_columns), report.num_tiles)
             if body:
                 out.write("\n".join(body) + "\n")
             continue
-        rows = _rows(report, own)
-        if several:
+        rows = _summary_rows(report, own)
+        if shared:
             index = {name: 6 + i for i, name in enumerate(own)}
-            tail = [report.source, report.module or ""]
-            rows = [row[:6] + [row[index[c]] if c in index else "" for c in columns] + tail for row in rows]
+            tail = [report.source, report.module or ""] if several else []
+            rows = [row[:6] + [row[index[c]] if c in index else
+                               str(tensor_columns[c][int(row[0])]) if c in tensor_columns else "" for c in columns]
+                    + tail for row in rows]
         writer.writerows(rows)
     return out.getvalue()

@@ -136,6 +136,22 @@ def render_tensor_map_report(report: MemoryReport, *, top: int = 5) -> str:
 CSV_COLUMNS = ("tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements")
 
 
+def per_tile_columns(tensor_map: TensorMap, num_tiles: int) -> dict[str, np.ndarray]:
+    """The tensor map's per-tile figures under their CSV names, ``num_tiles`` long.
+
+    A tile past the map's highest mapped tile holds no mapped element: 0 is
+    what the map says of it, not a guess.
+    """
+    def fit(values: np.ndarray) -> np.ndarray:
+        out = np.zeros(num_tiles, dtype=np.int64)
+        n = min(num_tiles, values.size)
+        out[:n] = values[:n]
+        return out
+    return {"tensor_elements": fit(tensor_map.elements_by_tile),
+            "tensor_est_bytes": fit(tensor_map.est_bytes_by_tile),
+            "tensor_unknown_size_elements": fit(tensor_map.unknown_elements_by_tile)}
+
+
 def csv_rows(report: MemoryReport) -> list[list[str]]:
     """One row per tile of a tensor-map report: the base columns blank but tile and IPU, then elements."""
     tensor_map = tensor_map_of(report)
@@ -144,10 +160,9 @@ def csv_rows(report: MemoryReport) -> list[list[str]]:
     n, tpi = tensor_map.num_tiles, report.target.tiles_per_ipu
     tiles = np.arange(n)
     blank = [""] * n
+    values = per_tile_columns(tensor_map, n)
     cols = [tiles.astype(str).tolist(), (tiles // tpi).astype(str).tolist() if tpi else blank,
-            blank, blank, blank, blank, tensor_map.elements_by_tile.astype(str).tolist(),
-            tensor_map.est_bytes_by_tile.astype(str).tolist(),
-            tensor_map.unknown_elements_by_tile.astype(str).tolist()]
+            blank, blank, blank, blank] + [values[name].astype(str).tolist() for name in CSV_COLUMNS]
     return [list(row) for row in zip(*cols)]
 
 

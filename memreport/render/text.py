@@ -55,11 +55,7 @@ def by_tile_block(report: MemoryReport, bin_kib: int | None = None, indent: str 
         lines.append(inner + maximum_line("Including Gaps", peak_in))
     if peak_ex is not None:
         lines.append(inner + maximum_line("Excluding Gaps", peak_ex))
-    oom = analysis.count_out_of_memory(report)
-    if oom is None:
-        lines.append(inner + "out-of-memory tiles unknown (bytes per tile unknown: give --tile-memory or --arch)")
-    else:
-        lines.append(inner + f"{oom:,} tile(s) out of memory")
+    lines.append(inner + analysis.out_of_memory_count(report).describe())
     return lines
 
 
@@ -86,6 +82,9 @@ def header_lines(report: MemoryReport) -> list[str]:
     lines.append("Target:   " + ", ".join(parts))
     lines.append(f"Per tile: {report.per_tile}")
     lines += [f"Note:     {note}" for note in report.notes]
+    oom = analysis.out_of_memory_count(report)
+    if oom.count is not None and oom.reason:  # a count judged, not printed: say why the printed one is not used
+        lines.append(f"Note:     out-of-memory count judged from what the summary printed: {oom.reason}")
     return lines
 
 
@@ -113,6 +112,11 @@ def per_ipu_lines(report: MemoryReport) -> list[str]:
     return lines
 
 
+def breakdown_items(kind: str) -> str:
+    """The plural of a breakdown kind: sections, categories, data types."""
+    return kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
+
+
 def _items(breakdown: dict[str, int], limit: int) -> str:
     shown = [f"{name} {size:,} B" for name, size in list(breakdown.items())[:limit]]
     rest = len(breakdown) - limit
@@ -127,7 +131,7 @@ def top_tiles_lines(report: MemoryReport, n: int, items: int = 3) -> list[str]:
     limit = report.target.bytes_per_tile
     show_incl = any(t.including_gaps is not None for t in top)
     show_name = any(t.name for t in top)
-    printed = report.excluding_gaps is None  # a text summary: its detailed tiles, not a ranking
+    printed = report.is_printed_summary  # its detailed tiles, in its order, not a ranking
     title = "Detailed tiles (as printed)" if printed else f"Top {len(top)} tiles"
     by = "including gaps" if report.including_gaps is not None else "excluding gaps"
     lines = [f"{title}:" if printed else f"{title} (by {by}):"]
@@ -138,8 +142,7 @@ def top_tiles_lines(report: MemoryReport, n: int, items: int = 3) -> list[str]:
     if show_name:
         width = max(len("Member"), *(len(t.name or "") for t in top))
         head += f"  {'Member':<{width}}"
-    kind = report.breakdown_kind
-    lines.append(head + f"  Largest {kind[:-1] + 'ies' if kind.endswith('y') else kind + 's'}")
+    lines.append(head + f"  Largest {breakdown_items(report.breakdown_kind)}")
     for t in top:
         mark = "!" if t.out_of_memory else " "
         ipu = "?" if t.ipu is None else str(t.ipu)

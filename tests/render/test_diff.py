@@ -173,3 +173,10 @@ def test_render_picks_the_format(builds):
     assert render_diff.render(diff, "text", top=4) == GOLDEN_TEXT
     with pytest.raises(ValueError, match="unknown diff format 'png'"):
         render_diff.render(diff, "png")
+
+
+def test_maxima_are_written_by_the_one_json_helper_the_report_uses():
+    from memreport.render import diff as render_diff_module, table
+    assert render_diff_module.tile_bytes_json is table.tile_bytes_json
+    assert not hasattr(render_diff_module, "_tile_bytes") and not hasattr(table, "_tile_bytes")
+    assert table.tile_bytes_json(TileBytes(3, 9)) == {"tile": 3, "bytes": 9} and table.tile_bytes_json(None) is None

@@ -207,7 +207,7 @@ def test_figures_stay_out_of_pyplot():
 
 
 def test_png_outputs_one_file_per_report(monkeypatch):
-    monkeypatch.setattr(plot, "render_png", lambda report: report.source.encode())
+    monkeypatch.setattr(plot, "render_png", lambda report, bin_kib=None: report.source.encode())
     one, two = synthetic(64), synthetic(100)
     assert plot.png_outputs([one, two], "m.png") == [("m-1.png", b"synthetic_64.a"), ("m-2.png", b"synthetic_100.a")]
     assert [p for p, _ in plot.png_outputs([one], "out/memory.png")] == ["out/memory.png"]
@@ -276,3 +276,67 @@ def test_no_tiles():
                           excluding_gaps=np.zeros(0, dtype=np.int64))
     fig, rgb = draw(report)
     assert "This report holds no tiles" in texts(fig)
+
+
+# ---------------------------------------------------------------- histogram colours: red iff a bin holds an OOM tile
+
+def colour_pixels(rgb: np.ndarray, colour: str, fig=None, ax=None) -> int:
+    """Pixels of ``colour`` (a #rrggbb), within ``ax``'s area when given."""
+    if ax is not None:
+        box = ax.get_window_extent(fig.canvas.get_renderer())
+        rgb = rgb[HEIGHT - int(box.y1):HEIGHT - int(box.y0), int(box.x0):int(box.x1)]
+    target = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+    return int(np.count_nonzero(np.abs(rgb - target).max(axis=2) <= 6))
+
+
+def histogram_axes(fig):
+    return next(a for a in fig.axes if a.get_title(loc="left").startswith("By Tile histogram"))
+
+
+def test_a_tile_exactly_at_the_limit_is_not_red():
+    values = np.random.default_rng(1).integers(400_000, 600_000, 96)
+    values[10] = LIMIT  # full, not out of memory: its bin starts at the limit
+    report = MemoryReport("full.a", "archive", Target.for_arch("ipu2", 96), excluding_gaps=values)
+    assert report.tiles_out_of_memory == 0
+    _, rgb = draw(report)
+    assert oom_pixels(rgb) == 0
+
+
+def test_a_bin_straddling_the_limit_is_red_when_it_holds_an_out_of_memory_tile():
+    values = np.random.default_rng(1).integers(400_000, 600_000, 96)
+    values[20] = LIMIT + 100  # in the 620 - 625 KiB bin of 5 KiB bins, which starts below the limit
+    report = MemoryReport("over.a", "archive", Target.for_arch("ipu2", 96), excluding_gaps=values)
+    fig = report.plot(bin_kib=5)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=plot.DPI)
+    rgb = pixels(buf.getvalue())
+    ax = histogram_axes(fig)
+    assert "5 KiB bins" in ax.get_xlabel()
+    assert colour_pixels(rgb, plot.OOM_COLOUR, fig, ax) > 20
+    assert "out of memory" in texts(fig)  # the legend says what red means
+
+
+def test_a_printed_bin_across_the_limit_is_hatched_not_red():
+    bins = (Bin(600, 608, 900), Bin(608, 616, 500), Bin(616, 624, 60), Bin(624, 632, 12))
+    report = MemoryReport(
+        source="summary.txt", format="poplar-text", target=Target(1472, None, 1, 1472, 640_000),
+        printed=PrintedSummary(histogram=Histogram(8, bins), max_excluding_gaps=TileBytes(17, 645_000)))
+    fig, rgb = draw(report)
+    ax = histogram_axes(fig)
+    # 624 - 632 KiB may hold tiles on both sides of 640,000 B: tile 17 (the maximum) is over, so it holds one.
+    assert colour_pixels(rgb, plot.OOM_COLOUR, fig, ax) > 0
+    unsure = MemoryReport(
+        source="summary.txt", format="poplar-text", target=Target(1472, None, 1, 1472, 640_000),
+        printed=PrintedSummary(histogram=Histogram(8, bins)))
+    fig, rgb = draw(unsure)
+    ax = histogram_axes(fig)
+    assert colour_pixels(rgb, plot.OOM_COLOUR, fig, ax) == 0  # nothing is known to be out of memory
+    assert colour_pixels(rgb, plot.MAYBE_COLOUR, fig, ax) > 0
+    assert "may hold out-of-memory tiles" in texts(fig)
+
+
+def test_a_partial_report_that_is_not_a_summary_is_not_described_as_one():
+    bare = MemoryReport("bare.elf", "elf", Target(1472, None, 1, 1472, LIMIT))
+    words = texts(plot.figure(bare))
+    assert "Partial per-tile view: the source holds no per-tile bytes" in words
+    assert "text summary" not in words and "printed a histogram" not in words

@@ -1,0 +1,33 @@
+"""The notebook HTML: a summary and the top tiles, named for what the source is."""
+from __future__ import annotations
+
+import os
+
+import memreport
+from memreport import MemoryReport, PrintedSummary, Target, TileDetail
+from memreport.render.html import render_html
+
+SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports")
+
+
+def test_detailed_tiles_are_called_as_printed_only_for_a_printed_summary():
+    summary = memreport.read(os.path.join(SAMPLES, "trace_two_modules.rep"))
+    assert "<b>Detailed tiles (as printed)</b>" in render_html(summary)
+    bare = MemoryReport("bare.elf", "elf", Target(8), detailed_tiles=(TileDetail(3, None, 100),))
+    html = render_html(bare)
+    assert "as printed" not in html and "<b>Top 1 tiles</b>" in html
+
+
+def test_breakdown_kinds_read_as_plurals():
+    assert "Largest categories" in render_html(memreport.read(os.path.join(SAMPLES, "mk1_profile.json")))
+    assert "Largest data types" in render_html(memreport.read(os.path.join(SAMPLES, "trace_two_modules.rep")))
+
+
+def test_an_out_of_memory_bound_is_shown_with_its_reason():
+    summary = MemoryReport(
+        "s.txt", "poplar-text", Target(8, None, 1, 8, 500_000), info={"target": {"memory_per_tile_bytes": 638_976}},
+        printed=PrintedSummary(tiles_out_of_memory=1), detailed_tiles=(TileDetail(3, None, 600_000),
+                                                                       TileDetail(4, None, 550_000)))
+    html = render_html(summary)
+    assert '<span style="color:#d62728;font-weight:bold">at least 2</span>' in html
+    assert "its printed count, 1, is for the 638,976 B per tile it printed, not 500,000 B" in html
