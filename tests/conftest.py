@@ -9,6 +9,30 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 from memreport.readers.ar import iter_members
+from memreport.synth.archive import ar_archive, tile_elf
+
+# The By Tile block of the adder example in graphcore/tensorflow's
+# tensorflow/compiler/plugin/poplar/docs/logging.rst, as Poplar printed it.
+MK1_BY_TILE = """\
+  By Tile (Excluding Gaps):
+    Range (KB) Histogram (Excluding Gaps)               Count (tiles)
+         4 - 5 ****************************************  1,215
+         5 - 6 *                                             1
+
+    Maximum (Including Gaps): 49,184 (48.0 K) on tile 0
+    Maximum (Excluding Gaps): 5,780 (5.6 K) on tile 0
+    0 tile(s) out of memory"""
+
+
+@pytest.fixture
+def archive(tmp_path):
+    """Six Mk2 tiles; tile 3 is 2,113 B over the limit."""
+    limit = 638_976
+    members = [(f"tile_{i}.elf", tile_elf(i, 2000 + i, 100, (limit + 10 if i == 3 else 1000 * i)))
+               for i in range(6)]
+    path = tmp_path / "build.a"
+    path.write_bytes(ar_archive(members, symbol_index=True))
+    return path
 
 
 def pyelftools_sections(data: bytes) -> list[tuple[str, int, int]]:

@@ -13,19 +13,8 @@ from click.testing import CliRunner
 
 from memreport import __version__
 from memreport.cli import main
-from memreport.synth.archive import ar_archive, tile_elf
 
 SAMPLE = os.path.join(os.path.dirname(__file__), "..", "sample_reports", "mk2_1472_tiles.a")
-
-
-@pytest.fixture
-def archive(tmp_path):
-    limit = 638_976
-    members = [(f"tile_{i}.elf", tile_elf(i, 2000 + i, 100, (limit + 10 if i == 3 else 1000 * i)))
-               for i in range(6)]
-    path = tmp_path / "build.a"
-    path.write_bytes(ar_archive(members, symbol_index=True))
-    return path
 
 
 def run(*args):

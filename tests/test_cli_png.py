@@ -10,22 +10,11 @@ from click.testing import CliRunner
 from memreport.cli import main
 from memreport.errors import MemreportError
 from memreport.render import plot
-from memreport.synth.archive import ar_archive, tile_elf
 
 pytest.importorskip("matplotlib")
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "sample_reports")
-
-
-@pytest.fixture
-def archive(tmp_path):
-    limit = 638_976
-    members = [(f"tile_{i}.elf", tile_elf(i, 2000 + i, 100, (limit + 10 if i == 3 else 1000 * i)))
-               for i in range(6)]
-    path = tmp_path / "build.a"
-    path.write_bytes(ar_archive(members, symbol_index=True))
-    return path
 
 
 def run(*args):

@@ -5,16 +5,8 @@ import numpy as np
 
 from memreport.model import Bin, Column, Histogram, MemoryReport, Target
 from memreport.render.text import by_tile_block, histogram_rows, render_report
+from tests.conftest import MK1_BY_TILE
 
-MK1_BLOCK = """\
-  By Tile (Excluding Gaps):
-    Range (KB) Histogram (Excluding Gaps)               Count (tiles)
-         4 - 5 ****************************************  1,215
-         5 - 6 *                                             1
-
-    Maximum (Including Gaps): 49,184 (48.0 K) on tile 0
-    Maximum (Excluding Gaps): 5,780 (5.6 K) on tile 0
-    0 tile(s) out of memory"""
 
 
 def test_rows_as_poplar_prints_them():
@@ -41,7 +33,7 @@ def test_mk1_block_from_full_data_is_byte_for_byte():
     including[0] = 49_184
     report = MemoryReport(source="p", format="json-profile", target=Target.for_arch("ipu1", 1216),
                           excluding_gaps=excluding, including_gaps=including)
-    assert "\n".join(by_tile_block(report)) == MK1_BLOCK
+    assert "\n".join(by_tile_block(report)) == MK1_BY_TILE
 
 
 def test_unknown_tile_memory_is_said():

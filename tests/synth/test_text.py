@@ -9,6 +9,7 @@ import pytest
 
 from memreport.model import Bin, Histogram, TileBytes
 from memreport.synth import text as synth
+from tests.conftest import MK1_BY_TILE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,16 +29,6 @@ Graph:
   Number of edges:               1,223
   Number of variables:          30,562
   Number of compute sets:            4
-"""
-DOC_BY_TILE = """\
-  By Tile (Excluding Gaps):
-    Range (KB) Histogram (Excluding Gaps)               Count (tiles)
-         4 - 5 ****************************************  1,215
-         5 - 6 *                                             1
-
-    Maximum (Including Gaps): 49,184 (48.0 K) on tile 0
-    Maximum (Excluding Gaps): 5,780 (5.6 K) on tile 0
-    0 tile(s) out of memory
 """
 # The imbalanced example's rows (the document elides runs of zero rows; these are the printed ones).
 DOC_ROWS = """\
@@ -83,7 +74,7 @@ def test_target_and_graph_blocks():
 def test_by_tile_block():
     lines = synth.by_tile_lines(Histogram(1, (Bin(4, 5, 1215), Bin(5, 6, 1))), TileBytes(0, 49_184),
                                 TileBytes(0, 5_780), 0)
-    assert "\n".join(lines) + "\n" == DOC_BY_TILE
+    assert "\n".join(lines) + "\n" == (MK1_BY_TILE + "\n")
 
 
 def test_rows_pad_both_bounds_to_the_widest():
@@ -142,4 +133,4 @@ def test_samples_are_up_to_date():
         assert (ROOT / "sample_reports" / name).read_text(encoding="utf-8") == make(), name
     mk1 = (ROOT / "sample_reports" / "mk1_summary.txt").read_text(encoding="utf-8")
     assert mk1.startswith(DOC_TARGET + "\n" + DOC_GRAPH + "\nMemory Usage:\n")
-    assert mk1.endswith("\n" + DOC_BY_TILE)
+    assert mk1.endswith("\n" + (MK1_BY_TILE + "\n"))
