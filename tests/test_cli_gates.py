@@ -94,7 +94,6 @@ def test_bad_sizes_are_usage_errors():
 
 
 def test_text_summary_gates_use_the_printed_figures(tmp_path):
-    pytest.importorskip("memreport.readers.poplar_text")
     (tmp_path / "summary.txt").write_text(SUMMARY)
     result = run("summary.txt", "--fail-on-oom", "--max-tile", "600KiB")
     assert result.exit_code == 3

@@ -30,8 +30,6 @@ MAX_WALK_DEPTH = 16     # CBOR: maps walked by hand at most (a profile nests few
 _PLACEHOLDER = b'"\\u0000memreport:%d"'
 _PLACEHOLDER_TEXT = "\0memreport:"
 _INT64 = np.iinfo(np.int64)
-# The bytes a flat JSON list of integers consists of (JSON whitespace is space, tab, LF and CR).
-_LIST_BYTES = b"0123456789,- \t\n\r"
 
 
 class _Decline(Exception):
