@@ -4,8 +4,11 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2,
-          "mib": 1024**2, "g": 1024**3, "gb": 1024**3, "gib": 1024**3}
+# Binary multipliers as Poplar prints them (its kB and MB are KiB and MiB)...
+POPLAR_UNITS = {"b": 1, "k": 1024, "kb": 1024, "kib": 1024, "mb": 1024**2, "mib": 1024**2,
+                "gb": 1024**3, "gib": 1024**3}
+# ...and as people type them on the command line.
+_UNITS = {**POPLAR_UNITS, "": 1, "m": 1024**2, "g": 1024**3}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", re.IGNORECASE)
 MAX_DIGITS = 40      # far past 2**63 (19 digits); longer strings are refused before any arithmetic
 SIZE_LIMIT = 2 ** 63  # sizes are int64 everywhere (per-tile arrays, the model's bounds)

@@ -8,6 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+import pytest
+
+import memreport
 from memreport.synth.archive import ar_archive, tile_elf
 
 LIMIT = 638_976  # ipu2 bytes per tile
@@ -25,3 +28,12 @@ def write_build(path: Path, sizes: Sequence[int], e_flags: int = 0x2) -> Path:
                for i, size in enumerate(sizes)]
     path.write_bytes(ar_archive(members, symbol_index=True))
     return path
+
+
+@pytest.fixture
+def builds(tmp_path, monkeypatch):
+    """The OLD and NEW builds, read from archives in the test's own folder."""
+    monkeypatch.chdir(tmp_path)
+    write_build(tmp_path / "old.a", OLD)
+    write_build(tmp_path / "new.a", NEW)
+    return memreport.read("old.a"), memreport.read("new.a")

@@ -10,15 +10,7 @@ import memreport
 from memreport.diff import BuildSummary, TileChange, TileCountMismatch, choose_report, diff_reports
 from memreport.model import MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
 
-from .builds import LIMIT, NEW, OLD, write_build
-
-
-@pytest.fixture
-def builds(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    write_build(tmp_path / "old.a", OLD)
-    write_build(tmp_path / "new.a", NEW)
-    return memreport.read("old.a"), memreport.read("new.a")
+from .builds import LIMIT, OLD, write_build
 
 
 def test_changed_tiles_largest_change_first_ties_by_tile(builds):

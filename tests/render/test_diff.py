@@ -8,12 +8,11 @@ import json
 import numpy as np
 import pytest
 
-import memreport
 from memreport.diff import diff_reports
 from memreport.model import MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
 from memreport.render import diff as render_diff
 
-from ..builds import LIMIT, NEW, OLD, write_build
+from ..builds import LIMIT
 
 GOLDEN_TEXT = """\
 Old: old.a (ELF archive, per tile: complete)
@@ -36,14 +35,6 @@ Changed tiles: 6 of 8 (4 grew, 2 shrank)
      6    0  250,000 B  254,096 B    +4,096 B
   2 more changed tiles (--top to show more; --format json or csv lists all)
 """
-
-
-@pytest.fixture
-def builds(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    write_build(tmp_path / "old.a", OLD)
-    write_build(tmp_path / "new.a", NEW)
-    return memreport.read("old.a"), memreport.read("new.a")
 
 
 def test_text_is_golden(builds):

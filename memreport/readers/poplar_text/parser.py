@@ -10,12 +10,11 @@ from typing import Any
 
 from ...errors import ReadError, Truncated
 from ...model import Bin, TileBytes
+from ...units import POPLAR_UNITS
 from .summary import Block, Scope, Summary, TileBlock
 from .values import (ELISION, ITEM, MAXIMUM, OLD_MAX, OOM, ROW, ROW_START, TILE, TYPE_ITEM, VERTEX, Line,
                      byte_count, clean_name, integer, loose, quantity, snake)
 
-_SIZE_UNITS = {"b": 1, "k": 1024, "kb": 1024, "kib": 1024, "mb": 1024**2, "mib": 1024**2,
-               "gb": 1024**3, "gib": 1024**3}  # binary: Poplar's kB and MB are KiB and MiB
 _FREQ_UNITS = {"hz": 1, "khz": 10**3, "mhz": 10**6, "ghz": 10**9}
 _INT_KEYS = {"num_ipus", "tiles_per_ipu", "total_tiles", "num_replicas", "ipus_per_replica",
              "tiles_per_replica"}
@@ -138,9 +137,9 @@ class Parser:
             self.s.target[key] = integer(value, ln.no, what)
         elif key.startswith(("memory_per", "total_memory")):
             number, unit = quantity(value, ln.no, what)
-            if unit not in _SIZE_UNITS:
+            if unit not in POPLAR_UNITS:
                 raise ReadError(f"{what}: unknown unit in {value!r}", line=ln.no)
-            size = number * _SIZE_UNITS[unit]
+            size = number * POPLAR_UNITS[unit]
             if size != size.to_integral_value():
                 self.s.notes.append(f"{what} {value} is not a whole number of bytes; rounded")
             self.s.target[key + "_bytes"] = int(size.to_integral_value())

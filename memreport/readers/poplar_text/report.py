@@ -45,13 +45,7 @@ def _detail(block: TileBlock) -> TileDetail:
     assert block.memory is not None
     scopes = block.memory.scopes
     scope = scopes[0] if scopes else Scope(None)
-    extra: dict[str, Any] = {"memory_scope": scope.label}
-    if scope.vertex_data is not None:
-        extra["vertex_data"] = scope.vertex()
-    if scope.other:
-        extra["other"] = {k: dict(v) for k, v in scope.other.items()}
-    if scope.elided:
-        extra["elided"] = list(scope.elided)
+    extra: dict[str, Any] = {"memory_scope": scope.label, **scope.extras()}
     if len(scopes) > 1:
         extra["memory_scopes"] = [sc.as_info() for sc in scopes]
     return TileDetail(tile=block.tile, including_gaps=scope.including_gaps, excluding_gaps=scope.excluding_gaps(),

@@ -38,18 +38,22 @@ class Scope:
         return {"bytes": self.vertex_data, "by_category": dict(self.vertex_by_category),
                 "by_type": dict(self.vertex_by_type)}
 
-    def as_info(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"label": self.label, "including_gaps": self.including_gaps,
-                                "excluding_gaps": self.excluding_gaps(),
-                                "regions": {snake(k): v for k, v in self.regions.items()},
-                                "by_data_type": dict(self.data_types)}
+    def extras(self) -> dict[str, Any]:
+        """Vertex data, unknown groups and elided items: only those the scope printed."""
+        extra: dict[str, Any] = {}
         if self.vertex_data is not None:
-            info["vertex_data"] = self.vertex()
+            extra["vertex_data"] = self.vertex()
         if self.other:
-            info["other"] = {k: dict(v) for k, v in self.other.items()}
+            extra["other"] = {k: dict(v) for k, v in self.other.items()}
         if self.elided:
-            info["elided"] = list(self.elided)
-        return info
+            extra["elided"] = list(self.elided)
+        return extra
+
+    def as_info(self) -> dict[str, Any]:
+        return {"label": self.label, "including_gaps": self.including_gaps,
+                "excluding_gaps": self.excluding_gaps(),
+                "regions": {snake(k): v for k, v in self.regions.items()},
+                "by_data_type": dict(self.data_types), **self.extras()}
 
 
 @dataclass
