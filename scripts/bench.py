@@ -31,7 +31,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from memreport.synth.archive import (  # noqa: E402
+from tests.synth.archive import (  # noqa: E402
     SHT_STRTAB, SHT_SYMTAB, ArchiveWriter, Section, bss, data, elf_file, note)
 
 GENERATOR_VERSION = 1  # bump when the generated content changes, so stale files are rebuilt
@@ -106,7 +106,7 @@ PROFILE_SHARES = {
 
 def profile_document(num_tiles: int) -> dict:
     """A pod-scale graph profile: every category in every region, liveness, per-tile including gaps."""
-    from memreport.synth.profile import build_profile, split_categories
+    from tests.synth.profile import build_profile, split_categories
     excluding = tile_layout(num_tiles).sum(axis=1)
     rng = np.random.default_rng(11)
     categories = split_categories(excluding, BYTES_PER_TILE, PROFILE_SHARES)
@@ -127,8 +127,8 @@ def profile_document(num_tiles: int) -> dict:
 
 
 def write_profile(path: str, num_tiles: int, encoding: str) -> None:
-    """Write a JSON or CBOR graph profile made with memreport.synth.profile."""
-    from memreport.synth.profile import encode_cbor, encode_json
+    """Write a JSON or CBOR graph profile made with tests.synth.profile."""
+    from tests.synth.profile import encode_cbor, encode_json
     doc = profile_document(num_tiles)
     blob = encode_json(doc) if encoding == "json" else encode_cbor(doc)
     tmp = path + ".part"
@@ -148,7 +148,7 @@ def ensure(path: str, make, *args, fresh: bool = False) -> str:
 
 def profiles_available() -> bool:
     try:
-        from memreport.synth import profile
+        from tests.synth import profile
     except ImportError:
         return False
     return hasattr(profile, "build_profile") and hasattr(profile, "encode_cbor")
@@ -392,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     archives = () if args.no_archives else (args.tiles or (QUICK_ARCHIVES if args.quick else FULL_ARCHIVES))
     profiles = () if args.no_profiles else (args.tiles or (QUICK_PROFILES if args.quick else FULL_PROFILES))
     if profiles and not profiles_available():
-        print("bench: memreport.synth.profile is not available: profiles skipped", file=sys.stderr)
+        print("bench: tests.synth.profile is not available: profiles skipped", file=sys.stderr)
         profiles = ()
     os.makedirs(args.data_dir, exist_ok=True)
     precompile()

@@ -3,7 +3,7 @@
 
     python scripts/make_profile_samples.py [OUTPUT_DIR]
 
-The profile is memreport.synth.profile.mk1_poplar_match_profile(): 1,216 Mk1
+The profile is tests.synth.profile.mk1_poplar_match_profile(): 1,216 Mk1
 tiles whose By Tile block matches a real Poplar text report. The JSON is the
 bare profile, the CBOR the same profile wrapped in ``graphProfile`` after the
 self-describe tag; the tensor map places a few tensors on those tiles.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memreport.synth.profile import (encode_cbor, encode_json, mk1_poplar_match_profile,  # noqa: E402
+from tests.synth.profile import (encode_cbor, encode_json, mk1_poplar_match_profile,  # noqa: E402
                                      mk1_tensor_map, wrap)
 
 

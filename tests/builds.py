@@ -1,4 +1,4 @@
-"""Two small Mk2 builds for the gate and diff tests, written with memreport.synth.archive.
+"""Two small Mk2 builds for the gate and diff tests, written with tests.synth.archive.
 
 Each tile's excluding-gaps bytes are exactly the size given: 1,024 B of
 .text, 256 B of .data, the rest .bss (the note section is not counted).
@@ -11,7 +11,7 @@ from typing import Sequence
 import pytest
 
 import memreport
-from memreport.synth.archive import ar_archive, tile_elf
+from tests.synth.archive import ar_archive, tile_elf
 
 LIMIT = 638_976  # ipu2 bytes per tile
 

@@ -9,7 +9,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 from memreport.readers.ar import iter_members
-from memreport.synth.archive import ar_archive, tile_elf
+from tests.synth.archive import ar_archive, tile_elf
 from tests.builds import builds  # noqa: F401  (a fixture shared by the diff tests)
 
 # The By Tile block of the adder example in graphcore/tensorflow's

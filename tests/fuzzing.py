@@ -27,7 +27,7 @@ from memreport.model import MemoryReport
 from memreport.readers import ReadOptions, read_path
 from memreport.readers.ar import iter_members
 from memreport.readers.elf import scan_elf
-from memreport.synth.seeds import SUFFIXES, seeds
+from tests.synth.seeds import SUFFIXES, seeds
 
 SEEDS = seeds()
 FORMATS = sorted(SEEDS)

@@ -225,7 +225,7 @@ def test_diff_refuses_tensor_maps_as_bad_usage():
 
 
 def test_diff_with_a_skipped_member_compares_totals_over_the_compared_tiles(tmp_path):
-    from memreport.synth.archive import ar_archive, tile_elf
+    from tests.synth.archive import ar_archive, tile_elf
     members = [(f"tile_{i}.elf", tile_elf(i, 1024, 256, size - 1280)) for i, size in enumerate(OLD)]
     members[7] = ("tile_7.elf", b"garbage, not an ELF at all")  # 700,000 B and out of memory in old.a
     (tmp_path / "damaged.a").write_bytes(ar_archive(members, symbol_index=True))

@@ -1,7 +1,7 @@
 """Hostile and broken inputs: one clear line, exit 1, and no output file (issue #8).
 
 Every case is a file generated here from the valid seeds in
-:mod:`memreport.synth.seeds`, damaged one way. Each is run through the CLI
+:mod:`tests.synth.seeds`, damaged one way. Each is run through the CLI
 with ``-o`` and ``--png`` and must give exit status 1, exactly one line
 ``memreport: FILE: message`` on stderr (the message checked word for word),
 and leave neither output nor a temporary file behind. A few run in a real
@@ -26,8 +26,8 @@ import memreport
 from memreport.cli import main
 from memreport.errors import MemreportError, ReadError, Truncated, UnexpectedError
 from memreport.readers import ReadOptions, read_path
-from memreport.synth.archive import ar_archive, bss, elf_file, text, tile_elf
-from memreport.synth.seeds import seeds
+from tests.synth.archive import ar_archive, bss, elf_file, text, tile_elf
+from tests.synth.seeds import seeds
 
 SEEDS = seeds()
 ELF = tile_elf(0, 100, 10, 300)  # ELF32 LE: section table at 220, 6 entries of 40 bytes, 460 bytes in all
@@ -496,7 +496,7 @@ def test_a_megabyte_line_reads_in_linear_time(tmp_path):
 def test_distinct_section_names_do_not_multiply_memory(tmp_path):
     """One column per section name, each as long as the tile count: unique names per member were quadratic
     (a 5 MB archive of 20,000 members took 3.5 GB); names on the fewest tiles now fold into two columns."""
-    from memreport.synth.archive import Section
+    from tests.synth.archive import Section
     path = tmp_path / "names.a"
     path.write_bytes(ar_archive([(f"m{i}", elf_file([Section(f".s{i}", 4)])) for i in range(5000)]))
     started = time.monotonic()

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from memreport import cli, progress
 from memreport.readers import ReadOptions, ar, read_path
-from memreport.synth.archive import ar_archive, tile_elf
+from tests.synth.archive import ar_archive, tile_elf
 
 
 class FakeTerminal(io.StringIO):

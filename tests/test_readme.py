@@ -20,7 +20,7 @@ import click
 import pytest
 
 from memreport.cli import diff_command, report
-from memreport.synth.archive import ar_archive, tile_elf
+from tests.synth.archive import ar_archive, tile_elf
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ from memreport.errors import ReadError
 from memreport.model import ARCH_BY_EFLAGS, Column, MemoryReport, Target
 from memreport.readers import ReadOptions, ar
 from memreport.readers.elf import EM_GRAPHCORE_IPU, SHF_ALLOC, TileSections, scan_elf
-from memreport.synth.archive import (ArchiveWriter, Section, ar_archive, bss, data, elf_file, note, text,
+from tests.synth.archive import (ArchiveWriter, Section, ar_archive, bss, data, elf_file, note, text,
                                      tile_elf)
 
 

@@ -14,7 +14,7 @@ import pytest
 from memreport.errors import ReadError
 from memreport.readers import ReadOptions, bulk_decode, profile
 from memreport.readers.document import decode_cbor, decode_json
-from memreport.synth.profile import build_profile, encode_cbor, encode_json, wrap
+from tests.synth.profile import build_profile, encode_cbor, encode_json, wrap
 
 TILES = 700  # enough for every per-tile list to take the array path
 

@@ -7,7 +7,7 @@ import pytest
 import memreport
 from memreport.errors import ReadError, Truncated
 from memreport.readers.elf import scan_elf
-from memreport.synth.archive import SHF_ALLOC, bss, data, elf_file, note, text
+from tests.synth.archive import SHF_ALLOC, bss, data, elf_file, note, text
 from tests.conftest import pyelftools_sections
 
 SECTIONS = [text(1000), data(24), bss(4096), note(7), data(3, ".rodata")]

@@ -7,7 +7,7 @@ import numpy as np
 
 import memreport
 from memreport.readers import elf_bulk
-from memreport.synth.archive import ar_archive, data, elf_file, note, text
+from tests.synth.archive import ar_archive, data, elf_file, note, text
 
 
 def counted_sums(report) -> np.ndarray:

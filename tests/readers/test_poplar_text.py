@@ -13,7 +13,7 @@ from memreport import analysis
 from memreport.errors import ReadError, Truncated, UnsupportedOperation
 from memreport.model import Bin, TileBytes
 from memreport.readers import ReadOptions, read_path, readers
-from memreport.synth import text as synth
+from tests.synth import text as synth
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
 

@@ -13,7 +13,7 @@ from memreport.errors import ReadError, Truncated
 from memreport.readers import identify, read_path
 from memreport.readers.document import looks_like_cbor_map, looks_like_json_object
 from memreport.readers.profile import ALWAYS_LIVE, NOT_ALWAYS_LIVE_MAX
-from memreport.synth.profile import (build_profile, encode_cbor, encode_json, mk1_poplar_match_profile,
+from tests.synth.profile import (build_profile, encode_cbor, encode_json, mk1_poplar_match_profile,
                                      split_categories, wrap)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"

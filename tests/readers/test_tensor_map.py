@@ -11,7 +11,7 @@ from memreport import tensor_analysis
 from memreport.errors import ReadError, Truncated, UnsupportedOperation
 from memreport.readers import read_path
 from memreport.readers.tensor_map import read_tensor_map, tensor_map_from_document
-from memreport.synth.profile import (build_profile, build_tensor_map, encode_cbor, encode_json,
+from tests.synth.profile import (build_profile, build_tensor_map, encode_cbor, encode_json,
                                      mk1_poplar_match_profile, tensor_entry)
 from memreport.tensor_map_model import ESTIMATE_LABEL, TileTensor, element_bytes
 

@@ -10,8 +10,8 @@ import pytest
 import memreport
 from memreport.model import Column, MemoryReport, Target
 from memreport.render import csvlines, table
-from memreport.synth.archive import ar_archive, tile_elf
-from memreport.synth.profile import build_profile, encode_json
+from tests.synth.archive import ar_archive, tile_elf
+from tests.synth.profile import build_profile, encode_json
 
 SAMPLES = "sample_reports"
 

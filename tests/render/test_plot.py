@@ -14,8 +14,8 @@ import memreport  # noqa: E402
 from memreport import Bin, Histogram, MemoryReport, PrintedSummary, Target, TileBytes, TileDetail  # noqa: E402
 from memreport.errors import UnsupportedOperation  # noqa: E402
 from memreport.render import heatmap, plot  # noqa: E402
-from memreport.synth.archive import ar_archive, tile_elf  # noqa: E402
-from memreport.synth.profile import build_profile, encode_json  # noqa: E402
+from tests.synth.archive import ar_archive, tile_elf  # noqa: E402
+from tests.synth.profile import build_profile, encode_json  # noqa: E402
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports")
 LIMIT = 638_976

@@ -13,7 +13,7 @@ import memreport
 from memreport.cli import main
 from memreport.readers.tensor_map import tensor_map_from_document
 from memreport.render import table, tensors, text
-from memreport.synth.profile import build_profile, build_tensor_map, encode_json, tensor_entry
+from tests.synth.profile import build_profile, build_tensor_map, encode_json, tensor_entry
 from memreport.tensor_analysis import element_histogram
 from memreport.tensor_map_model import ESTIMATE_LABEL
 

@@ -10,7 +10,7 @@ import pytest
 
 import memreport
 from memreport import analysis
-from memreport.synth.profile import (MK1_EXCLUDING_GAPS, MK1_INCLUDING_GAPS, MK1_REPORT_CATEGORIES,
+from tests.synth.profile import (MK1_EXCLUDING_GAPS, MK1_INCLUDING_GAPS, MK1_REPORT_CATEGORIES,
                                      build_profile, build_tensor_map, encode_cbor, encode_json,
                                      mk1_poplar_match_profile, mk1_tensor_map, spread, tensor_entry, wrap)
 from tests.conftest import MK1_BY_TILE

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from memreport.model import Bin, Histogram, TileBytes
-from memreport.synth import text as synth
+from tests.synth import text as synth
 from tests.conftest import MK1_BY_TILE
 
 ROOT = Path(__file__).resolve().parents[2]

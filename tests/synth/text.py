@@ -13,11 +13,14 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..analysis import bin_counts, choose_bin_kib
-from ..model import KIB, Histogram, TileBytes
-from ..render.text import HISTOGRAM_HEADER, histogram_rows, maximum_line  # one layout for writer and renderer
+from memreport.model import KIB, Bin, Histogram, TileBytes
 
 REP_RULE = "-" * 70
+# The By Tile layout, written here from docs/FORMATS.md §1 and the published samples, independently of
+# memreport's renderer: the tests compare the two, so neither may borrow from the other.
+HISTOGRAM_HEADER = "Range (KB) Histogram (Excluding Gaps)               Count (tiles)"
+BAR = 40
+MAX_BINS = 128
 REGION_NAMES = {"non_interleaved": "Non-interleaved", "interleaved": "Interleaved", "overflowed": "Overflowed"}
 # The data types Poplar lists, in its order (logging.rst).
 DATA_TYPES = (
@@ -116,6 +119,38 @@ def memory_lines(scope: MemoryScope) -> list[str]:
     return lines
 
 
+def histogram_rows(hist: Histogram) -> list[str]:
+    """Poplar's rows: ``lo - hi`` padded to the widest bound and right-aligned in 10, a bar of
+    ``ceil(40 * count / largest)`` stars padded to 40, the count right-aligned in 7."""
+    if not hist.bins:
+        return []
+    width = len(str(hist.bins[-1].high_kib))
+    largest = max(b.count for b in hist.bins)
+    rows = []
+    for b in hist.bins:
+        stars = -(-BAR * b.count // largest) if largest else 0  # ceil in integers
+        rows.append(f"{f'{b.low_kib:>{width}} - {b.high_kib:>{width}}':>10} {'*' * stars:<{BAR}}{b.count:>7,}")
+    return rows
+
+
+def maximum_line(label: str, peak: TileBytes) -> str:
+    """``Maximum (L): N (X.Y K) on tile T``, K binary and rounded to one decimal."""
+    return f"Maximum ({label}): {peak.bytes:,} ({peak.bytes / KIB:,.1f} K) on tile {peak.tile}"
+
+
+def poplar_bins(values: np.ndarray) -> Histogram:
+    """Bins as Poplar chooses them: the smallest power-of-two KiB width giving at most 128 bins from the
+    floor of the smallest tile to the ceiling of the largest, aligned to multiples of the width."""
+    low, high = int(values.min()), int(values.max())
+    width = 1
+    while high // (width * KIB) - low // (width * KIB) + 1 > MAX_BINS:
+        width *= 2
+    first, last = low // (width * KIB), high // (width * KIB)
+    counts = np.bincount(values // (width * KIB) - first, minlength=last - first + 1)
+    return Histogram(width, tuple(Bin((first + i) * width, (first + i + 1) * width, int(c))
+                                  for i, c in enumerate(counts)))
+
+
 def by_tile_lines(hist: Histogram, max_including_gaps: TileBytes, max_excluding_gaps: TileBytes,
                   tiles_out_of_memory: int) -> list[str]:
     """The ``By Tile (Excluding Gaps):`` block, indented as inside ``Memory Usage:``."""
@@ -186,7 +221,7 @@ def summary_from_tiles(excluding: Sequence[int] | np.ndarray, including: Sequenc
     if ex.shape != (num_ipus * tiles_per_ipu,) or inc.shape != ex.shape:
         raise ValueError("need one excluding and one including value per tile")
     split = split_tiles(ex, bytes_per_tile)
-    hist = bin_counts(ex, choose_bin_kib(int(ex.min()), int(ex.max())))
+    hist = poplar_bins(ex)
     top = sorted(range(ex.size), key=lambda t: (-int(inc[t]), t))[:detailed]
     tiles = tuple((t, _scope(split, int(inc[t]), lambda v, t=t: v[t])) for t in top)
     return TextSummary(

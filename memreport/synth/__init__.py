@@ -1,1 +1,0 @@
-"""Synthetic inputs (archives, profiles, text reports) for tests, samples and benchmarks."""
