@@ -10,18 +10,62 @@ from __future__ import annotations
 
 import os
 
-from .errors import (MemreportError, MissingDependency, ReadError, TileCountMismatch, Truncated,
-                     UnexpectedError, UnrecognisedFormat, UnsupportedOperation)
-from .model import (ARCHES, Bin, Column, Histogram, MemoryReport, PrintedSummary, SkippedMember, Target, TileBytes,
-                    TileDetail)
+from . import notebook as _notebook  # noqa: F401  (installs report.plot() and the other conveniences)
+from .errors import (
+    MemreportError,
+    MissingDependency,
+    ReadError,
+    TileCountMismatch,
+    Truncated,
+    UnexpectedError,
+    UnrecognisedFormat,
+    UnsupportedOperation,
+)
+from .model import (
+    ARCHES,
+    Bin,
+    Column,
+    Histogram,
+    MemoryReport,
+    PrintedSummary,
+    SkippedMember,
+    SummaryReport,
+    Target,
+    TensorMapReport,
+    TileBytes,
+    TileDetail,
+    TileReport,
+)
 from .readers import ReadOptions
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ARCHES", "Bin", "Column", "Histogram", "MemoryReport", "MemreportError", "MissingDependency", "PrintedSummary",
-    "ReadError", "ReadOptions", "SkippedMember", "Target", "TileBytes", "TileCountMismatch", "TileDetail", "Truncated",
-    "UnexpectedError", "UnrecognisedFormat", "UnsupportedOperation", "read", "read_all", "__version__",
+    "ARCHES",
+    "Bin",
+    "Column",
+    "Histogram",
+    "MemoryReport",
+    "MemreportError",
+    "MissingDependency",
+    "PrintedSummary",
+    "ReadError",
+    "ReadOptions",
+    "SkippedMember",
+    "SummaryReport",
+    "Target",
+    "TensorMapReport",
+    "TileBytes",
+    "TileCountMismatch",
+    "TileDetail",
+    "TileReport",
+    "Truncated",
+    "UnexpectedError",
+    "UnrecognisedFormat",
+    "UnsupportedOperation",
+    "__version__",
+    "read",
+    "read_all",
 ]
 
 
@@ -40,6 +84,5 @@ def read_all(path: str | os.PathLike, *, tile_memory: int | str | None = None, a
 
 def read(path: str | os.PathLike, **kwargs) -> MemoryReport:
     """The report a file holds; for a file holding several, the largest (by excluding-gaps total)."""
-    from .analysis import total_excluding_gaps
-    reports = read_all(path, **kwargs)
-    return max(reports, key=lambda r: total_excluding_gaps(r) or 0)
+    from .analysis import largest
+    return largest(read_all(path, **kwargs))

@@ -5,13 +5,15 @@ own); 3 a gate failed. Library errors become exit codes here and only here.
 """
 from __future__ import annotations
 
+import os
 import sys
 import warnings
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
-from . import __version__
+from . import __version__, render
 from .errors import MemreportError, UnsupportedOperation
 from .model import ARCHES, MemoryReport
 from .output import write_output
@@ -19,8 +21,8 @@ from .readers import ReadOptions, read_path
 from .units import check_size, parse_size
 
 if TYPE_CHECKING:  # numpy-backed modules load with the commands: --version and --help stay quick
-    from . import gates
-    from .tensor_map_model import TensorMap
+    from .analysis.gates import GateResult
+    from .model.tensor_map import TensorMap
 
 EXIT_READ, EXIT_GATE = 1, 3
 
@@ -45,15 +47,19 @@ SIZE = SizeType()
 TILE_MEMORY = SizeType(minimum=1, what="bytes per tile")  # 0 B per tile is no IPU: a usage error, not the file's
 
 
-def output_options(schema: str, rows: str, what: str):
-    """``--format`` and ``-o``, shared by the commands (sqlite-utils' habit): one place to change them."""
+def output_options(subject: str, what: str):
+    """``--format`` and ``-o``, shared by the commands (sqlite-utils' habit): the formats are the registered
+    text renderers of ``subject``."""
+    text_renderers = render.renderers(subject, binary=False)
+    formats = "; ".join(f"{r.name}: {r.description}" for r in text_renderers)
+
     def decorator(command):
         command = click.option("-o", "--output", default="-", metavar="PATH", show_default=True,
                                help=f"Write the {what} here ('-' is stdout); a file is written whole or not at "
                                     "all.")(command)
-        return click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text",
-                            show_default=True,
-                            help=f"Output format: text, JSON (schema {schema}) or CSV ({rows}).")(command)
+        return click.option("--format", "fmt", type=click.Choice([r.name for r in text_renderers]),
+                            default=text_renderers[0].name, show_default=True,
+                            help=f"Output format ({formats}).")(command)
     return decorator
 
 
@@ -96,7 +102,7 @@ def fail(message: str, code: int = EXIT_READ) -> None:
     sys.exit(code)
 
 
-def exit_on_gates(results: Sequence[gates.GateResult]) -> None:
+def exit_on_gates(results: Sequence[GateResult]) -> None:
     """Name every failed gate on stderr and exit 3; the output is already written."""
     failed = [r for r in results if r.failed]
     for result in failed:
@@ -128,8 +134,8 @@ def load(paths: Sequence[str], options: ReadOptions) -> list[MemoryReport]:
 
 def load_tensor_map(path: str, reports: Sequence[MemoryReport]) -> TensorMap:
     """Read ``--tensor-map`` and check it fits every report; a failure ends the run with exit 1."""
+    from .analysis.tensors import check_matches
     from .readers.tensor_map import read_tensor_map
-    from .tensor_analysis import check_matches
     try:
         tensor_map = read_tensor_map(path)
         for report in reports:
@@ -146,7 +152,7 @@ def main() -> None:
 
 @main.command("report", cls=ReportCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)
-@output_options("memreport/1", "one row per tile", "report")
+@output_options("report", "report")
 @click.option("--top", default=5, show_default=True, type=click.IntRange(min=0), metavar="N",
               help="How many of the most memory-subscribed tiles to detail.")
 @read_options
@@ -192,26 +198,22 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     Exit status: 0 success, 1 an input could not be read, 2 bad usage,
     3 a gate failed.
     """
-    from .render import table, text
+    from .analysis import gates, summarize_all
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
     reports = load(files, options)
     tensor_map = load_tensor_map(tensor_map_path, reports) if tensor_map_path else None
+    if png == "-" and (output == "-" or len(reports) > 1):
+        raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
     try:
-        if fmt == "json":
-            rendered = table.render_json(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
-        elif fmt == "csv":
-            rendered = table.render_csv(reports, tensor_map=tensor_map)
-        else:
-            rendered = text.render(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
-        from . import gates
-        gate_results = gates.evaluate(reports, fail_on_oom=fail_on_oom, max_tile=max_tile,
+        summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
+        rendered = render.render("report", fmt, summaries)
+        gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
                                       min_headroom=min_headroom)
-        if png == "-" and (output == "-" or len(reports) > 1):
-            raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
-        pngs = []
-        if png:  # the plotting module (and its heat map code) loads only for --png
-            from .render import plot
-            pngs = plot.png_outputs(reports, png, bin_kib=bin_kib)  # drawn before anything is written
+        pngs: list[tuple[str, str | bytes]] = []
+        if png:  # drawn before anything is written
+            picture = render.get("report", "png")
+            pngs = list(zip(numbered_paths(png, len(summaries), picture.extension),
+                            render.render_each(picture, summaries, render.RenderOptions())))
     except UnsupportedOperation as exc:
         raise click.UsageError(str(exc)) from None
     except MemreportError as exc:
@@ -227,10 +229,22 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     exit_on_gates(gate_results)
 
 
+def numbered_paths(path: str, count: int, extension: str) -> list[str]:
+    """``path`` itself for one output; ``STEM-N.SUFFIX`` (N from 1) for several.
+
+    One figure per report keeps every figure legible; a shared figure of
+    several programs would shrink each to a thumbnail.
+    """
+    if count == 1:
+        return [path]
+    stem, suffix = os.path.splitext(path)
+    return [f"{stem}-{i}{suffix or extension}" for i in range(1, count + 1)]
+
+
 @main.command("diff", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("old_path", metavar="OLD")
 @click.argument("new_path", metavar="NEW")
-@output_options("memreport-diff/1", "one row per changed tile", "diff")
+@output_options("diff", "diff")
 @click.option("--top", default=20, show_default=True, type=click.IntRange(min=0), metavar="N",
               help="How many of the largest changes the text lists (JSON and CSV list all).")
 @read_options
@@ -256,13 +270,14 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     Exit status: 0 success, 1 an input could not be read or the tile counts
     differ, 2 bad usage, 3 a gate failed.
     """
-    from . import diff as diffing, gates
-    from .render import diff as render_diff
+    from .analysis import diff as diffing
+    from .analysis import gates, summarize
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
     old, old_note = diffing.choose_report(load([old_path], options))
     new, new_note = diffing.choose_report(load([new_path], options))
     try:
-        changes = diffing.diff_reports(old, new, notes=[n for n in (old_note, new_note) if n])
+        summaries = (summarize(old), summarize(new))
+        changes = diffing.diff_reports(old, new, notes=[n for n in (old_note, new_note) if n], summaries=summaries)
     except UnsupportedOperation as exc:  # a tensor map: nothing to compare, whatever the file holds
         raise click.UsageError(str(exc)) from None
     except diffing.TileCountMismatch as exc:
@@ -270,11 +285,11 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     try:
         results = [gates.check_growth(changes, fail_on_growth)] if fail_on_growth is not None else []
         if fail_on_oom:
-            results.append(gates.check_out_of_memory(new))
+            results.append(gates.check_out_of_memory(summaries[1]))
     except UnsupportedOperation as exc:
         raise click.UsageError(str(exc)) from None
     try:
-        write_output(output, render_diff.render(changes, fmt, top=top))
+        write_output(output, render.render("diff", fmt, changes, render.RenderOptions(top=top)))
     except MemreportError as exc:
         fail(str(exc))
     exit_on_gates(results)

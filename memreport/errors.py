@@ -1,7 +1,6 @@
 """The one error hierarchy: library users catch :class:`MemreportError`."""
 from __future__ import annotations
 
-
 MAX_MESSAGE = 400  # characters of a ReadError message: a one-line error stays one readable line
 
 
@@ -24,7 +23,7 @@ class ReadError(MemreportError):
         self.line = line
         self.offset = offset
 
-    def located(self, path: str | None = None, member: str | None = None) -> "ReadError":
+    def located(self, path: str | None = None, member: str | None = None) -> ReadError:
         """Fill in the file (and member) if the raiser did not know them."""
         if self.path is None and path is not None:
             self.path = path

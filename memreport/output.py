@@ -5,6 +5,7 @@ its mode; devices and FIFOs are written in place, never replaced.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import sys
@@ -53,10 +54,8 @@ def write_output(path: str, data: str | bytes) -> None:
         os.chmod(tmp, mode)
         os.replace(tmp, real)
     except BaseException as exc:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         if isinstance(exc, OSError):
             raise MemreportError(f"{path}: cannot write: {exc.strerror or exc}") from None
         raise

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from typing import Callable, TextIO
+from typing import Any, Callable, TextIO
 
 import click
 
@@ -27,7 +27,7 @@ class ReadProgress:
         self.label, self.file, self.clock = label, file, clock
         self.delay = DELAY_SECONDS if delay is None else delay
         self.start = clock()
-        self.bar = None
+        self.bar: Any = None  # a click progress bar, once drawn
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:

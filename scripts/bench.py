@@ -31,8 +31,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from tests.synth.archive import (  # noqa: E402
-    SHT_STRTAB, SHT_SYMTAB, ArchiveWriter, Section, bss, data, elf_file, note)
+from tests.synth.archive import SHT_STRTAB, SHT_SYMTAB, ArchiveWriter, Section, bss, data, elf_file, note
 
 GENERATOR_VERSION = 1  # bump when the generated content changes, so stale files are rebuilt
 SHT_RELA = 4
@@ -94,7 +93,7 @@ def write_archive(path: str, num_tiles: int) -> None:
     os.replace(tmp, path)
 
 
-# Poplar's categories (FORMATS.md §2) and the share of a tile's bytes each gets here.
+# Poplar's categories (docs/FORMATS.md §2) and the share of a tile's bytes each gets here.
 PROFILE_SHARES = {
     "variable": 0.36, "constant": 0.03, "controlCode": 0.08, "controlId": 0.005, "controlTable": 0.01,
     "copyDescriptor": 0.01, "globalExchangeCode": 0.02, "hostExchangeCode": 0.03, "internalExchangeCode": 0.1,
@@ -318,7 +317,8 @@ def targets(rows: list[Row]) -> list[tuple[str, str, bool]]:
         for command, limit in (("size -A", 1.0), ("llvm-size -A", None)):
             ref = next((r for r in same if r.command == command), None)
             if ref is not None and limit is not None:
-                result.append((f"{big.input}: faster than GNU size -A", f"{ref.ratio:.2f}x its time", ref.ratio < limit))
+                result.append((f"{big.input}: faster than GNU size -A", f"{ref.ratio:.2f}x its time",
+                               ref.ratio < limit))
             elif ref is not None:
                 result.append((f"{big.input}: aiming at llvm-size -A", f"{ref.ratio:.2f}x its time", None))
         result.append((f"{big.input}: peak memory under 200 MB", f"{big.peak_rss_mb:.0f} MB",

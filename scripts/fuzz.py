@@ -29,10 +29,11 @@ from collections import Counter
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from hypothesis import HealthCheck, given, settings, seed as hypothesis_seed  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import seed as hypothesis_seed
 
-from memreport.errors import ReadError, UnexpectedError  # noqa: E402
-from tests.fuzzing import FORMATS, check_reading, mutated, write_case  # noqa: E402
+from memreport.errors import ReadError, UnexpectedError
+from tests.fuzzing import FORMATS, check_reading, mutated, write_case
 
 BATCH = 200  # inputs per format before moving to the next (--minutes)
 

@@ -15,8 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.synth.profile import (encode_cbor, encode_json, mk1_poplar_match_profile,  # noqa: E402
-                                     mk1_tensor_map, wrap)
+from tests.synth.profile import encode_cbor, encode_json, mk1_poplar_match_profile, mk1_tensor_map, wrap
 
 
 def main(argv: list[str]) -> int:

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from tests.synth.archive import ar_archive, tile_elf  # noqa: E402
+from tests.synth.archive import ar_archive, tile_elf
 
 TILES = 1472
 LIMIT = 624 * 1024

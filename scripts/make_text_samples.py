@@ -17,8 +17,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from memreport.model import KIB, Bin, Histogram, TileBytes  # noqa: E402
-from tests.synth import text as synth  # noqa: E402
+from memreport.model import KIB, Bin, Histogram, TileBytes
+from tests.synth import text as synth
 
 MK2_BYTES_PER_TILE = 624 * KIB
 INIT_MODULE = "cluster_vars_init.3"

@@ -5,12 +5,15 @@ Each tile's excluding-gaps bytes are exactly the size given: 1,024 B of
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
+import numpy as np
 import pytest
 
 import memreport
+from memreport.model import Target, TensorMapReport
+from memreport.model.tensor_map import TensorMap
 from tests.synth.archive import ar_archive, tile_elf
 
 LIMIT = 638_976  # ipu2 bytes per tile
@@ -37,3 +40,9 @@ def builds(tmp_path, monkeypatch):
     write_build(tmp_path / "old.a", OLD)
     write_build(tmp_path / "new.a", NEW)
     return memreport.read("old.a"), memreport.read("new.a")
+
+
+def empty_tensor_map_report(target: Target, source: str = "tm.json") -> TensorMapReport:
+    """A tensor-map report whose map places nothing: the kind, with no elements to get in the way."""
+    none = np.zeros(0, dtype=np.int64)
+    return TensorMapReport(source, "tensor-map", target, TensorMap(source, (), none, none, none, 0))

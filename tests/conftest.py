@@ -9,8 +9,8 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 from memreport.readers.ar import iter_members
-from tests.synth.archive import ar_archive, tile_elf
 from tests.builds import builds  # noqa: F401  (a fixture shared by the diff tests)
+from tests.synth.archive import ar_archive, tile_elf
 
 # The By Tile block of the adder example in graphcore/tensorflow's
 # tensorflow/compiler/plugin/poplar/docs/logging.rst, as Poplar printed it.

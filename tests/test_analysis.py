@@ -5,13 +5,25 @@ import numpy as np
 import pytest
 
 from memreport import analysis
+from memreport.analysis import summarize, summarize_all
 from memreport.errors import UnsupportedOperation
-from memreport.model import Bin, Histogram, MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
+from memreport.model import (
+    Bin,
+    Histogram,
+    PrintedSummary,
+    StatedTarget,
+    SummaryReport,
+    Target,
+    TileBytes,
+    TileDetail,
+    TileReport,
+)
+from tests.builds import empty_tensor_map_report
 
 
 def complete(values, including=None, arch="ipu2", regions=None, bytes_per_tile=None):
     values = np.asarray(values, dtype=np.int64)
-    return MemoryReport(source="t", format="archive", target=Target.for_arch(arch, values.size, bytes_per_tile),
+    return TileReport(source="t", format="archive", target=Target.for_arch(arch, values.size, bytes_per_tile),
                         excluding_gaps=values,
                         including_gaps=None if including is None else np.asarray(including, dtype=np.int64),
                         regions=regions or {})
@@ -50,7 +62,7 @@ def test_histogram_bins_are_aligned_and_count_every_tile():
 
 def test_printed_histogram_is_returned_as_printed():
     printed = Histogram(8, (Bin(0, 8, 3), Bin(8, 16, 2)))
-    report = MemoryReport(source="r.txt", format="poplar-text", target=Target(num_tiles=5),
+    report = SummaryReport(source="r.txt", format="poplar-text", target=Target(num_tiles=5),
                           printed=PrintedSummary(histogram=printed, tiles_out_of_memory=2,
                                                  max_excluding_gaps=TileBytes(4, 9000)))
     assert analysis.histogram(report) is printed
@@ -79,7 +91,7 @@ def test_top_tiles_prefer_including_gaps():
 
 def test_top_tiles_of_partial_report_are_the_detailed_tiles():
     details = (TileDetail(3, 900, 800, {"Variables": 700, "Stack": 100}), TileDetail(1, 500, 400))
-    report = MemoryReport(source="r", format="poplar-text", target=Target.for_arch("ipu1", 1216),
+    report = SummaryReport(source="r", format="poplar-text", target=Target.for_arch("ipu1", 1216),
                           detailed_tiles=details)
     top = analysis.top_tiles(report, 5)
     assert [(t.tile, t.ipu, t.excluding_gaps, t.out_of_memory) for t in top] == [(3, 0, 800, False),
@@ -126,7 +138,7 @@ def test_per_ipu():
 def test_breakdown_for_a_tile_skips_absent_and_uncounted():
     from memreport.model import Column
     values = np.array([3, 4], dtype=np.int64)
-    report = MemoryReport(source="t", format="archive", target=Target(num_tiles=2), excluding_gaps=values,
+    report = TileReport(source="t", format="archive", target=Target(num_tiles=2), excluding_gaps=values,
                           breakdown={".text": Column(np.array([3, 1])), ".bss": Column(np.array([0, 3]),
                                      np.array([False, True])), ".comment": Column(np.array([9, 9]), counted=False)})
     assert analysis.tile_breakdown(report, 0) == {".text": 3}
@@ -145,9 +157,9 @@ def summary(bytes_per_tile=LIMIT, printed_limit=LIMIT, oom=2, details=(700_000, 
     """A summary as the text reader makes it: its printed Memory Per-Tile kept in info["target"]."""
     bins = bins if bins is not None else (Bin(576, 584, 1468), Bin(584, 592, 2), Bin(640, 648, 1),
                                           Bin(680, 688, 1))
-    return MemoryReport(
+    return SummaryReport(
         source="s.txt", format="poplar-text", target=Target(num_tiles, None, 1, 1472, bytes_per_tile),
-        info={} if printed_limit is None else {"target": {"memory_per_tile_bytes": printed_limit}},
+        stated=StatedTarget(num_tiles, bytes_per_tile=printed_limit),
         printed=PrintedSummary(histogram=Histogram(8, bins) if bins else None, tiles_out_of_memory=oom,
                                max_excluding_gaps=None if peak is None else TileBytes(5, peak)),
         detailed_tiles=tuple(TileDetail(t, None, b) for t, b in zip((5, 9, 12), details)))
@@ -206,7 +218,7 @@ def test_a_summary_without_an_out_of_memory_line_says_so():
 
 
 def test_other_partial_reports_give_their_own_reason():
-    tensor_map = MemoryReport("tm.json", "tensor-map", Target(4))
+    tensor_map = empty_tensor_map_report(Target(4))
     assert analysis.out_of_memory_count(tensor_map).reason == "a tensor map counts elements, not bytes"
     assert analysis.partial_reason(tensor_map) == "a tensor map counts elements, not bytes"
     assert analysis.partial_reason(summary()) == "a text summary does not list every tile"
@@ -252,23 +264,23 @@ def test_every_view_of_a_detailed_tile_asks_the_one_rule(monkeypatch):
     import csv
     import io
 
-    from memreport import gates
-    from memreport.diff import diff_reports
+    from memreport.analysis import gates
+    from memreport.analysis.diff import diff_reports
     from memreport.render import plot, table
-    monkeypatch.setattr(analysis, "detail_out_of_memory", lambda report, d: d.tile % 2 == 1)
-    report = MemoryReport(
+    monkeypatch.setattr(analysis.tiles, "detail_out_of_memory", lambda report, d: d.tile % 2 == 1)
+    report = SummaryReport(
         source="s.txt", format="poplar-text", target=Target(4, None, 1, 4, LIMIT),
         printed=PrintedSummary(tiles_out_of_memory=2),
         detailed_tiles=tuple(TileDetail(t, None, 100 * t) for t in (1, 2, 3)))
     assert [t.out_of_memory for t in analysis.top_tiles(report)] == [True, False, True]
-    rows = list(csv.DictReader(io.StringIO(table.render_csv([report]))))
+    rows = list(csv.DictReader(io.StringIO(table.render_csv(summarize_all([report])))))
     assert [r["out_of_memory"] for r in rows] == ["true", "false", "true"]
     assert report.to_dataframe()["out_of_memory"].tolist() == [True, False, True]
-    fig = plot.figure(report)
+    fig = plot.figure(summarize(report))
     ax = next(a for a in fig.axes if a.get_title(loc="left").startswith("Detailed tiles"))
     red = [tuple(p.get_facecolor()[:3]) == tuple(int(plot.OOM_COLOUR[i:i + 2], 16) / 255 for i in (1, 3, 5))
            for p in ax.containers[-1]]
     assert red == [True, False, True]
     old = complete([0, 0, 0, 0], bytes_per_tile=LIMIT)
     assert diff_reports(old, report).newly_out_of_memory == (1, 3)
-    assert [o.tile for o in gates.check_out_of_memory(report).worst] == [3, 1]
+    assert [o.tile for o in gates.check_out_of_memory(summarize(report)).worst] == [3, 1]

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import memreport
-from memreport import MemoryReport, MissingDependency, Target
+from memreport import MemoryReport, MissingDependency, Target, TileReport
+from memreport.analysis import summarize_all
 from memreport.errors import MemreportError, UnsupportedOperation
 from memreport.render.table import BASE_COLUMNS, render_csv
 
@@ -92,7 +93,7 @@ def test_repr_html_has_summary_and_top_tiles(archive):
 
 def test_repr_html_escapes_everything_from_the_file():
     n = 3
-    report = MemoryReport(
+    report = TileReport(
         source="<script>alert(1)</script>.a", format="archive", target=Target.for_arch("ipu2", n),
         excluding_gaps=np.array([1, 2, 700_000]), tile_names=["a&b", "<img src=x>", "<b>"],
         breakdown={"<i>section</i>": memreport.Column(np.array([1, 2, 700_000]))},
@@ -107,7 +108,7 @@ def test_to_dataframe_matches_the_csv(archive):
     pd = pytest.importorskip("pandas")
     frame = archive.to_dataframe()
     assert len(frame) == 1472
-    assert list(frame.columns) == render_csv([archive]).splitlines()[0].split(",")
+    assert list(frame.columns) == render_csv(summarize_all([archive])).splitlines()[0].split(",")
     assert list(frame.columns[:6]) == BASE_COLUMNS
     assert frame["tile"].dtype == np.int64
     for column in ("ipu", "excluding_gaps", "including_gaps", ".text", ".bss"):
@@ -118,13 +119,13 @@ def test_to_dataframe_matches_the_csv(archive):
     assert frame.loc[frame["out_of_memory"], "tile"].tolist() == [17, 731, 1402]
     assert frame.loc[1402, "member"] == "tile_1402.elf"
     assert frame.attrs["source"] == ARCHIVE and frame.attrs["bytes_per_tile"] == 638_976
-    csv = pd.read_csv(__import__("io").StringIO(render_csv([archive])))
+    csv = pd.read_csv(__import__("io").StringIO(render_csv(summarize_all([archive]))))
     assert (frame[".text"].astype("int64") == csv[".text"]).all()
 
 
 def test_to_dataframe_marks_missing_sections_na():
     pytest.importorskip("pandas")
-    report = MemoryReport(source="x.a", format="archive", target=Target.for_arch("ipu2", 3),
+    report = TileReport(source="x.a", format="archive", target=Target.for_arch("ipu2", 3),
                           excluding_gaps=np.array([10, 20, 30]),
                           breakdown={".data": memreport.Column(np.array([0, 5, 0]),
                                                                present=np.array([False, True, False]))})
@@ -141,7 +142,7 @@ def test_to_dataframe_of_a_text_report_has_the_detailed_tiles():
     assert frame["out_of_memory"].tolist() == [True, True, False, False, False]
     assert frame["member"].isna().all()
     assert frame.attrs["per_tile"] == "partial"
-    assert list(frame.columns) == render_csv([report]).splitlines()[0].split(",")
+    assert list(frame.columns) == render_csv(summarize_all([report])).splitlines()[0].split(",")
 
 
 def test_to_dataframe_of_a_profile_has_including_gaps():

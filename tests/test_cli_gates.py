@@ -106,7 +106,7 @@ def test_text_summary_gates_use_the_printed_figures(tmp_path):
     assert run("summary.txt", "--max-tile", "788976").exit_code == 0
 
 
-# A Poplar text summary of one Mk2 IPU, laid out as FORMATS.md §1 shows, detailing one tile.
+# A Poplar text summary of one Mk2 IPU, laid out as docs/FORMATS.md §1 shows, detailing one tile.
 SUMMARY = """\
 Target:
   Number of IPUs:         1

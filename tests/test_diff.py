@@ -7,8 +7,18 @@ import numpy as np
 import pytest
 
 import memreport
-from memreport.diff import BuildSummary, TileChange, TileCountMismatch, choose_report, diff_reports
-from memreport.model import MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
+from memreport.analysis.diff import BuildSummary, TileChange, TileCountMismatch, choose_report, diff_reports
+from memreport.model import (
+    MemoryReport,
+    PrintedSummary,
+    StatedTarget,
+    SummaryReport,
+    Target,
+    TileBytes,
+    TileDetail,
+    TileReport,
+)
+from tests.builds import empty_tensor_map_report
 
 from .builds import LIMIT, OLD, write_build
 
@@ -68,13 +78,13 @@ def test_ipu_comes_from_tiles_per_ipu():
     a = np.zeros(2432, dtype=np.int64)
     b = a.copy()
     b[[5, 1216, 2431]] = [10, 30, 20]
-    diff = diff_reports(MemoryReport("a", "archive", target, a), MemoryReport("b", "archive", target, b))
+    diff = diff_reports(TileReport("a", "archive", target, a), TileReport("b", "archive", target, b))
     assert [(c.tile, c.ipu, c.delta) for c in diff.tiles] == [(1216, 1, 30), (2431, 1, 20), (5, 0, 10)]
 
 
 def test_unknown_bytes_per_tile_leaves_out_of_memory_unknown():
-    a = MemoryReport("a.elf", "elf", Target(1), excluding_gaps=np.array([10]))
-    b = MemoryReport("b.elf", "elf", Target(1), excluding_gaps=np.array([20]))
+    a = TileReport("a.elf", "elf", Target(1), excluding_gaps=np.array([10]))
+    b = TileReport("b.elf", "elf", Target(1), excluding_gaps=np.array([20]))
     diff = diff_reports(a, b)
     assert diff.newly_out_of_memory is None and diff.no_longer_out_of_memory is None
     assert diff.tiles == (TileChange(0, None, 10, 20, 10),)
@@ -83,7 +93,7 @@ def test_unknown_bytes_per_tile_leaves_out_of_memory_unknown():
 
 def summary(source: str, details: dict[int, int], oom: int, total: int, peak: TileBytes) -> MemoryReport:
     """A text summary of an 8-tile Mk2 program detailing ``details`` (tile -> bytes)."""
-    return MemoryReport(
+    return SummaryReport(
         source=source, format="poplar-text", target=Target(8, None, 1, 1472, LIMIT),
         printed=PrintedSummary(max_excluding_gaps=peak, tiles_out_of_memory=oom, excluding_gaps=total,
                                including_gaps=total + 1000),
@@ -116,9 +126,9 @@ def test_a_text_summary_against_a_complete_build(builds):
 
 def test_choose_report_takes_the_largest_and_says_so():
     target = Target.for_arch("ipu2", 2)
-    small = MemoryReport("t.rep", "poplar-text", target, module="init",
+    small = SummaryReport("t.rep", "poplar-text", target, module="init",
                          printed=PrintedSummary(excluding_gaps=10))
-    large = MemoryReport("t.rep", "poplar-text", target, module="main",
+    large = SummaryReport("t.rep", "poplar-text", target, module="main",
                          printed=PrintedSummary(excluding_gaps=20))
     assert choose_report([small, large]) == (large, "t.rep holds 2 reports; comparing the largest (module main)")
     assert choose_report([small]) == (small, None)
@@ -132,7 +142,7 @@ def test_a_pod_diffs_well_under_a_second():
     old = rng.integers(100_000, 600_000, n)
     new = old + rng.integers(-5_000, 5_000, n)
     target = Target.for_arch("ipu2", n)
-    a, b = MemoryReport("a", "archive", target, old), MemoryReport("b", "archive", target, new)
+    a, b = TileReport("a", "archive", target, old), TileReport("b", "archive", target, new)
     start = time.perf_counter()
     diff = diff_reports(a, b)
     elapsed = time.perf_counter() - start
@@ -147,25 +157,24 @@ def test_a_pod_diffs_well_under_a_second():
 def test_a_tensor_map_cannot_be_diffed(builds):
     from memreport.errors import UnsupportedOperation
     old, _ = builds
-    tensor_map = MemoryReport("tm.json", "tensor-map", Target(8))
+    tensor_map = empty_tensor_map_report(Target(8))
     for pair in ((tensor_map, tensor_map), (old, tensor_map)):
         with pytest.raises(UnsupportedOperation, match="^diff: tm.json: a tensor map counts elements, not bytes"):
             diff_reports(*pair)
 
 
 def test_a_partial_report_that_is_not_a_summary_is_not_called_one(builds):
-    old, _ = builds
-    bare = MemoryReport("bare.elf", "elf", Target(8, None, 1, 1472, LIMIT))  # no per-tile bytes, nothing printed
-    note = diff_reports(old, bare).notes[0]
-    assert note == "NEW (bare.elf) is partial (the source holds no per-tile bytes): only the 0 tile(s) both sides " \
-                   "detail are compared"
+    old, new = builds
+    notes = diff_reports(old, skipping(new, 3)).notes
+    assert notes[0] == "NEW (new.a) has 1 tile(s) of unknown bytes (damaged members skipped): they are not compared"
+    assert not any("text summary" in note for note in notes)
 
 
 def skipping(report: MemoryReport, *tiles: int) -> MemoryReport:
     """``report`` as --skip-bad-members reads it when the members of ``tiles`` are damaged."""
     values = report.excluding_gaps.copy()
     values[list(tiles)] = 0
-    return MemoryReport(report.source, report.format, report.target, excluding_gaps=values,
+    return TileReport(report.source, report.format, report.target, excluding_gaps=values,
                         skipped=tuple(memreport.SkippedMember(t, f"tile_{t}.elf", "not an ELF file") for t in tiles))
 
 
@@ -183,7 +192,7 @@ def test_skipped_members_leave_the_same_tiles_out_of_both_sides_totals(builds):
 
 def test_skipped_members_against_a_summary_give_no_deltas(builds):
     old, _ = builds
-    summary = MemoryReport("s.txt", "poplar-text", Target(8, None, 1, 1472, LIMIT),
+    summary = SummaryReport("s.txt", "poplar-text", Target(8, None, 1, 1472, LIMIT),
                            printed=PrintedSummary(max_excluding_gaps=TileBytes(7, 700_000), tiles_out_of_memory=2,
                                                   excluding_gaps=sum(OLD)),
                            detailed_tiles=(TileDetail(7, None, 700_000),))
@@ -196,8 +205,8 @@ def test_skipped_members_against_a_summary_give_no_deltas(builds):
 
 def test_the_diff_shows_a_summarys_out_of_memory_bound_and_why(builds):
     old, _ = builds
-    summary = MemoryReport("s.txt", "poplar-text", Target(8, None, 1, 1472, 600_000),  # --tile-memory 600000
-                           info={"target": {"memory_per_tile_bytes": LIMIT}},
+    summary = SummaryReport("s.txt", "poplar-text", Target(8, None, 1, 1472, 600_000),  # --tile-memory 600000
+                           stated=StatedTarget(8, bytes_per_tile=LIMIT),
                            printed=PrintedSummary(tiles_out_of_memory=2),
                            detailed_tiles=(TileDetail(7, None, 700_000), TileDetail(4, None, 620_000)))
     diff = diff_reports(old, summary)

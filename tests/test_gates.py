@@ -5,11 +5,21 @@ import numpy as np
 import pytest
 
 import memreport
-from memreport import gates
-from memreport.diff import diff_reports
+from memreport.analysis import gates, summarize, summarize_all
+from memreport.analysis.diff import diff_reports
+from memreport.analysis.gates import GateResult, Offender
 from memreport.errors import UnsupportedOperation
-from memreport.gates import GateResult, Offender
-from memreport.model import MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
+from memreport.model import (
+    MemoryReport,
+    PrintedSummary,
+    StatedTarget,
+    SummaryReport,
+    Target,
+    TileBytes,
+    TileDetail,
+    TileReport,
+)
+from tests.builds import empty_tensor_map_report
 
 from .builds import LIMIT, NEW, OLD, write_build
 
@@ -30,7 +40,7 @@ def new(tmp_path, monkeypatch):
 
 def text_summary(oom: int = 3, peak: TileBytes | None = TileBytes(1402, 788_976)) -> MemoryReport:
     """A partial report as the text reader makes it: printed figures and two detailed tiles."""
-    return MemoryReport(
+    return SummaryReport(
         source="summary.txt", format="poplar-text", target=Target(1472, None, 1, 1472, LIMIT),
         printed=PrintedSummary(max_excluding_gaps=peak, tiles_out_of_memory=oom, excluding_gaps=400_000_000),
         detailed_tiles=(TileDetail(1402, 790_000, 788_976), TileDetail(17, 701_000, 700_000),
@@ -38,7 +48,7 @@ def text_summary(oom: int = 3, peak: TileBytes | None = TileBytes(1402, 788_976)
 
 
 def test_out_of_memory_names_the_worst_tiles_first(old):
-    result = gates.check_out_of_memory(old)
+    result = gates.check_out_of_memory(summarize(old))
     assert result == GateResult("fail-on-oom", "old.a", True, 2,
                                 (Offender(7, 700_000, 61_024), Offender(2, 640_000, 1_024)),
                                 "2 tile(s) out of memory in old.a: tile 7 by 61,024 B, tile 2 by 1,024 B")
@@ -47,7 +57,7 @@ def test_out_of_memory_names_the_worst_tiles_first(old):
 def test_a_full_tile_is_not_out_of_memory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write_build(tmp_path / "full.a", [LIMIT, 1_280])
-    result = gates.check_out_of_memory(memreport.read("full.a"))
+    result = gates.check_out_of_memory(summarize(memreport.read("full.a")))
     assert result == GateResult("fail-on-oom", "full.a", False, 0, ())
     assert result.message == ""
 
@@ -57,7 +67,7 @@ def test_only_the_five_worst_are_named(tmp_path, monkeypatch):
     # Excesses 8, 1, 6, 6, 3, 2, 6, 5 KiB: the tie at 6 KiB is broken by tile id.
     excess = [8, 1, 6, 6, 3, 2, 6, 5]
     write_build(tmp_path / "pod.a", [LIMIT + k * 1024 for k in excess])
-    result = gates.check_out_of_memory(memreport.read("pod.a"))
+    result = gates.check_out_of_memory(summarize(memreport.read("pod.a")))
     assert result.failing_tiles == 8
     assert [(o.tile, o.excess) for o in result.worst] == [(0, 8192), (2, 6144), (3, 6144), (6, 6144), (7, 5120)]
     assert result.message == ("8 tile(s) out of memory in pod.a: tile 0 by 8,192 B, tile 2 by 6,144 B, "
@@ -66,83 +76,82 @@ def test_only_the_five_worst_are_named(tmp_path, monkeypatch):
 
 def test_an_overflowed_region_says_by_how_much():
     # A profile can report an overflowed region on a tile whose total is within bytes per tile.
-    report = MemoryReport("p.json", "json-profile", Target.for_arch("ipu2", 3),
+    report = TileReport("p.json", "json-profile", Target.for_arch("ipu2", 3),
                           excluding_gaps=np.array([100, LIMIT - 10, 5]),
                           regions={"overflowed": np.array([0, 300, 0])})
-    result = gates.check_out_of_memory(report)
+    result = gates.check_out_of_memory(summarize(report))
     assert result.worst == (Offender(1, LIMIT - 10, 300),)
     assert result.message == "1 tile(s) out of memory in p.json: tile 1 by 300 B"
 
 
 def test_out_of_memory_needs_bytes_per_tile():
-    report = MemoryReport("t.elf", "elf", Target(2), excluding_gaps=np.array([1, 2]))
+    report = TileReport("t.elf", "elf", Target(2), excluding_gaps=np.array([1, 2]))
     with pytest.raises(UnsupportedOperation, match=r"--fail-on-oom: t.elf: out-of-memory tiles unknown"):
-        gates.check_out_of_memory(report)
+        gates.check_out_of_memory(summarize(report))
 
 
 def test_max_tile_is_strictly_above(old):
-    assert not gates.check_max_tile(old, 700_000).failed
-    result = gates.check_max_tile(old, 699_999)
+    assert not gates.check_max_tile(summarize(old), 700_000).failed
+    result = gates.check_max_tile(summarize(old), 699_999)
     assert result == GateResult("max-tile", "old.a", True, 1, (Offender(7, 700_000, 1),),
                                 "1 tile(s) above --max-tile 699,999 B in old.a: tile 7 by 1 B")
 
 
 def test_max_tile_counts_every_tile_above(old):
-    result = gates.check_max_tile(old, 600 * 1024)
+    result = gates.check_max_tile(summarize(old), 600 * 1024)
     assert result.failing_tiles == 3
     assert result.message == ("3 tile(s) above --max-tile 614,400 B in old.a: tile 7 by 85,600 B, "
                               "tile 2 by 25,600 B, tile 4 by 24,576 B")
 
 
 def test_headroom_is_free_bytes_below_bytes_per_tile(old):
-    result = gates.check_min_headroom(old, 16 * 1024)
+    result = gates.check_min_headroom(summarize(old), 16 * 1024)
     # Tile 4 is exactly full: 0 B free, 16,384 B short.
     assert [(o.tile, o.excess) for o in result.worst] == [(7, 77_408), (2, 17_408), (4, 16_384)]
     assert result.message == ("3 tile(s) with less than 16,384 B free of 638,976 B in old.a: "
                               "tile 7 short by 77,408 B, tile 2 short by 17,408 B, tile 4 short by 16,384 B")
     # Exactly the asked headroom passes: tile 3 of OLD has 438,976 B free.
-    assert not gates.check_min_headroom(
-        MemoryReport("x", "archive", Target.for_arch("ipu2", 1), excluding_gaps=np.array([LIMIT - 4096])),
-        4096).failed
+    exact = TileReport("x", "archive", Target.for_arch("ipu2", 1), excluding_gaps=np.array([LIMIT - 4096]))
+    assert not gates.check_min_headroom(summarize(exact), 4096).failed
 
 
 def test_headroom_needs_bytes_per_tile():
-    report = MemoryReport("t.elf", "elf", Target(1), excluding_gaps=np.array([1]))
+    report = TileReport("t.elf", "elf", Target(1), excluding_gaps=np.array([1]))
     with pytest.raises(UnsupportedOperation, match="--min-headroom: t.elf: bytes per tile unknown"):
-        gates.check_min_headroom(report, 1024)
+        gates.check_min_headroom(summarize(report), 1024)
 
 
 def test_text_summary_uses_the_printed_count():
-    result = gates.check_out_of_memory(text_summary())
+    result = gates.check_out_of_memory(summarize(text_summary()))
     assert result.failing_tiles == 3
     assert result.worst == (Offender(1402, 788_976, 150_000), Offender(17, 700_000, 61_024))
     assert result.message == ("3 tile(s) out of memory in summary.txt (the count it printed; a text summary "
                               "does not list every tile): tile 1402 by 150,000 B, tile 17 by 61,024 B and 1 more")
-    assert not gates.check_out_of_memory(text_summary(oom=0)).failed
+    assert not gates.check_out_of_memory(summarize(text_summary(oom=0))).failed
 
 
 def test_text_summary_max_tile_uses_the_printed_maximum():
-    result = gates.check_max_tile(text_summary(), 600_000)
+    result = gates.check_max_tile(summarize(text_summary()), 600_000)
     assert result.failing_tiles is None
     assert result.worst == (Offender(1402, 788_976, 188_976), Offender(17, 700_000, 100_000))
     assert result.message == (
         "at least 2 tile(s) above --max-tile 600,000 B in summary.txt (from its printed maximum "
         "(excluding gaps) and detailed tiles; a text summary does not list every tile): "
         "tile 1402 by 188,976 B, tile 17 by 100,000 B")
-    assert not gates.check_max_tile(text_summary(), 788_976).failed
+    assert not gates.check_max_tile(summarize(text_summary()), 788_976).failed
 
 
 def test_text_summary_without_a_maximum_cannot_be_gated():
     with pytest.raises(UnsupportedOperation, match="--max-tile: summary.txt printed no maximum"):
-        gates.check_max_tile(text_summary(peak=None), 1024)
+        gates.check_max_tile(summarize(text_summary(peak=None)), 1024)
 
 
 def test_evaluate_runs_every_requested_gate_in_order(old, new):
-    results = gates.evaluate([old, new], fail_on_oom=True, max_tile=640_000)
+    results = gates.evaluate(summarize_all([old, new]), fail_on_oom=True, max_tile=640_000)
     assert [(r.gate, r.source, r.failed, r.failing_tiles) for r in results] == [
         ("fail-on-oom", "old.a", True, 2), ("max-tile", "old.a", True, 1),
         ("fail-on-oom", "new.a", True, 2), ("max-tile", "new.a", True, 2)]
-    assert gates.evaluate([old]) == []
+    assert gates.evaluate(summarize_all([old])) == []
 
 
 def test_growth_names_tiles_that_grew_by_more_than_the_limit(old, new):
@@ -157,7 +166,7 @@ def test_growth_names_tiles_that_grew_by_more_than_the_limit(old, new):
 
 
 def test_growth_on_a_partial_diff_says_what_was_compared(new):
-    summary = MemoryReport(source="summary.txt", format="poplar-text", target=Target(8, None, 1, 1472, LIMIT),
+    summary = SummaryReport(source="summary.txt", format="poplar-text", target=Target(8, None, 1, 1472, LIMIT),
                            printed=PrintedSummary(tiles_out_of_memory=1),
                            detailed_tiles=(TileDetail(3, None, 650_000),))
     result = gates.check_growth(diff_reports(new, summary), 0)
@@ -168,47 +177,48 @@ def test_growth_on_a_partial_diff_says_what_was_compared(new):
 def overridden(bytes_per_tile: int, oom: int = 3, details=((1402, 788_976), (17, 700_000), (5, 500_000)),
                peak: TileBytes | None = TileBytes(1402, 788_976)) -> MemoryReport:
     """text_summary() read with --tile-memory: the summary printed 638,976 B per tile (the reader keeps it)."""
-    return MemoryReport(
+    return SummaryReport(
         source="summary.txt", format="poplar-text", target=Target(1472, None, 1, 1472, bytes_per_tile),
-        info={"target": {"memory_per_tile_bytes": LIMIT}},
+        stated=StatedTarget(8, bytes_per_tile=LIMIT),
         printed=PrintedSummary(max_excluding_gaps=peak, tiles_out_of_memory=oom, excluding_gaps=400_000_000),
         detailed_tiles=tuple(TileDetail(t, None, b) for t, b in details))
 
 
 def test_printed_count_for_other_bytes_per_tile_is_not_the_gates_answer():
-    result = gates.check_out_of_memory(overridden(400_000))
+    result = gates.check_out_of_memory(summarize(overridden(400_000)))
     assert result.failed and result.failing_tiles is None  # a lower bound, not a count
     assert result.message == (
         "at least 3 tile(s) out of memory in summary.txt (from its printed detailed tiles; its printed count, 3, "
         "is for the 638,976 B per tile it printed, not 400,000 B): tile 1402 by 388,976 B, tile 17 by 300,000 B, "
         "tile 5 by 100,000 B")
-    settled = gates.check_out_of_memory(overridden(800_000))  # above the printed maximum: nothing is over
+    settled = gates.check_out_of_memory(summarize(overridden(800_000)))  # above the printed maximum: nothing is over
     assert not settled.failed and settled.failing_tiles == 0
 
 
 def test_a_summary_that_cannot_tell_is_a_usage_error_not_a_pass():
     no_line = overridden(LIMIT, oom=None, peak=None, details=((5, 500_000),))
     with pytest.raises(UnsupportedOperation) as raised:
-        gates.check_out_of_memory(no_line)
+        gates.check_out_of_memory(summarize(no_line))
     assert str(raised.value) == (
         "--fail-on-oom: summary.txt: out-of-memory tiles unknown (the summary printed no out-of-memory line, and "
         "nothing else it printed settles it for 638,976 B per tile)")
-    shown = gates.check_out_of_memory(overridden(LIMIT, oom=None, peak=None))  # a detailed tile is over
+    shown = gates.check_out_of_memory(summarize(overridden(LIMIT, oom=None, peak=None)))  # a detailed tile is over
     assert shown.failed and shown.failing_tiles is None
     assert shown.message.startswith("at least 2 tile(s) out of memory in summary.txt (from its printed detailed "
                                     "tiles; the summary printed no out-of-memory line)")
 
 
 def test_tensor_maps_and_skipped_members_are_not_called_text_summaries(old, new):
-    tensor_map = MemoryReport("tm.json", "tensor-map", Target(8, bytes_per_tile=LIMIT))
-    for check, gate in ((gates.check_out_of_memory, "fail-on-oom"), (lambda r: gates.check_max_tile(r, 1), "max-tile"),
-                        (lambda r: gates.check_min_headroom(r, 1), "min-headroom")):
+    tensor_map = empty_tensor_map_report(Target(8, bytes_per_tile=LIMIT))
+    for check, gate in ((lambda r: gates.check_out_of_memory(summarize(r)), "fail-on-oom"),
+                        (lambda r: gates.check_max_tile(summarize(r), 1), "max-tile"),
+                        (lambda r: gates.check_min_headroom(summarize(r), 1), "min-headroom")):
         with pytest.raises(UnsupportedOperation, match=f"^--{gate}: tm.json: .*a tensor map counts elements, "
                                                        "not bytes"):
             check(tensor_map)
     values = old.excluding_gaps.copy()
     values[3] = 0
-    skipped = MemoryReport("skip.a", "archive", old.target, excluding_gaps=values,
+    skipped = TileReport("skip.a", "archive", old.target, excluding_gaps=values,
                            skipped=(memreport.SkippedMember(3, "tile_3.elf", "not an ELF file"),))
     result = gates.check_growth(diff_reports(skipped, new), 0)
     assert "text summary" not in result.message

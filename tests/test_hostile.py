@@ -232,7 +232,7 @@ CASES: dict[str, tuple[bytes, str, str]] = {
 }
 
 
-def run_cli(*args) -> "CliRunner.invoke":
+def run_cli(*args) -> CliRunner.invoke:
     return CliRunner().invoke(main, [str(a) for a in args])
 
 

@@ -1,140 +1,21 @@
-"""Reader registry: content decides the format, the file name only breaks ties.
+"""Readers: bytes of every format Poplar writes -> the per-tile model (docs/ARCHITECTURE.md).
 
-Each reader module registers a :class:`Reader` with a cheap ``accept(prefix)``
-test on the first bytes of the file (Pillow's plugin habit). :func:`read_path`
-sniffs, dispatches and turns any stray low-level failure into a
-:class:`~memreport.errors.ReadError` naming the file.
+The registry (:mod:`.registry`) sniffs content and dispatches; each reader
+module registers itself there. Readers import the model and the floor
+(errors, units) and nothing else of memreport.
 """
-from __future__ import annotations
+from .registry import (
+                       PREFIX_BYTES,
+                       Reader,
+                       ReadOptions,
+                       identify,
+                       read_path,
+                       read_prefix,
+                       readers,
+                       reading,
+                       register,
+                       resolve,
+)
 
-import os
-import stat
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, Iterator
-
-from ..errors import ReadError, UnexpectedError, UnrecognisedFormat
-from ..model import MemoryReport
-
-PREFIX_BYTES = 4096
-
-
-@dataclass(frozen=True)
-class ReadOptions:
-    """Settings a reader may need beyond the file itself."""
-
-    tile_memory: int | None = None   # bytes per tile, overriding what the source says
-    arch: str | None = None          # ipu1 / ipu2 / ipu21, when the source does not say
-    skip_bad_members: bool = False   # archives: a damaged member's tile is kept as unknown, not fatal
-    progress: Callable[[int, int], None] | None = None  # (done, total) in reader units
-
-
-@dataclass(frozen=True)
-class Reader:
-    """One input format: a name, a content test and the reading function."""
-
-    name: str
-    description: str
-    accept: Callable[[bytes], bool]
-    read: Callable[[str, bytes, ReadOptions], list[MemoryReport]]
-    extensions: tuple[str, ...] = ()
-
-
-_READERS: list[Reader] = []
-
-
-def register(reader: Reader) -> Reader:
-    """Add a reader; earlier registrations win when several accept a prefix."""
-    _READERS.append(reader)
-    return reader
-
-
-def readers() -> list[Reader]:
-    """The registered readers, in sniffing order."""
-    _load_builtin()
-    return list(_READERS)
-
-
-_BUILTIN_LOADED = False
-
-
-def _load_builtin() -> None:
-    """Import the built-in reader modules once (each registers itself on import)."""
-    global _BUILTIN_LOADED
-    if _BUILTIN_LOADED:
-        return
-    _BUILTIN_LOADED = True
-    # Import order is registration order, which is sniffing order (ar registers after elf, which it imports).
-    from . import ar, elf, profile, poplar_text, tensor_map  # noqa: F401
-
-
-def read_prefix(path: str) -> bytes:
-    """The first bytes of a file, with errors for missing paths, directories, pipes and devices."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise ReadError("no such file", path=path) from None
-    except OSError as exc:
-        raise ReadError(exc.strerror or str(exc), path=path) from None
-    if stat.S_ISDIR(mode):
-        raise ReadError("is a directory", path=path)
-    if not stat.S_ISREG(mode):  # a FIFO would block the open forever; readers map and re-read their input
-        raise ReadError("not a regular file (a pipe, socket or device): save it to a file first", path=path)
-    try:
-        with open(path, "rb") as f:
-            return f.read(PREFIX_BYTES)
-    except FileNotFoundError:
-        raise ReadError("no such file", path=path) from None
-    except OSError as exc:
-        raise ReadError(exc.strerror or str(exc), path=path) from None
-
-
-def identify(path: str, prefix: bytes) -> Reader:
-    """The reader for a file: the first whose content test accepts it (extension breaks ties)."""
-    if not prefix:
-        raise ReadError("empty file", path=path)
-    accepting = [r for r in readers() if r.accept(prefix)]
-    if not accepting:
-        names = ", ".join(r.description for r in readers())
-        raise UnrecognisedFormat(f"unrecognised format (expected {names})", path=path)
-    suffix = Path(path).suffix.lower()
-    for reader in accepting:
-        if suffix in reader.extensions:
-            return reader
-    return accepting[0]
-
-
-def read_path(path: str | os.PathLike, options: ReadOptions | None = None) -> list[MemoryReport]:
-    """Every report a file holds, in file order."""
-    path = os.fspath(path)
-    options = options or ReadOptions()
-    prefix = read_prefix(path)
-    reader = identify(path, prefix)
-    with reading(path, reader.description):
-        reports = reader.read(path, prefix, options)
-    if not reports:
-        raise ReadError(f"{reader.description}: holds no report", path=path)
-    return reports
-
-
-@contextmanager
-def reading(path: str, what: str) -> Iterator[None]:
-    """Turn every failure inside into a ReadError naming ``path``.
-
-    Readers raise precise ReadErrors themselves; this is the last resort, so
-    a stray low-level exception never reaches a user as a traceback. Such an
-    exception becomes an :class:`~memreport.errors.UnexpectedError` that
-    names its type and keeps it as ``__cause__``, so the bug stays findable.
-    """
-    try:
-        yield
-    except ReadError as exc:
-        raise exc.located(path) from None
-    except (MemoryError, RecursionError) as exc:
-        raise ReadError(f"{what}: too large or too deeply nested ({type(exc).__name__})", path=path) from None
-    except Exception as exc:  # noqa: BLE001 - the point of the guard
-        detail = " ".join(str(exc).split())
-        detail = detail if len(detail) <= 200 else detail[:197] + "..."
-        raise UnexpectedError(f"{what}: unexpected {type(exc).__name__} while reading ({detail}); this is a "
-                              "memreport bug: please report it with the file", path=path) from exc
+__all__ = ["PREFIX_BYTES", "ReadOptions", "Reader", "identify", "read_path", "read_prefix",
+           "readers", "reading", "register", "resolve"]

@@ -1,4 +1,4 @@
-"""The ``ar`` container written by ``target.saveArchive`` (FORMATS.md §5).
+"""The ``ar`` container written by ``target.saveArchive`` (docs/FORMATS.md §5).
 
 GNU and BSD member names, the ``/`` (and ``/SYM64/``, ``__.SYMDEF``)
 symbol index, the ``//`` long-name table, odd-size padding, and thin
@@ -7,18 +7,20 @@ position, not counting the index and the name table.
 """
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import stat
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
 from ..errors import ReadError, Truncated
 from ..model import MemoryReport, SkippedMember
-from . import ReadOptions, Reader, register
 from .elf import TileSections, scan_elf
-from .elf_bulk import SectionNames, SectionRows, scan_many, sections_report
+from .elf_bulk import scan_many
+from .registry import Reader, ReadOptions, register
+from .sections import SectionNames, SectionRows, sections_report
 
 AR_MAGIC = b"!<arch>\n"
 THIN_MAGIC = b"!<thin>\n"
@@ -32,7 +34,7 @@ _SYMBOL_INDEXES = {"/", "/SYM64/", "__.SYMDEF", "__.SYMDEF SORTED", "__.SYMDEF_6
 class Member:
     """Where one member's data lies (``data_offset`` is None for a thin archive's member)."""
 
-    __slots__ = ("name", "header_offset", "data_offset", "size")
+    __slots__ = ("data_offset", "header_offset", "name", "size")
 
     def __init__(self, name: str, header_offset: int, data_offset: int | None, size: int) -> None:
         self.name, self.header_offset, self.data_offset, self.size = name, header_offset, data_offset, size
@@ -121,7 +123,7 @@ _DIGIT[list(b"0123456789")] = True
 class _Walked:
     """A batch of members found by :func:`_walk`: plain lists and arrays, member by member."""
 
-    __slots__ = ("names", "headers", "starts", "sizes", "elf_heads", "offset", "long_names", "stopped")
+    __slots__ = ("elf_heads", "headers", "long_names", "names", "offset", "sizes", "starts", "stopped")
 
     def __init__(self, names, headers, starts, sizes, elf_heads, offset, long_names, stopped) -> None:
         self.names, self.headers, self.starts, self.sizes = names, headers, starts, sizes
@@ -258,10 +260,8 @@ def _release(buf: mmap.mmap, start: int, stop: int) -> None:
         return
     start -= start % mmap.PAGESIZE
     if stop > start:
-        try:
+        with contextlib.suppress(OSError, ValueError):  # a platform without it: only memory use suffers
             buf.madvise(_DONTNEED, start, stop - start)
-        except (OSError, ValueError):  # a platform without it: only memory use suffers
-            pass
 
 
 class _Tiles:
@@ -311,14 +311,14 @@ class _Tiles:
         self.e_flags.append(np.zeros(1, dtype=np.int64))
         self.names.append(name)
 
-    def report(self, fmt: str, options: ReadOptions) -> MemoryReport:
+    def report(self, fmt: str) -> MemoryReport:
         if self.skipped and len(self.skipped) == len(self.names):
             first = self.skipped[0]
             raise ReadError(f"no member could be read (member {first.member!r}: {first.reason})")
         machine = np.concatenate(self.machine) if self.machine else np.zeros(0, dtype=np.int64)
         e_flags = np.concatenate(self.e_flags) if self.e_flags else np.zeros(0, dtype=np.int64)
         return sections_report(self.path, fmt, self.names, machine, e_flags, SectionRows.concat(self.rows),
-                               self.table.names, options, skipped=tuple(self.skipped))
+                               self.table.names, skipped=tuple(self.skipped))
 
 
 def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
@@ -374,9 +374,9 @@ def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
     if progress is not None:
         progress(size, size)
     fmt = "thin-archive" if prefix.startswith(THIN_MAGIC) else "archive"
-    return [tiles.report(fmt, options)]
+    return [tiles.report(fmt)]
 
 
 register(Reader("ar", "ar archive of tile ELF files",
-                lambda prefix: prefix.startswith(AR_MAGIC) or prefix.startswith(THIN_MAGIC),
+                lambda prefix: prefix.startswith((AR_MAGIC, THIN_MAGIC)),
                 read_archive, (".a",)))

@@ -1,7 +1,7 @@
 """JSON and CBOR documents: cheap sniffing, decoding with byte offsets, per-tile arrays.
 
 Graph profiles and tensor maps share one tree shape in two encodings
-(FORMATS.md §2-4); this module turns either encoding into that tree and
+(docs/FORMATS.md §2-4); this module turns either encoding into that tree and
 turns the tree's per-tile lists into int64 numpy arrays with errors that
 name the key path.
 """
@@ -12,12 +12,14 @@ import json
 import math
 import re
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from ..errors import ReadError, Truncated
 
+_orjson: ModuleType | None
 try:  # orjson is several times faster on large profiles; json is the fallback
     import orjson as _orjson
 except ImportError:  # pragma: no cover - exercised only without orjson
@@ -27,7 +29,7 @@ SELF_DESCRIBE_TAG = b"\xd9\xd9\xf7"  # CBOR tag 55799, written by use_poplar_cbo
 UTF8_BOM = b"\xef\xbb\xbf"
 _WHITESPACE = b" \t\r\n"
 # Bytes needed after a map's initial byte to reach its first key (0xb8..0xbb carry a length).
-_MAP_KEY_AT = {**{b: 1 for b in range(0xA1, 0xB8)}, 0xB8: 2, 0xB9: 3, 0xBA: 5, 0xBB: 9, 0xBF: 1}
+_MAP_KEY_AT = {**dict.fromkeys(range(161, 184), 1), 0xB8: 2, 0xB9: 3, 0xBA: 5, 0xBB: 9, 0xBF: 1}
 _KEY = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 # A profile or tensor map nests fewer than 10 deep; decoders recurse once per level.

@@ -1,4 +1,4 @@
-"""Tile ELF files: a lean section-header scan for the bulk pass (FORMATS.md §5).
+"""Tile ELF files: a lean section-header scan for the bulk pass (docs/FORMATS.md §5).
 
 pyelftools is the reference reader (the tests compare every section of
 every member with it), but it costs tens of seconds over 94,208 tiles, so
@@ -9,61 +9,16 @@ from __future__ import annotations
 
 import mmap
 import os
-import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
 from ..errors import ReadError, Truncated
-from ..model import ARCHES, MemoryReport
-from . import ReadOptions, Reader, register
-
-ELF_MAGIC = b"\x7fELF"
-EM_GRAPHCORE_IPU = 248
-SHT_NULL, SHT_NOBITS = 0, 8
-SHF_ALLOC = 0x2
-SHN_XINDEX = 0xFFFF
-MAX_SECTION_BYTES = 1 << 40  # a TiB: far past any memory, and tile sums of such stay inside int64
-
-# The ELF header after e_ident and a section header, field by field (the System V gABI). "H" is a
-# 16-bit half, "I" a 32-bit word, "W" a class-sized word (Addr, Off, sh_flags and the like: 32 bits in
-# ELFCLASS32, 64 in ELFCLASS64).
-EHDR_FIELDS = (("type", "H"), ("machine", "H"), ("version", "I"), ("entry", "W"), ("phoff", "W"),
-               ("shoff", "W"), ("flags", "I"), ("ehsize", "H"), ("phentsize", "H"), ("phnum", "H"),
-               ("shentsize", "H"), ("shnum", "H"), ("shstrndx", "H"))
-SHDR_FIELDS = (("name", "I"), ("type", "I"), ("flags", "W"), ("addr", "W"), ("offset", "W"), ("size", "W"),
-               ("link", "I"), ("info", "I"), ("addralign", "W"), ("entsize", "W"))
-
-
-@dataclass(frozen=True)
-class Layout:
-    """One ELF class and byte order: the headers as structs (the reference scan) and numpy record types
-    (the bulk scan), both made from :data:`EHDR_FIELDS` and :data:`SHDR_FIELDS`."""
-
-    ehdr: struct.Struct     # the ELF header after e_ident
-    shdr: struct.Struct     # a section header
-    ehdr_dtype: np.dtype    # the whole ELF header, e_ident included
-    shdr_dtype: np.dtype
-
-
-def _layout(elf_class: int, elf_data: int) -> Layout:
-    order = "<" if elf_data == 1 else ">"
-    codes = {"H": "H", "I": "I", "W": "I" if elf_class == 1 else "Q"}
-    numpy_codes = {"H": "u2", "I": "u4", "Q": "u8"}
-
-    def struct_of(fields):
-        return struct.Struct(order + "".join(codes[c] for _, c in fields))
-
-    def dtype_of(fields, prefix=()):
-        return np.dtype(list(prefix) + [(name, order + numpy_codes[codes[c]]) for name, c in fields])
-
-    return Layout(struct_of(EHDR_FIELDS), struct_of(SHDR_FIELDS), dtype_of(EHDR_FIELDS, [("ident", "V16")]),
-                  dtype_of(SHDR_FIELDS))
-
-
-# (EI_CLASS, EI_DATA) -> layout: ELFCLASS32/64 (1, 2) by ELFDATA2LSB/MSB (1, 2)
-LAYOUTS = {(elf_class, elf_data): _layout(elf_class, elf_data) for elf_class in (1, 2) for elf_data in (1, 2)}
+from ..model import MemoryReport
+from .elf_format import ELF_MAGIC, LAYOUTS, MAX_SECTION_BYTES, SHF_ALLOC, SHN_XINDEX, SHT_NOBITS, SHT_NULL
+from .registry import Reader, ReadOptions, register
+from .sections import SectionNames, SectionRows, sections_report
 
 
 @dataclass(frozen=True)
@@ -157,16 +112,13 @@ def scan_elf(buf: bytes | mmap.mmap, base: int, length: int, *, member: str | No
     return TileSections(machine, e_flags, tuple(sections))
 
 
-def tiles_report(source: str, fmt: str, names: Sequence[str], tiles: Sequence[TileSections],
-                 options: ReadOptions) -> MemoryReport:
+def tiles_report(source: str, fmt: str, names: Sequence[str], tiles: Sequence[TileSections]) -> MemoryReport:
     """The per-tile model from every tile's sections: one column per section name."""
-    from .elf_bulk import SectionNames, SectionRows, sections_report  # elf_bulk builds on this module
-
     table = SectionNames()
     rows = SectionRows.from_sections(0, tiles, table)
     machine = np.array([t.machine for t in tiles], dtype=np.int64)
     e_flags = np.array([t.e_flags for t in tiles], dtype=np.int64)
-    return sections_report(source, fmt, names, machine, e_flags, rows, table.names, options)
+    return sections_report(source, fmt, names, machine, e_flags, rows, table.names)
 
 
 def read_elf(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
@@ -175,8 +127,8 @@ def read_elf(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryRepor
         data = f.read()
     name = os.path.basename(path)
     tile = scan_elf(data, 0, len(data))
-    return [tiles_report(path, "elf", [name], [tile], options)]
+    return [tiles_report(path, "elf", [name], [tile])]
 
 
 register(Reader("elf", "ELF file", lambda prefix: prefix.startswith(ELF_MAGIC), read_elf, (".elf", ".o")))
-__all__ = ["ARCHES", "TileSections", "scan_elf", "tiles_report"]
+__all__ = ["TileSections", "scan_elf", "tiles_report"]

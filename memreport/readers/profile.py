@@ -1,4 +1,4 @@
-"""JSON and CBOR graph profiles (FORMATS.md §2-3): one tree, two decoders.
+"""JSON and CBOR graph profiles (docs/FORMATS.md §2-3): one tree, two decoders.
 
 Both readers decode the whole document, then dispatch on its top-level keys:
 a graph profile (bare or inside ``graphProfile``) becomes a complete
@@ -31,11 +31,19 @@ from typing import Any
 import numpy as np
 
 from ..errors import ReadError
-from ..model import ARCHES, MAX_TILES, Column, MemoryReport, Target
-from . import ReadOptions, Reader, register
+from ..model import ARCHES, MAX_TILES, Column, MemoryReport, StatedTarget, TileReport, resolve_target
 from .bulk_decode import decode_cbor_arrays, decode_json_arrays
-from .document import (child, decode_cbor, decode_json, looks_like_cbor_map, looks_like_json_object, mapping,
-                       tile_array, whole_number)
+from .document import (
+    child,
+    decode_cbor,
+    decode_json,
+    looks_like_cbor_map,
+    looks_like_json_object,
+    mapping,
+    tile_array,
+    whole_number,
+)
+from .registry import Reader, ReadOptions, register
 from .tensor_map import is_tensor_map, report_from_tensor_map, tensor_map_from_document
 
 REGIONS = {"nonInterleaved": "non_interleaved", "interleaved": "interleaved", "overflowed": "overflowed"}
@@ -58,7 +66,7 @@ def read_json(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryRepo
     tree = decode_json_arrays(data)  # per-tile lists straight to arrays; None: decode the ordinary way
     tree = decode_json(data) if tree is None else tree
     del data  # the file's bytes need not outlive the decoding
-    return read_tree(tree, path, "json", options)
+    return read_tree(tree, path, "json")
 
 
 def read_cbor(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
@@ -67,15 +75,15 @@ def read_cbor(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryRepo
     tree = decode_cbor_arrays(data)
     tree = decode_cbor(data) if tree is None else tree
     del data
-    return read_tree(tree, path, "cbor", options)
+    return read_tree(tree, path, "cbor")
 
 
-def read_tree(tree: Any, source: str, encoding: str, options: ReadOptions) -> list[MemoryReport]:
+def read_tree(tree: Any, source: str, encoding: str) -> list[MemoryReport]:
     """Dispatch a decoded document on its top-level keys."""
     if is_tensor_map(tree):
-        return [report_from_tensor_map(tensor_map_from_document(tree, source), options)]
+        return [report_from_tensor_map(tensor_map_from_document(tree, source))]
     if is_profile(tree):
-        return [profile_report(tree, source, f"{encoding}-profile", options)]
+        return [profile_report(tree, source, f"{encoding}-profile")]
     what = "unrecognised JSON document" if encoding == "json" else "unrecognised CBOR document"
     if isinstance(tree, Mapping):
         keys = ", ".join(repr(k) for k in list(tree)[:8]) or "none"
@@ -85,7 +93,7 @@ def read_tree(tree: Any, source: str, encoding: str, options: ReadOptions) -> li
     raise ReadError(f"{what} (expected a graph profile or a tensor map; {found})")
 
 
-def profile_report(tree: Mapping, source: str, fmt: str, options: ReadOptions) -> MemoryReport:
+def profile_report(tree: Mapping, source: str, fmt: str) -> MemoryReport:
     """The report of one graph profile tree (bare or ``graphProfile``-wrapped)."""
     info: dict[str, Any] = {}
     notes: list[str] = []
@@ -131,11 +139,11 @@ def profile_report(tree: Mapping, source: str, fmt: str, options: ReadOptions) -
 
     info["graph"] = _numbers(graph.get("graph"), GRAPH_COUNTS)
     info["target"] = _numbers(target_node, TARGET_EXTRAS)
-    target = _target(target_node, base, num_tiles, options, notes)
+    stated = _stated_target(target_node, base, num_tiles)
     try:
-        return MemoryReport(source=source, format=fmt, target=target, excluding_gaps=excluding,
-                            including_gaps=including, breakdown={**breakdown, **extra},
-                            breakdown_kind="category", regions=regions, info=info, notes=tuple(notes))
+        return TileReport(source=source, format=fmt, target=resolve_target(stated)[0], excluding_gaps=excluding,
+                          including_gaps=including, breakdown={**breakdown, **extra},
+                          breakdown_kind="category", regions=regions, info=info, notes=tuple(notes), stated=stated)
     except (TypeError, ValueError) as exc:  # pragma: no cover - the checks above should catch these first
         raise ReadError(f"inconsistent profile: {exc}") from None
 
@@ -237,7 +245,7 @@ def _liveness(node: Any, base: str, per_tile) -> dict[str, Column]:
     return columns
 
 
-def _target(node: Mapping, base: str, num_tiles: int, options: ReadOptions, notes: list[str]) -> Target:
+def _stated_target(node: Mapping, base: str, num_tiles: int) -> StatedTarget:
     path = base + "target."
     kind = node.get("type") if isinstance(node.get("type"), str) else None
     ipus, per_ipu = _count(node, "numIPUs", base), _count(node, "tilesPerIPU", base)
@@ -246,23 +254,11 @@ def _target(node: Mapping, base: str, num_tiles: int, options: ReadOptions, note
     if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float))
                               or not math.isfinite(clock) or clock <= 0):
         raise ReadError(f"{path}clockFrequency must be a positive number of Hz, not {clock!r}")
-    arch = options.arch or _certain_arch(kind, per_ipu, bytes_per_tile)
-    spec = ARCHES.get(arch) if arch else None
-    if spec is not None:
-        per_ipu = per_ipu or spec.tiles_per_ipu
-        bytes_per_tile = bytes_per_tile or spec.bytes_per_tile
-    if options.tile_memory is not None:
-        if bytes_per_tile is not None and bytes_per_tile != options.tile_memory:
-            notes.append(f"bytes per tile {options.tile_memory:,} (given) overrides the profile's "
-                         f"{bytes_per_tile:,}")
-        bytes_per_tile = options.tile_memory
-    if ipus is None and per_ipu:
-        ipus = max(1, math.ceil(num_tiles / per_ipu))
-    try:
-        return Target(num_tiles=num_tiles, arch=arch, num_ipus=ipus, tiles_per_ipu=per_ipu,
-                      bytes_per_tile=bytes_per_tile, clock_hz=None if clock is None else float(clock), type=kind)
-    except ValueError as exc:
-        raise ReadError(f"{path[:-1]}: {exc}") from None
+    arch = _certain_arch(kind, per_ipu, bytes_per_tile)
+    return StatedTarget(num_tiles=num_tiles, arch=arch,
+                        arch_basis="of its target (1,216 tiles of 256 KiB on IPU hardware)", num_ipus=ipus,
+                        tiles_per_ipu=per_ipu, bytes_per_tile=bytes_per_tile,
+                        clock_hz=None if clock is None else float(clock), type=kind, source_kind="profile")
 
 
 def _certain_arch(kind: str | None, tiles_per_ipu: int | None, bytes_per_tile: int | None) -> str | None:

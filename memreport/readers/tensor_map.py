@@ -1,4 +1,4 @@
-"""Tensor maps (tensor_map.json, FORMATS.md §4): tensors' elements, tile by tile.
+"""Tensor maps (tensor_map.json, docs/FORMATS.md §4): tensors' elements, tile by tile.
 
 ``{"mappings": {computation: [tensor, ...]}}`` (one writer spells the key
 ``mapping``), each tensor ``[name, output index, shape, element type,
@@ -9,9 +9,7 @@ The JSON reader in :mod:`memreport.readers.profile` hands documents with a
 """
 from __future__ import annotations
 
-import math
 import os
-from dataclasses import replace
 from collections.abc import Mapping
 from itertools import chain
 from typing import Any
@@ -19,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import ReadError
-from ..model import ARCHES, MAX_TILES, MemoryReport, Target
-from ..tensor_map_model import Tensor, TensorMap
-from . import ReadOptions, read_prefix, reading
+from ..model import MAX_TILES, MemoryReport, StatedTarget, TensorMapReport, resolve_target
+from ..model.tensor_map import Tensor, TensorMap
 from .document import decode_cbor, decode_json, looks_like_cbor_map, mapping, whole_number
+from .registry import read_prefix, reading
 
 MAPPING_KEYS = ("mappings", "mapping")
 TENSOR_FIELDS = 8  # the framework name, a ninth, appears in files from 2020 on
@@ -113,15 +111,15 @@ def _pairs(pair_lists: list[Any], tensors: list[Tensor], key: str) -> tuple[np.n
         for index, pair in enumerate(pairs):
             if not isinstance(pair, (list, tuple)) or len(pair) != 2:
                 raise ReadError(f"{path}[{index}] must be a [tile, elements] pair")
-            tile = whole_number(pair[0], f"{path}[{index}][0] (tile)")
-            elements = whole_number(pair[1], f"{path}[{index}][1] (elements)")
-            if tile >= MAX_TILES:
-                raise ReadError(f"{path}[{index}][0] (tile) is {tile:,}: beyond any IPU system "
+            tile_id = whole_number(pair[0], f"{path}[{index}][0] (tile)")
+            count = whole_number(pair[1], f"{path}[{index}][1] (elements)")
+            if tile_id >= MAX_TILES:
+                raise ReadError(f"{path}[{index}][0] (tile) is {tile_id:,}: beyond any IPU system "
                                 f"(at most {MAX_TILES:,} tiles)")
-            if elements >= MAX_ELEMENTS:
-                raise ReadError(f"{path}[{index}][1] (elements) is {elements:,}: more than a tile can hold")
-            tile_list.append(tile)
-            element_list.append(elements)
+            if count >= MAX_ELEMENTS:
+                raise ReadError(f"{path}[{index}][1] (elements) is {count:,}: more than a tile can hold")
+            tile_list.append(tile_id)
+            element_list.append(count)
     return np.array(tile_list, dtype=np.int64), np.array(element_list, dtype=np.int64)
 
 
@@ -153,25 +151,15 @@ def _decode(path: str, prefix: bytes) -> Any:
     return decode_cbor(data) if looks_like_cbor_map(prefix) else decode_json(data)
 
 
-def report_from_tensor_map(tensor_map: TensorMap, options: ReadOptions) -> MemoryReport:
+def report_from_tensor_map(tensor_map: TensorMap) -> MemoryReport:
     """A report that carries a tensor map alone: no bytes are known, so no per-tile usage.
 
-    The map is in ``info["tensor_map"]``; renderers show its sections
-    instead of usage. With ``--arch`` the tile count rounds up to whole IPUs.
+    Its tile count is the highest mapped tile + 1; an arch (``--arch``)
+    rounds it up to whole IPUs.
     """
-    num_tiles = tensor_map.num_tiles
-    spec = ARCHES.get(options.arch) if options.arch else None
-    if spec is not None and num_tiles:
-        num_tiles = math.ceil(num_tiles / spec.tiles_per_ipu) * spec.tiles_per_ipu
-        tensor_map = replace(tensor_map, num_tiles=num_tiles)
-        target = Target.for_arch(spec.name, num_tiles, options.tile_memory)
-    else:
-        target = Target(num_tiles=num_tiles, bytes_per_tile=options.tile_memory)
+    stated = StatedTarget(num_tiles=tensor_map.num_tiles, whole_ipus=True, source_kind="tensor map")
     notes = ("a tensor map counts elements, not bytes: memory usage is unknown here",)
-    if spec is None:
-        notes += ("the tile count is the highest mapped tile + 1 (give --arch to round up to whole IPUs)",)
-    info = {"tensor_map": tensor_map, "num_tensors": len(tensor_map.tensors),
-            "computations": list(tensor_map.computations),
+    info = {"num_tensors": len(tensor_map.tensors), "computations": list(tensor_map.computations),
             "unknown_element_types": list(tensor_map.unknown_element_types)}
-    return MemoryReport(source=tensor_map.source, format="tensor-map", target=target,
-                        breakdown_kind="tensor", info=info, notes=notes + tensor_map.notes)
+    return TensorMapReport(source=tensor_map.source, format="tensor-map", target=resolve_target(stated)[0],
+                           tensor_map=tensor_map, info=info, notes=notes + tensor_map.notes, stated=stated)

@@ -1,1 +1,124 @@
-"""Renderers: model + analysis in, text / JSON / CSV / PNG out. They never parse input."""
+"""Renderers: summaries (model + analysis) in; text, JSON, CSV, pictures out. They never parse input.
+
+Every output format is a :class:`Renderer` in one registry, keyed by what it
+renders (its *subject*: ``"report"`` takes a list of
+:class:`~memreport.analysis.Summary`, ``"diff"`` a
+:class:`~memreport.analysis.diff.Diff`) and its name, which is the
+``--format`` value. The CLI takes its ``--format`` choices from here
+(pyinstrument's renderers and Pillow's ``register_save`` are the models).
+Built-in renderers are declared below with the module that implements them,
+which is imported on first use, so ``memreport --help`` loads no numpy.
+To add one, see docs/ARCHITECTURE.md ("Add a renderer").
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """Presentation settings; what to compute (top tiles, bins) is settled in the summaries."""
+
+    top: int = 20              # diff: how many changed tiles the text lists
+    color: bool = False        # ANSI colour (terminals)
+    width: int | None = None   # columns to fit the text to (None: its natural width)
+
+
+class Renderer(Protocol):
+    """One output format of one subject."""
+
+    @property
+    def name(self) -> str:
+        """The --format value."""
+
+    @property
+    def subject(self) -> str:
+        """What it renders: "report" (summaries), "diff" (a Diff)..."""
+
+    @property
+    def extension(self) -> str:
+        """The file suffix of its output: ".txt", ".png"."""
+
+    @property
+    def binary(self) -> bool:
+        """Bytes (a picture) rather than text."""
+
+    @property
+    def per_item(self) -> bool:
+        """One output per item (a picture per report) rather than one for all."""
+
+    @property
+    def description(self) -> str:
+        """One line for --help."""
+
+    def render(self, data: Any, options: RenderOptions) -> str | bytes:
+        """The output for ``data`` (for a per-item renderer, one item)."""
+        ...
+
+
+@dataclass(frozen=True)
+class DeclaredRenderer:
+    """A renderer whose implementation, ``entry`` (``"module:function"``), is imported on first use."""
+
+    name: str
+    subject: str
+    extension: str
+    binary: bool
+    description: str
+    entry: str
+    per_item: bool = False
+
+    def render(self, data: Any, options: RenderOptions) -> str | bytes:
+        module, _, function = self.entry.partition(":")
+        return getattr(importlib.import_module(module), function)(data, options)
+
+
+_RENDERERS: dict[tuple[str, str], Renderer] = {}
+
+
+def register(renderer: Renderer) -> Renderer:
+    """Add a renderer (a later one of the same subject and name replaces the earlier)."""
+    _RENDERERS[renderer.subject, renderer.name] = renderer
+    return renderer
+
+
+def renderers(subject: str, *, binary: bool | None = None) -> list[Renderer]:
+    """The renderers of ``subject``, in registration order (only text or only binary ones if asked)."""
+    return [r for (s, _), r in _RENDERERS.items() if s == subject and (binary is None or r.binary == binary)]
+
+
+def get(subject: str, name: str) -> Renderer:
+    """The renderer of ``subject`` called ``name`` (a ValueError naming the choices otherwise)."""
+    try:
+        return _RENDERERS[subject, name]
+    except KeyError:
+        names = ", ".join(r.name for r in renderers(subject))
+        raise ValueError(f"no {subject} renderer {name!r} (choose from {names})") from None
+
+
+def render(subject: str, name: str, data: Any, options: RenderOptions | None = None) -> str | bytes:
+    """Shorthand: ``get(subject, name).render(data, options)``."""
+    return get(subject, name).render(data, options or RenderOptions())
+
+
+def render_each(renderer: Renderer, items: Sequence[Any], options: RenderOptions) -> list[str | bytes]:
+    """A per-item renderer's outputs, one per item."""
+    return [renderer.render(item, options) for item in items]
+
+
+for _declared in (
+    DeclaredRenderer("text", "report", ".txt", False, "Poplar-style text", "memreport.render.text:render"),
+    DeclaredRenderer("json", "report", ".json", False, "JSON (schema memreport/1)",
+                     "memreport.render.table:render_json"),
+    DeclaredRenderer("csv", "report", ".csv", False, "CSV, one row per tile", "memreport.render.table:render_csv"),
+    DeclaredRenderer("png", "report", ".png", True, "a picture of each report", "memreport.render.plot:render_png",
+                     per_item=True),
+    DeclaredRenderer("text", "diff", ".txt", False, "text", "memreport.render.diff:render_text"),
+    DeclaredRenderer("json", "diff", ".json", False, "JSON (schema memreport-diff/1)",
+                     "memreport.render.diff:render_json"),
+    DeclaredRenderer("csv", "diff", ".csv", False, "CSV, one row per changed tile", "memreport.render.diff:render_csv"),
+):
+    register(_declared)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import csv
 import io
-from functools import lru_cache
+from collections.abc import Iterable, Sequence
+from functools import cache
 from itertools import repeat
-from typing import Iterable, Sequence, Union
+from typing import Union
 
 import numpy as np
 
@@ -24,7 +25,7 @@ _MAX_DIGITS = 18   # larger magnitudes (and negative values) take the plain str(
 class Integers:
     """An integer column; cells where ``present`` is False are blank."""
 
-    __slots__ = ("values", "present")
+    __slots__ = ("present", "values")
 
     def __init__(self, values: np.ndarray, present: np.ndarray | None = None) -> None:
         self.values, self.present = values, present
@@ -42,7 +43,7 @@ class Text:
 ColumnSpec = Union[Integers, Text]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _quoting_characters() -> str:
     """The characters that make ``csv.writer`` quote a field, asked of csv itself."""
     found = []
@@ -119,6 +120,7 @@ def lines(columns: Sequence[ColumnSpec], n: int) -> list[str]:
             if column.constant is not None:
                 parts.append(repeat(text_cells([column.constant])[0], n))
             else:
+                assert column.cells is not None  # a text column has cells or a constant
                 parts.append(text_cells(column.cells))
     if len(parts) == 1:
         return list(parts[0])

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import analysis
+from ..analysis import Summary
 from ..errors import MissingDependency
-from ..model import MemoryReport
+from ..model import TensorMapReport, TileReport
 from .table import BASE_COLUMNS
 from .table import _columns as csv_columns  # the same extra columns as the CSV, in the same order
 
@@ -29,16 +29,17 @@ def _pandas():
     return pandas
 
 
-def to_dataframe(report: MemoryReport) -> "pandas.DataFrame":
+def to_dataframe(summary: Summary) -> pandas.DataFrame:
     """One row per tile (per detailed tile for a partial report), columns as in the CSV."""
     pd = _pandas()
+    report = summary.report
     columns = csv_columns(report)
-    if report.format == "tensor-map":  # elements per tile, not bytes: the tensor columns, byte columns NA
+    if isinstance(report, TensorMapReport):  # elements per tile, not bytes: the tensor columns, byte columns NA
         data = _tensor_map(report, pd)
-    elif report.excluding_gaps is not None:
-        data = _complete(report, columns, pd)
+    elif isinstance(report, TileReport):
+        data = _complete(summary, columns, pd)
     else:
-        data = _partial(report, columns, pd)
+        data = _partial(summary, columns, pd)
     frame = pd.DataFrame(data, columns=BASE_COLUMNS + columns)
     frame.attrs.update({"source": report.source, "module": report.module, "format": report.format,
                         "per_tile": report.per_tile, "bytes_per_tile": report.target.bytes_per_tile})
@@ -53,11 +54,13 @@ def _ints(pd, values: np.ndarray | None, n: int, missing: np.ndarray | None = No
     return pd.arrays.IntegerArray(values.astype(np.int64), mask)
 
 
-def _complete(report: MemoryReport, columns: list[str], pd) -> dict:
+def _complete(summary: Summary, columns: list[str], pd) -> dict:
+    report = summary.report
+    assert isinstance(report, TileReport)
     n = report.num_tiles
     tiles = np.arange(n, dtype=np.int64)
     tpi = report.target.tiles_per_ipu
-    over = analysis.out_of_memory(report)
+    over = summary.out_of_memory
     unknown = None if report.known is None else ~report.known  # skipped members: NA, not their placeholder
     data = {
         "tile": tiles,
@@ -78,32 +81,33 @@ def _complete(report: MemoryReport, columns: list[str], pd) -> dict:
     return data
 
 
-def _tensor_map(report: MemoryReport, pd) -> dict:
+def _tensor_map(report: TensorMapReport, pd) -> dict:
     """A tensor map's tiles: tile and IPU, no bytes (NA), then elements and estimated tensor-data bytes."""
-    from .tensors import per_tile_columns, tensor_map_of
-    tensor_map = tensor_map_of(report)
-    n = 0 if tensor_map is None else tensor_map.num_tiles
+    from .tensors import per_tile_columns
+    tensor_map = report.tensor_map
+    n = tensor_map.num_tiles
     tiles = np.arange(n, dtype=np.int64)
     tpi = report.target.tiles_per_ipu
     unknown = _ints(pd, None, n)
     data = {"tile": tiles, "ipu": _ints(pd, tiles // tpi if tpi else None, n),
             "member": pd.array([None] * n, dtype="object"), "excluding_gaps": unknown,
             "including_gaps": unknown.copy(), "out_of_memory": pd.array([None] * n, dtype="boolean")}
-    if tensor_map is not None:
-        data.update(per_tile_columns(tensor_map, n))
+    data.update(per_tile_columns(tensor_map, n))
     return data
 
 
-def _partial(report: MemoryReport, columns: list[str], pd) -> dict:
+def _partial(summary: Summary, columns: list[str], pd) -> dict:
+    report = summary.report
     target = report.target
     details = report.detailed_tiles
+    over = {t.tile: t.out_of_memory for t in summary.detailed}
     data = {
         "tile": np.array([d.tile for d in details], dtype=np.int64),
         "ipu": pd.array([target.ipu_of(d.tile) for d in details], dtype="Int64"),
         "member": pd.array([None] * len(details), dtype="object"),
         "excluding_gaps": pd.array([d.excluding_gaps for d in details], dtype="Int64"),
         "including_gaps": pd.array([d.including_gaps for d in details], dtype="Int64"),
-        "out_of_memory": pd.array([analysis.detail_out_of_memory(report, d) for d in details], dtype="boolean"),
+        "out_of_memory": pd.array([over.get(d.tile) for d in details], dtype="boolean"),
     }
     for name in columns:
         values = [d.regions.get(name[7:]) if name.startswith("region.") else d.breakdown.get(name)

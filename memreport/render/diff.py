@@ -8,12 +8,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
-from ..diff import BuildSummary, Diff
-from ..model import TileBytes
+from ..analysis.diff import BuildSummary, Diff
+from ..model import FORMAT_NAMES, TileBytes
+from . import RenderOptions
 from .table import tile_bytes_json
-from .text import FORMAT_NAMES
 
 SCHEMA = "memreport-diff/1"
 TILE_IDS_SHOWN = 20
@@ -109,8 +109,9 @@ def _changes_table(diff: Diff, top: int) -> list[str]:
     return lines
 
 
-def render_text(diff: Diff, *, top: int = 20) -> str:
+def render_text(diff: Diff, options: RenderOptions | None = None) -> str:
     """Both sources, whole-program figures before -> after, OOM changes, then the ``top`` changed tiles."""
+    top = (options or RenderOptions()).top
     header = [_side_line("Old:", diff.old), _side_line("New:", diff.new), _target_line(diff)]
     header += [f"Note:   {note}" for note in diff.notes]
     sections = [header, _figures_table(diff)]
@@ -168,7 +169,7 @@ def diff_dict(diff: Diff, *, tiles: bool = True) -> dict:
     }
 
 
-def render_json(diff: Diff) -> str:
+def render_json(diff: Diff, options: RenderOptions | None = None) -> str:
     """The diff as one ``memreport-diff/1`` JSON document, one changed tile per line."""
     doc = diff_dict(diff, tiles=False)
     doc["tiles"] = TILES_PLACEHOLDER
@@ -181,21 +182,10 @@ def render_json(diff: Diff) -> str:
     return text.replace(json.dumps(TILES_PLACEHOLDER), tiles, 1) + "\n"
 
 
-def render_csv(diff: Diff) -> str:
+def render_csv(diff: Diff, options: RenderOptions | None = None) -> str:
     """One row per changed tile: tile, ipu, old, new, delta (largest change first)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["tile", "ipu", "old", "new", "delta"])
     writer.writerows((t, "" if i is None else i, o, n, d) for t, i, o, n, d in _tile_columns(diff))
     return out.getvalue()
-
-
-def render(diff: Diff, fmt: str = "text", *, top: int = 20) -> str:
-    """The diff in ``fmt`` (text, json or csv)."""
-    if fmt == "json":
-        return render_json(diff)
-    if fmt == "csv":
-        return render_csv(diff)
-    if fmt == "text":
-        return render_text(diff, top=top)
-    raise ValueError(f"unknown diff format {fmt!r}")

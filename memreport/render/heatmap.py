@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from .. import analysis
-from ..model import KIB, MemoryReport
+from ..analysis import Summary
+from ..model import KIB, TileReport
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -64,7 +64,7 @@ def _pool(kib: np.ndarray, over: np.ndarray, rows: int, cols: int) -> tuple[np.n
     blocks = kib.reshape(shape)
     # fmax ignores NaN; a block of padding only stays NaN.
     pooled = np.fmax.reduce(np.fmax.reduce(blocks, axis=3), axis=1)
-    return pooled, over.reshape(shape).any(axis=(1, 3)), rows, cols
+    return pooled, np.asarray(over.reshape(shape).any(axis=(1, 3))), rows, cols
 
 
 def _mosaic(flat: np.ndarray, flat_over: np.ndarray, num_ipus: int, tpi: int):
@@ -89,14 +89,15 @@ def _mosaic(flat: np.ndarray, flat_over: np.ndarray, num_ipus: int, tpi: int):
     return kib, over, labels, cols
 
 
-def layout(report: MemoryReport) -> Layout:
+def layout(summary: Summary) -> Layout:
     """Arrange a complete report's tiles for the heat map."""
+    report = summary.report
+    assert isinstance(report, TileReport)
     values = report.excluding_gaps
-    assert values is not None
     n = values.size
     tpi = report.target.tiles_per_ipu or n
     num_ipus = math.ceil(n / tpi)
-    over = analysis.out_of_memory(report)
+    over = summary.out_of_memory
     flat = np.full(num_ipus * tpi, np.nan)
     flat[:n] = values / KIB
     if report.known is not None:  # skipped tiles: unknown, drawn blank like padding
@@ -126,18 +127,18 @@ def layout(report: MemoryReport) -> Layout:
                   ([k / fy for k in ipus], [f"IPU {k}" for k in ipus]), "tile within IPU")
 
 
-def draw(ax: "Axes", report: MemoryReport, oom_colour: str, vmax_kib: float | None = None) -> None:
+def draw(ax: Axes, summary: Summary, oom_colour: str, vmax_kib: float | None = None) -> None:
     """Draw the heat map with a colour bar in KiB; out-of-memory cells in ``oom_colour``."""
     import matplotlib
     from matplotlib.colors import ListedColormap
 
-    lay = layout(report)
-    limit = report.target.bytes_per_tile
+    lay = layout(summary)
+    limit = summary.report.target.bytes_per_tile
     finite = lay.kib[np.isfinite(lay.kib)]
     vmax = vmax_kib if vmax_kib is not None else (limit / KIB if limit else float(finite.max(initial=1.0)))
     any_over = bool(lay.over.any())
     cmap = matplotlib.colormaps["viridis"].with_extremes(bad=(1, 1, 1, 0), over=oom_colour)
-    aspect = "equal" if lay.equal_aspect else "auto"
+    aspect: Literal["equal", "auto"] = "equal" if lay.equal_aspect else "auto"
     image = ax.imshow(lay.kib, cmap=cmap, vmin=0, vmax=max(vmax, 1e-9), interpolation="nearest", aspect=aspect)
     if any_over:
         # Drawn over the colours: a tile can be out of memory by its overflowed region alone.
@@ -147,7 +148,7 @@ def draw(ax: "Axes", report: MemoryReport, oom_colour: str, vmax_kib: float | No
         if ys.size <= MAX_RINGS:  # a cell may be a pixel or two: a ring makes a few findable
             ax.scatter(xs, ys, s=70, facecolors="none", edgecolors=oom_colour, linewidths=1.2)
     # An inset follows the axes after aspect shrinking, so the bar stays beside the grid.
-    bar = ax.figure.colorbar(image, cax=ax.inset_axes([1.03, 0.0, 0.035, 1.0]),
+    bar = ax.figure.colorbar(image, cax=ax.inset_axes((1.03, 0.0, 0.035, 1.0)),
                              extend="max" if any_over else "neither")
     label = "KiB per tile" + (", top = limit" if limit and vmax == limit / KIB else "")
     bar.set_label(label + ("; red: out of memory" if any_over else ""), fontsize=8)

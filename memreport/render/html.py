@@ -5,12 +5,12 @@ member names) is escaped: a report is untrusted input.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from html import escape
-from typing import Iterable
 
-from .. import analysis
-from ..model import KIB, MemoryReport
-from .text import FORMAT_NAMES, breakdown_items
+from ..analysis import Summary
+from ..model import KIB, SummaryReport, TensorMapReport
+from .poplar import plural
 
 OOM_STYLE = "color:#d62728;font-weight:bold"
 CELL = "padding:1px 8px;text-align:{align}"
@@ -33,8 +33,8 @@ def _row(cells: Iterable[str], tag: str = "td", aligns: Iterable[str] = ()) -> s
     return "<tr>" + "".join(out) + "</tr>"
 
 
-def _target(report: MemoryReport) -> str:
-    t = report.target
+def _target(summary: Summary) -> str:
+    t = summary.report.target
     parts = [t.arch or "arch unknown"]
     if t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
         parts.append(f"{t.num_ipus:,} IPU{'s' if t.num_ipus != 1 else ''} × {t.tiles_per_ipu:,} tiles")
@@ -44,44 +44,39 @@ def _target(report: MemoryReport) -> str:
     return ", ".join(parts)
 
 
-def summary_rows(report: MemoryReport) -> list[tuple[str, str]]:
+def summary_rows(summary: Summary) -> list[tuple[str, str]]:
     """(label, escaped HTML) pairs for the summary table."""
+    report = summary.report
     source = escape(report.source) + (f" (module {escape(report.module)})" if report.module else "")
     rows = [("Source", source),
-            ("Format", escape(FORMAT_NAMES.get(report.format, report.format))),
-            ("Target", escape(_target(report))),
+            ("Format", escape(report.format_name)),
+            ("Target", escape(_target(summary))),
             ("Per tile", escape(report.per_tile))]
-    if report.format != "tensor-map":
-        rows += [("Excluding gaps", escape(_bytes(analysis.total_excluding_gaps(report)))),
-                 ("Including gaps", escape(_bytes(analysis.total_including_gaps(report))))]
-        for label, peak in (("Max (excluding gaps)", analysis.max_excluding_gaps(report)),
-                            ("Max (including gaps)", analysis.max_including_gaps(report))):
+    if not isinstance(report, TensorMapReport):
+        rows += [("Excluding gaps", escape(_bytes(summary.excluding_gaps))),
+                 ("Including gaps", escape(_bytes(summary.including_gaps)))]
+        for label, peak in (("Max (excluding gaps)", summary.max_excluding_gaps),
+                            ("Max (including gaps)", summary.max_including_gaps)):
             if peak is not None:
                 rows.append((label, escape(f"{_bytes(peak.bytes)} on tile {peak.tile}")))
-        status = analysis.out_of_memory_count(report)
-        oom_text = (f"{status.count:,}" if status.count is not None else
-                    f"at least {status.at_least:,}" if status.at_least else "unknown")
+        oom_text = summary.oom.short()
         rows.append(("Tiles out of memory",
-                     f'<span style="{OOM_STYLE}">{oom_text}</span>' if status.at_least else escape(oom_text)))
-    notes = list(report.notes)
-    if report.is_printed_summary:  # why its out-of-memory figure is not simply the printed count
-        notes += [n for n in (analysis.out_of_memory_count(report).note(),) if n]
+                     f'<span style="{OOM_STYLE}">{oom_text}</span>' if summary.oom.at_least else escape(oom_text)))
+    notes = list(report.notes) + ([summary.oom_note] if summary.oom_note else [])
     rows += [("Note", escape(note)) for note in notes]
     return rows
 
 
-def top_tiles_table(report: MemoryReport, n: int = 5) -> str:
+def top_tiles_table(summary: Summary) -> str:
     """The top tiles (the detailed tiles for a text report) as an HTML table; empty when there are none."""
-    if report.format == "tensor-map":
-        return ""
-    top = analysis.top_tiles(report, n)
-    if not top:
+    report, top = summary.report, summary.top
+    if isinstance(report, TensorMapReport) or not top:
         return ""
     limit = report.target.bytes_per_tile
     show_name = any(t.name for t in top)
     head = ["Tile", "IPU"] + (["Member"] if show_name else []) + [
         "Excluding gaps", "Including gaps", "% of tile", "Out of memory",
-        f"Largest {escape(breakdown_items(report.breakdown_kind))}"]
+        f"Largest {escape(plural(report.breakdown_kind))}"]
     aligns = ["right", "right"] + (["left"] if show_name else []) + ["right", "right", "right", "left", "left"]
     rows = [_row(head, "th", aligns)]
     for t in top:
@@ -94,12 +89,12 @@ def top_tiles_table(report: MemoryReport, n: int = 5) -> str:
         cells += ["?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B",
                   "?" if t.including_gaps is None else f"{t.including_gaps:,} B", pct, oom, items]
         rows.append(_row(cells, aligns=aligns))
-    title = "Detailed tiles (as printed)" if report.is_printed_summary else f"Top {len(top)} tiles"
+    title = "Detailed tiles (as printed)" if isinstance(report, SummaryReport) else f"Top {len(top)} tiles"
     return f"<p><b>{title}</b></p><table>{''.join(rows)}</table>"
 
 
-def render_html(report: MemoryReport, *, top: int = 5) -> str:
+def render_html(summary: Summary) -> str:
     """A self-contained HTML fragment: the summary table, then the top tiles."""
-    summary = "".join(_row([f"<b>{label}</b>", value]) for label, value in summary_rows(report))
-    return (f'<div class="memreport"><p><b>MemoryReport</b></p><table>{summary}</table>'
-            f"{top_tiles_table(report, top)}</div>")
+    table = "".join(_row([f"<b>{label}</b>", value]) for label, value in summary_rows(summary))
+    return (f'<div class="memreport"><p><b>MemoryReport</b></p><table>{table}</table>'
+            f"{top_tiles_table(summary)}</div>")

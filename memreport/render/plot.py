@@ -15,18 +15,18 @@ map turns into one row per IPU (each cell the maximum of a few tiles).
 from __future__ import annotations
 
 import math
-import os
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import analysis
+from ..analysis import OutOfMemoryCount, Summary
 from ..errors import MissingDependency, UnsupportedOperation
-from ..model import KIB, MemoryReport
-from . import heatmap
+from ..model import KIB, SummaryReport, TensorMapReport, TileReport
+from . import RenderOptions, heatmap
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
+
     from .figure import ReportFigure as Figure
 
 OOM_COLOUR = "#d62728"
@@ -56,53 +56,50 @@ def _figure_class():
     return ReportFigure
 
 
-def figure(report: MemoryReport, *, figsize: tuple[float, float] | None = None,
-           bin_kib: int | None = None) -> "Figure":
-    """The report as one matplotlib Figure (Agg canvas, outside pyplot; shows itself in notebooks).
-
-    ``bin_kib`` sets the histogram's bin width, as ``--bin-kib`` does for the text.
-    """
-    if report.format == "tensor-map":
+def figure(summary: Summary, *, figsize: tuple[float, float] | None = None) -> Figure:
+    """The report as one matplotlib Figure (Agg canvas, outside pyplot; shows itself in notebooks)."""
+    report = summary.report
+    if isinstance(report, TensorMapReport):
         raise UnsupportedOperation(f"{report.source}: a tensor map counts elements, not bytes: "
                                    "plot an archive or profile of the same program")
     fig = _figure_class()(figsize=figsize or FIGSIZE, dpi=DPI)
-    _title(fig, report)
+    _title(fig, summary)
     grid = fig.add_gridspec(2, 2, height_ratios=(1.05, 1), width_ratios=(1.25, 1), left=0.06, right=0.94,
                             bottom=0.07, top=0.84 if report.per_tile == "partial" else 0.86,
                             hspace=0.42, wspace=0.2)
-    if report.excluding_gaps is not None and report.num_tiles == 0:
+    if isinstance(report, TileReport) and report.num_tiles == 0:
         _text_panel(fig.add_subplot(grid[:, :]), "No tiles", ["This report holds no tiles: nothing to draw."])
         return fig
-    if report.excluding_gaps is None and not report.detailed_tiles:
+    if not isinstance(report, TileReport) and not report.detailed_tiles:
         # Only a printed histogram: it takes the top row, what was printed the bottom one.
-        _histogram(fig.add_subplot(grid[0, :]), report, bin_kib)
-        _printed_summary(fig.add_subplot(grid[1, :]), report)
+        _histogram(fig.add_subplot(grid[0, :]), summary)
+        _printed_summary(fig.add_subplot(grid[1, :]), summary)
         return fig
     top, hist_ax = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0])
     # The heat map's colour bar sits in the right margin, outside its axes.
     side = fig.add_subplot(grid[1, 1].subgridspec(1, 2, width_ratios=(14, 1), wspace=0)[0, 0])
-    if report.excluding_gaps is None:
-        _detailed_tiles(top, report)
-        _histogram(hist_ax, report, bin_kib)
-        _printed_summary(side, report)
+    if not isinstance(report, TileReport):
+        _detailed_tiles(top, summary)
+        _histogram(hist_ax, summary)
+        _printed_summary(side, summary)
     else:
-        _per_tile(top, report)
-        _histogram(hist_ax, report, bin_kib)
+        _per_tile(top, summary)
+        _histogram(hist_ax, summary)
         if report.num_tiles >= heatmap.MIN_TILES:
             limit = report.target.bytes_per_tile
             data_max = float(report.excluding_gaps.max()) / KIB
             # Colour up to the limit (tiles beyond it are drawn red), unless the limit is far off.
             vmax = limit / KIB if limit and limit / KIB <= LIMIT_HEADROOM * data_max else data_max
-            heatmap.draw(side, report, OOM_COLOUR, vmax)
+            heatmap.draw(side, summary, OOM_COLOUR, vmax)
         else:
-            _top_table(side, report)
+            _top_table(side, summary)
     return fig
 
 
-def render_png(report: MemoryReport, *, figsize: tuple[float, float] | None = None,
-               bin_kib: int | None = None) -> bytes:
+def render_png(summary: Summary, options: RenderOptions | None = None, *,
+               figsize: tuple[float, float] | None = None) -> bytes:
     """The figure as PNG bytes."""
-    return figure(report, figsize=figsize, bin_kib=bin_kib).to_png()
+    return figure(summary, figsize=figsize).to_png()
 
 
 def _fmt_kib(nbytes: int | float) -> str:
@@ -116,7 +113,8 @@ def _scale_top(data_max: float, limit: float | None) -> float:
     return max(data_max, 1)
 
 
-def _title(fig: "Figure", report: MemoryReport) -> None:
+def _title(fig: Figure, summary: Summary) -> None:
+    report = summary.report
     t = report.target
     source = report.source + (f"  (module {report.module})" if report.module else "")
     fig.text(0.5, 0.975, source, ha="center", va="top", fontsize=13, weight="bold")
@@ -126,32 +124,33 @@ def _title(fig: "Figure", report: MemoryReport) -> None:
     else:
         parts.append(f"{t.num_tiles:,} tile{'s' if t.num_tiles != 1 else ''}")
     parts.append(f"{_fmt_kib(t.bytes_per_tile)} per tile" if t.bytes_per_tile else "bytes per tile unknown")
-    peak = analysis.max_excluding_gaps(report)
+    peak = summary.max_excluding_gaps
     if peak is not None:
         share = f" ({100 * peak.bytes / t.bytes_per_tile:.1f}%)" if t.bytes_per_tile else ""
         parts.append(f"max {_fmt_kib(peak.bytes)}{share} on tile {peak.tile}")
-    parts.append(_oom_phrase(analysis.out_of_memory_count(report)))
+    parts.append(_oom_phrase(summary.oom))
     fig.text(0.5, 0.935, "  ·  ".join(parts), ha="center", va="top", fontsize=10.5)
+    note: str | None
     if report.skipped:
         note = (f"{len(report.skipped):,} damaged member(s) skipped; their tiles' memory is unknown: drawn at 0, "
                 "counted in no figure")
-    elif report.is_printed_summary:
+    elif isinstance(report, SummaryReport):
         note = "this source printed a histogram, maxima and at most a few detailed tiles, not every tile's memory"
     else:
-        note = analysis.partial_reason(report)
+        note = summary.partial_reason
     if note:
         fig.text(0.5, 0.905, f"Partial per-tile view: {note}", ha="center", va="top", fontsize=9.5,
                  style="italic", color=NOTE_COLOUR)
 
 
-def _oom_phrase(status: analysis.OutOfMemoryCount) -> str:
+def _oom_phrase(status: OutOfMemoryCount) -> str:
     """Short: the title has no room for why."""
     if status.count is not None:
         return f"{status.count:,} tile(s) out of memory"
     return f"at least {status.at_least:,} tile(s) out of memory" if status.at_least else "out-of-memory tiles unknown"
 
 
-def _mark_limit(ax: "Axes", limit: int | None, top: float, vertical: bool) -> None:
+def _mark_limit(ax: Axes, limit: int | None, top: float, vertical: bool) -> None:
     """The bytes-per-tile limit as a dashed line, or an arrow note when it is far off the axis."""
     if limit is None:
         return
@@ -183,13 +182,14 @@ def _buckets(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.
     return centres, padded.min(axis=1), padded.max(axis=1)
 
 
-def _per_tile(ax: "Axes", report: MemoryReport) -> None:
+def _per_tile(ax: Axes, summary: Summary) -> None:
     """Memory along the tile index: bars, a step line or min/max envelopes, by tile count."""
+    report = summary.report
+    assert isinstance(report, TileReport)
     values = report.excluding_gaps
-    assert values is not None
     n = values.size
     limit = report.target.bytes_per_tile
-    over = analysis.out_of_memory(report)
+    over = summary.out_of_memory
     over = np.zeros(n, dtype=bool) if over is None else over
     kib = values / KIB
     x = np.arange(n)
@@ -215,13 +215,14 @@ def _per_tile(ax: "Axes", report: MemoryReport) -> None:
                    label=f"{int(over.sum()):,} out of memory")
     if report.including_gaps is not None or n > MAX_POINTS:
         # Above the axes at the right, clear of the data and of the top-tile labels.
-        several_ipus = bool(report.target.tiles_per_ipu) and n > report.target.tiles_per_ipu
+        tpi = report.target.tiles_per_ipu
+        several_ipus = tpi is not None and n > tpi
         ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.05 if several_ipus else 1.0), ncol=3,
                   fontsize=8, frameon=False, borderaxespad=0.2)
     _mark_limit(ax, limit, top * 1.2, vertical=False)
     _ipu_boundaries(ax, report)
     # Label the top tiles where their ranking figure is drawn: including gaps where known.
-    _label_top(ax, report, kib if report.including_gaps is None else np.maximum(kib, report.including_gaps / KIB))
+    _label_top(ax, summary, kib if report.including_gaps is None else np.maximum(kib, report.including_gaps / KIB))
     ax.set_xlim(-0.6 if n <= BAR_TILES else -0.5, n - 0.4 if n <= BAR_TILES else n - 0.5)
     ax.set_ylim(0, top * 1.2)
     ax.set_title("Memory per tile" + (", excluding gaps" if report.including_gaps is None else ""),
@@ -232,7 +233,7 @@ def _per_tile(ax: "Axes", report: MemoryReport) -> None:
     ax.margins(x=0)
 
 
-def _including(ax: "Axes", kib: np.ndarray) -> float:
+def _including(ax: Axes, kib: np.ndarray) -> float:
     """Including gaps as a grey line behind (per-bucket maxima past MAX_POINTS tiles); returns its maximum."""
     if kib.size > MAX_POINTS:
         x, _, kib = _buckets(kib, math.ceil(kib.size / MAX_POINTS))
@@ -242,7 +243,7 @@ def _including(ax: "Axes", kib: np.ndarray) -> float:
     return float(kib.max())
 
 
-def _ipu_boundaries(ax: "Axes", report: MemoryReport) -> None:
+def _ipu_boundaries(ax: Axes, report: TileReport) -> None:
     """Vertical lines between IPUs and their numbers along the top (thinned at pod scale)."""
     tpi = report.target.tiles_per_ipu
     n = report.num_tiles
@@ -261,11 +262,11 @@ def _ipu_boundaries(ax: "Axes", report: MemoryReport) -> None:
     top.tick_params(length=0, pad=1)
 
 
-def _label_top(ax: "Axes", report: MemoryReport, kib: np.ndarray) -> None:
+def _label_top(ax: Axes, summary: Summary, kib: np.ndarray) -> None:
     """Tile numbers over the five most memory-subscribed tiles; tiles that crowd share one label."""
-    span = max(report.num_tiles, 1)
+    span = max(summary.report.num_tiles, 1)
     groups: list[list[int]] = []
-    for tile in sorted(int(t) for t in analysis.top_tile_ids(report, TOP)):
+    for tile in sorted(t.tile for t in summary.top[:TOP]):
         if groups and tile - groups[-1][-1] < CROWD * span:
             groups[-1].append(tile)
         else:
@@ -280,11 +281,11 @@ def _label_top(ax: "Axes", report: MemoryReport, kib: np.ndarray) -> None:
                                                      "alpha": 0.75})
 
 
-def _histogram(ax: "Axes", report: MemoryReport, bin_kib: int | None = None) -> None:
+def _histogram(ax: Axes, summary: Summary) -> None:
     """Poplar's By Tile histogram: tiles per KiB bin (the printed bins for a text report)."""
-    hist = analysis.histogram_if_known(report, bin_kib)  # a printed one cannot be re-binned: that raises
-    ax.set_title("By Tile histogram" + (" (as printed)" if report.is_printed_summary else ""), fontsize=10.5,
-                 loc="left")
+    report, hist = summary.report, summary.histogram
+    ax.set_title("By Tile histogram" + (" (as printed)" if isinstance(report, SummaryReport) else ""),
+                 fontsize=10.5, loc="left")
     if hist is None or not hist.bins:
         ax.text(0.5, 0.5, "no histogram in this source", ha="center", va="center", transform=ax.transAxes,
                 color=NOTE_COLOUR)
@@ -295,7 +296,7 @@ def _histogram(ax: "Axes", report: MemoryReport, bin_kib: int | None = None) -> 
     counts = np.array([b.count for b in hist.bins])
     # Red only for a bin holding an out-of-memory tile; a printed bin across the limit whose tiles may lie on
     # either side is hatched, not red (with no limit at all, nothing can be judged: plain bars).
-    held = analysis.bins_out_of_memory(report, hist)
+    held = summary.oom_bins
     maybe = [h is None and limit is not None and b.count > 0 for h, b in zip(held, hist.bins)]
     colours = [OOM_COLOUR if h else MAYBE_COLOUR if m else TILE_COLOUR for h, m in zip(held, maybe)]
     bars = ax.bar(lows, counts, width=hist.bin_kib, align="edge", color=colours,
@@ -320,7 +321,7 @@ def _histogram(ax: "Axes", report: MemoryReport, bin_kib: int | None = None) -> 
     ax.tick_params(labelsize=8)
 
 
-def _histogram_legend(ax: "Axes", red: bool, maybe: bool) -> None:
+def _histogram_legend(ax: Axes, red: bool, maybe: bool) -> None:
     """Say what the bar colours mean, when a bar is not plain."""
     from matplotlib.patches import Patch
     handles = []
@@ -334,9 +335,9 @@ def _histogram_legend(ax: "Axes", red: bool, maybe: bool) -> None:
                   frameon=False, borderaxespad=0.1, handlelength=1.5, columnspacing=1.0)
 
 
-def _detailed_tiles(ax: "Axes", report: MemoryReport) -> None:
+def _detailed_tiles(ax: Axes, summary: Summary) -> None:
     """A partial report's detailed tiles as bars: excluding gaps in front, including gaps behind."""
-    details = report.detailed_tiles
+    report, details = summary.report, summary.detailed
     ax.set_title("Detailed tiles, as printed (the other tiles' memory is not in this source)",
                  fontsize=10.5, loc="left")
     if not details:
@@ -348,13 +349,13 @@ def _detailed_tiles(ax: "Axes", report: MemoryReport) -> None:
     x = np.arange(len(details))
     incl = np.array([np.nan if d.including_gaps is None else d.including_gaps / KIB for d in details])
     excl = np.array([np.nan if d.excluding_gaps is None else d.excluding_gaps / KIB for d in details])
-    over = [bool(analysis.detail_out_of_memory(report, d)) for d in details]
+    over = [bool(d.out_of_memory) for d in details]
     if not np.isnan(incl).all():
         ax.bar(x, incl, width=0.7, color=INCLUDING_COLOUR, label="including gaps")
     ax.bar(x, excl, width=0.45, color=[OOM_COLOUR if o else TILE_COLOUR for o in over], label="excluding gaps")
     for xi, value, height in zip(x, excl, np.fmax(incl, excl)):
         if not np.isnan(value):  # the excluding-gaps figure: the one out of memory is judged by
-            ax.text(xi, height, f"{value:,.1f} KiB", ha="center", va="bottom", fontsize=8)
+            ax.text(float(xi), height, f"{value:,.1f} KiB", ha="center", va="bottom", fontsize=8)
     data_max = float(np.nanmax(np.fmax(incl, excl))) if not np.isnan(np.fmax(incl, excl)).all() else 0.0
     top = _scale_top(data_max, None if limit is None else limit / KIB)
     _mark_limit(ax, limit, top * 1.2, vertical=False)
@@ -365,29 +366,29 @@ def _detailed_tiles(ax: "Axes", report: MemoryReport) -> None:
     ax.legend(loc="upper right", fontsize=8, frameon=False)
 
 
-def _text_panel(ax: "Axes", title: str, lines: list[str]) -> None:
+def _text_panel(ax: Axes, title: str, lines: list[str]) -> None:
     ax.set_axis_off()
     ax.set_title(title, fontsize=10.5, loc="left")
     ax.text(0.0, 0.95, "\n".join(lines), transform=ax.transAxes, ha="left", va="top", fontsize=9,
             family="monospace")
 
 
-def _printed_summary(ax: "Axes", report: MemoryReport) -> None:
+def _printed_summary(ax: Axes, summary: Summary) -> None:
     """What a partial source printed, and what it leaves out."""
+    report = summary.report
     lines = []
     hist = report.printed.histogram if report.printed else None
     if hist is not None:
         lines.append(f"Histogram:  {hist.total:,} tiles in {len(hist.bins)} bins of {hist.bin_kib} KiB")
-    for label, peak in (("incl. gaps", analysis.max_including_gaps(report)),
-                        ("excl. gaps", analysis.max_excluding_gaps(report))):
+    for label, peak in (("incl. gaps", summary.max_including_gaps), ("excl. gaps", summary.max_excluding_gaps)):
         if peak is not None:
             lines.append(f"Max {label}: {peak.bytes:,} B ({_fmt_kib(peak.bytes)}) on tile {peak.tile}")
-    status = analysis.out_of_memory_count(report)
+    status = summary.oom
     lines.append("Out of memory: " + ("unknown" if status.count is None and not status.at_least else
                                       f"at least {status.at_least:,} tile(s)" if status.count is None else
                                       f"{status.count:,} tile(s)"))
     lines.append(f"Detailed tiles: {len(report.detailed_tiles)} of {report.num_tiles:,}")
-    if report.is_printed_summary:
+    if isinstance(report, SummaryReport):
         lines += ["", "No per-tile line or heat map: a text summary",
                   "does not print every tile's memory. An ELF",
                   "archive or a graph profile of the same",
@@ -395,25 +396,14 @@ def _printed_summary(ax: "Axes", report: MemoryReport) -> None:
     _text_panel(ax, "As printed", lines)
 
 
-def _top_table(ax: "Axes", report: MemoryReport) -> None:
+def _top_table(ax: Axes, summary: Summary) -> None:
     """The top tiles as a small table (for reports too small for a heat map)."""
+    report = summary.report
     limit = report.target.bytes_per_tile
     lines = [f"{'tile':>6} {'IPU':>4} {'excl. gaps':>14} {'% of tile':>9}"]
-    for t in analysis.top_tiles(report, TOP):
+    for t in summary.top[:TOP]:
         pct = f"{100 * t.excluding_gaps / limit:.1f}%" if limit and t.excluding_gaps is not None else "?"
         excl = "?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B"
         mark = "  OOM" if t.out_of_memory else ""
         lines.append(f"{t.tile:>6} {'?' if t.ipu is None else t.ipu:>4} {excl:>14} {pct:>9}{mark}")
     _text_panel(ax, f"Top {min(TOP, report.num_tiles)} tile(s)", lines)
-
-
-def png_outputs(reports: Sequence[MemoryReport], path: str, *, bin_kib: int | None = None) -> list[tuple[str, bytes]]:
-    """(path, PNG bytes) per report: ``path`` itself for one report, ``STEM-N.SUFFIX`` (N from 1) for several.
-
-    One figure per report keeps every figure legible; a shared figure of
-    several programs would shrink each to a thumbnail.
-    """
-    if len(reports) == 1:
-        return [(path, render_png(reports[0], bin_kib=bin_kib))]
-    stem, suffix = os.path.splitext(path)
-    return [(f"{stem}-{i}{suffix or '.png'}", render_png(r, bin_kib=bin_kib)) for i, r in enumerate(reports, 1)]

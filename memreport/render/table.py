@@ -8,15 +8,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from .. import analysis
-from ..model import MemoryReport, TileBytes
-from ..tensor_map_model import TensorMap
-from . import csvlines
+from ..analysis import Summary
+from ..model import MemoryReport, TensorMapReport, TileBytes, TileReport
+from . import RenderOptions, csvlines
 from .tensors import CSV_COLUMNS as TENSOR_COLUMNS
 
 SCHEMA = "memreport/1"
@@ -42,15 +42,13 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
-                tensor_map: TensorMap | None = None) -> dict:
+def report_dict(summary: Summary) -> dict:
     """One report as the ``memreport/1`` record (tensor-map keys from :mod:`.tensors`)."""
     from . import tensors
+    report = summary.report
     t = report.target
-    # A tensor map alone holds elements, not bytes: it has no bytes histogram.
-    hist = None if report.format == "tensor-map" else analysis.histogram_if_known(report, bin_kib)
-    oom = analysis.out_of_memory_count(report)
-    oom_note = oom.note() if report.is_printed_summary else None
+    hist = summary.histogram
+    oom_note = summary.oom_note
     return {
         "source": report.source,
         "module": report.module,
@@ -59,45 +57,42 @@ def report_dict(report: MemoryReport, *, top: int = 5, bin_kib: int | None = Non
         "target": {"arch": t.arch, "num_ipus": t.num_ipus, "tiles_per_ipu": t.tiles_per_ipu,
                    "num_tiles": t.num_tiles, "bytes_per_tile": t.bytes_per_tile, "clock_hz": t.clock_hz,
                    "type": t.type},
-        "totals": {"including_gaps": analysis.total_including_gaps(report),
-                   "excluding_gaps": analysis.total_excluding_gaps(report)},
-        "max_including_gaps": tile_bytes_json(analysis.max_including_gaps(report)),
-        "max_excluding_gaps": tile_bytes_json(analysis.max_excluding_gaps(report)),
-        "tiles_out_of_memory": oom.count,
+        "totals": {"including_gaps": summary.including_gaps, "excluding_gaps": summary.excluding_gaps},
+        "max_including_gaps": tile_bytes_json(summary.max_including_gaps),
+        "max_excluding_gaps": tile_bytes_json(summary.max_excluding_gaps),
+        "tiles_out_of_memory": summary.oom.count,
         "histogram": None if hist is None else {"bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins]},
         "top_tiles": [{"tile": tt.tile, "ipu": tt.ipu, "including_gaps": tt.including_gaps,
                        "excluding_gaps": tt.excluding_gaps, "out_of_memory": tt.out_of_memory,
                        "breakdown": dict(tt.breakdown), "member": tt.name, "regions": dict(tt.regions) or None}
-                      for tt in analysis.top_tiles(report, top)],
+                      for tt in summary.top],
         "per_ipu": [{"ipu": s.ipu, "first_tile": s.first_tile, "num_tiles": s.num_tiles,
                      "excluding_gaps": s.excluding_gaps, "including_gaps": s.including_gaps,
                      "max_excluding_gaps": tile_bytes_json(s.max_excluding_gaps),
-                     "tiles_out_of_memory": s.tiles_out_of_memory} for s in analysis.per_ipu(report)],
+                     "tiles_out_of_memory": s.tiles_out_of_memory} for s in summary.per_ipu],
         "breakdown_kind": report.breakdown_kind,
         "detailed_tiles": [{"tile": d.tile, "including_gaps": d.including_gaps,
                             "excluding_gaps": d.excluding_gaps, "breakdown": dict(d.breakdown),
                             "regions": dict(d.regions), "extra": _plain(dict(d.extra))}
                            for d in report.detailed_tiles],
-        "info": _plain({k: v for k, v in report.info.items() if k != "tensor_map"}),
+        "info": _plain(dict(report.info)),
         "notes": list(report.notes) + ([oom_note] if oom_note else []),
         "skipped_members": [{"tile": s.tile, "member": s.member, "reason": s.reason} for s in report.skipped],
-        **tensors.json_sections(report, top=top, tensor_map=tensor_map),
+        **tensors.json_sections(summary),
     }
 
 
-def render_json(reports: Sequence[MemoryReport], *, top: int = 5, bin_kib: int | None = None,
-                tensor_map: TensorMap | None = None) -> str:
+def render_json(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
     """Every report in one ``memreport/1`` document."""
-    doc = {"schema": SCHEMA, "reports": [report_dict(r, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
-                                         for r in reports]}
+    doc = {"schema": SCHEMA, "reports": [report_dict(s) for s in summaries]}
     return json.dumps(doc, indent=2) + "\n"
 
 
 def _columns(report: MemoryReport) -> list[str]:
     """The report's own columns after the base ones: breakdown items and regions (tensor columns for a map)."""
-    if report.format == "tensor-map":
+    if isinstance(report, TensorMapReport):
         return list(TENSOR_COLUMNS)
-    if report.excluding_gaps is not None:
+    if isinstance(report, TileReport):
         return list(report.breakdown) + [f"region.{name}" for name in report.regions]
     names: dict[str, None] = {}
     for d in report.detailed_tiles:
@@ -106,20 +101,19 @@ def _columns(report: MemoryReport) -> list[str]:
     return list(names)
 
 
-def _summary_rows(report: MemoryReport, columns: list[str]) -> list[list[str]]:
+def _summary_rows(summary: Summary, columns: list[str]) -> list[list[str]]:
     """Rows of a report without every tile's bytes: a summary's detailed tiles, or a tensor map's tiles."""
-    if report.format == "tensor-map":  # elements and estimates per tile; the byte columns stay blank
+    report = summary.report
+    if isinstance(report, TensorMapReport):  # elements and estimates per tile; the byte columns stay blank
         from .tensors import csv_rows
         return csv_rows(report)
-    t = report.target
     rows = []
-    for d in report.detailed_tiles:
+    for d in summary.detailed:
         values = {**d.breakdown, **{f"region.{k}": v for k, v in d.regions.items()}}
-        oom = analysis.detail_out_of_memory(report, d)
-        rows.append([str(d.tile), "" if t.ipu_of(d.tile) is None else str(t.ipu_of(d.tile)), "",
+        rows.append([str(d.tile), "" if d.ipu is None else str(d.ipu), "",
                      "" if d.excluding_gaps is None else str(d.excluding_gaps),
                      "" if d.including_gaps is None else str(d.including_gaps),
-                     "" if oom is None else str(oom).lower()]
+                     "" if d.out_of_memory is None else str(d.out_of_memory).lower()]
                     + ["" if values.get(c) is None else str(values[c]) for c in columns])
     return rows
 
@@ -127,9 +121,8 @@ def _summary_rows(report: MemoryReport, columns: list[str]) -> list[list[str]]:
 BASE_COLUMNS = ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory"]
 
 
-def over_cells(report: MemoryReport) -> list[str]:
+def over_cells(report: TileReport, over: np.ndarray | None) -> list[str]:
     """"true"/"false" per tile; blank where unknown (bytes per tile unknown, or a skipped member)."""
-    over = analysis.out_of_memory(report)
     if over is None:
         return [""] * report.num_tiles
     cells = np.where(over, "true", "false")
@@ -138,9 +131,11 @@ def over_cells(report: MemoryReport) -> list[str]:
     return cells.tolist()
 
 
-def _complete_columns(report: MemoryReport, names: list[str], several: bool,
+def _complete_columns(summary: Summary, names: list[str], several: bool,
                       tensor_columns: dict[str, np.ndarray]) -> list[csvlines.ColumnSpec]:
     """The CSV columns of a report with every tile's values, column by column."""
+    report = summary.report
+    assert isinstance(report, TileReport)
     t = report.target
     tiles = np.arange(t.num_tiles)
     blank = csvlines.Text(constant="")
@@ -150,7 +145,7 @@ def _complete_columns(report: MemoryReport, names: list[str], several: bool,
                csvlines.Integers(report.excluding_gaps, report.known),
                csvlines.Integers(report.including_gaps, report.known) if report.including_gaps is not None
                else blank]
-    over = over_cells(report)
+    over = over_cells(report, summary.out_of_memory)
     columns.append(csvlines.Text(over) if over else blank)
     for name in names:
         if name.startswith("region.") and name[7:] in report.regions:
@@ -167,20 +162,22 @@ def _complete_columns(report: MemoryReport, names: list[str], several: bool,
     return columns
 
 
-def render_csv(reports: Sequence[MemoryReport], *, tensor_map: TensorMap | None = None) -> str:
+def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
     """One row per tile (per detailed tile for a text report).
 
     With several reports the header is the union of their columns, and
-    ``source`` and ``module`` columns are added at the end. ``tensor_map``
-    adds its per-tile columns (elements, estimated bytes of tensor data,
-    elements of unknown size) to every report's rows.
+    ``source`` and ``module`` columns are added at the end. A tensor map of
+    the program (``--tensor-map``) adds its per-tile columns (elements,
+    estimated bytes of tensor data, elements of unknown size) to every
+    report's rows.
     """
     from .tensors import per_tile_columns
-    several = len(reports) > 1
+    several = len(summaries) > 1
+    tensor_map = next((s.tensor_map for s in summaries if s.tensor_map is not None), None)
     columns: dict[str, None] = {}
     per_report = []
-    for report in reports:
-        own = _columns(report)
+    for summary in summaries:
+        own = _columns(summary.report)
         columns.update(dict.fromkeys(own))
         per_report.append(own)
     if tensor_map is not None:
@@ -190,15 +187,16 @@ def render_csv(reports: Sequence[MemoryReport], *, tensor_map: TensorMap | None 
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
-    for report, own in zip(reports, per_report):
+    for summary, own in zip(summaries, per_report):
+        report = summary.report
         tensor_columns = {} if tensor_map is None else per_tile_columns(tensor_map, report.num_tiles)
-        if report.excluding_gaps is not None:  # every tile: column-wise
-            body = csvlines.lines(_complete_columns(report, list(columns) if shared else own, several,
+        if isinstance(report, TileReport):  # every tile: column-wise
+            body = csvlines.lines(_complete_columns(summary, list(columns) if shared else own, several,
                                                     tensor_columns), report.num_tiles)
             if body:
                 out.write("\n".join(body) + "\n")
             continue
-        rows = _summary_rows(report, own)
+        rows = _summary_rows(summary, own)
         if shared:
             index = {name: 6 + i for i, name in enumerate(own)}
             tail = [report.source, report.module or ""] if several else []

@@ -7,24 +7,20 @@ estimate of tensor data, never as memory usage.
 """
 from __future__ import annotations
 
-import math
-from typing import Sequence
-
 import numpy as np
 
-from .. import tensor_analysis
-from ..model import MemoryReport
-from ..tensor_analysis import ElementHistogram, TileTensors
-from ..tensor_map_model import ESTIMATE_LABEL, TensorMap
+from ..analysis import Summary
+from ..analysis.tensors import ElementHistogram, TileTensors, element_histogram, top_data_tiles
+from ..model import MemoryReport, TensorMapReport
+from ..model.tensor_map import ESTIMATE_LABEL, TensorMap
+from .poplar import BAR_WIDTH, bar
 
-BAR_WIDTH = 40
 TENSORS_PER_TILE = 10
 
 
 def tensor_map_of(report: MemoryReport) -> TensorMap | None:
     """The tensor map a tensor-map report carries (None for other reports)."""
-    tensor_map = report.info.get("tensor_map")
-    return tensor_map if isinstance(tensor_map, TensorMap) else None
+    return report.tensor_map if isinstance(report, TensorMapReport) else None
 
 
 # -- text ---------------------------------------------------------------------------------------------
@@ -39,9 +35,8 @@ def histogram_lines(hist: ElementHistogram, indent: str = "    ") -> list[str]:
     largest = max(b.count for b in hist.bins)
     lines = [indent + f"{'Range (elements)':>{span_width}} {'Histogram':<{BAR_WIDTH}}{'Count (tiles)':>14}"]
     for b in hist.bins:
-        stars = math.ceil(BAR_WIDTH * b.count / largest) if largest else 0
         span = f"{b.low:>{width},} - {b.high:>{width},}"
-        lines.append(indent + f"{span:>{span_width}} {'*' * stars:<{BAR_WIDTH}}{b.count:>14,}")
+        lines.append(indent + f"{span:>{span_width}} {bar(b.count, largest):<{BAR_WIDTH}}{b.count:>14,}")
     return lines
 
 
@@ -84,8 +79,12 @@ def _unknown_line(tensor_map: TensorMap, indent: str = "  ") -> list[str]:
     return [f"{indent}? = element type of unknown size ({', '.join(unknown)}): no byte estimate"]
 
 
-def tensor_map_lines(tensor_map: TensorMap, top: int = 5, tiles_per_ipu: int | None = None) -> list[str]:
+def tensor_map_lines(summary: Summary) -> list[str]:
     """A tensor map on its own: counts, the element histogram, and the tiles holding the most data."""
+    report = summary.report
+    tensor_map = tensor_map_of(report)
+    if tensor_map is None:
+        return []
     elements = int(tensor_map.elements_by_tile.sum())
     est = int(tensor_map.est_bytes_by_tile.sum())
     lines = [
@@ -98,8 +97,8 @@ def tensor_map_lines(tensor_map: TensorMap, top: int = 5, tiles_per_ipu: int | N
         "",
         "  By Tile (tensor elements):",
     ]
-    lines += histogram_lines(tensor_analysis.element_histogram(tensor_map))
-    rows = tensor_analysis.top_data_tiles(tensor_map, top, tiles_per_ipu)
+    lines += histogram_lines(element_histogram(tensor_map))
+    rows = top_data_tiles(tensor_map, summary.top_n, report.target.tiles_per_ipu)
     if rows:
         lines += ["", f"Tiles holding the most tensor data (top {len(rows)}, by estimated bytes):",
                   f"  ({ESTIMATE_LABEL})"]
@@ -109,26 +108,16 @@ def tensor_map_lines(tensor_map: TensorMap, top: int = 5, tiles_per_ipu: int | N
     return lines
 
 
-def attribution_lines(report: MemoryReport, tensor_map: TensorMap, top: int = 5) -> list[str]:
+def attribution_lines(summary: Summary) -> list[str]:
     """The tensors on the report's top tiles (``--tensor-map``)."""
-    rows = tensor_analysis.attribute(report, tensor_map, top)
+    tensor_map, rows = summary.tensor_map, summary.tensors or ()
+    assert tensor_map is not None
     lines = [f"Tensors on the top {len(rows)} tiles (from {tensor_map.source}):", f"  ({ESTIMATE_LABEL})"]
     if not rows:
         return lines + ["  (no tiles)"]
     for row in rows:
         lines += tile_block(row)
     return lines + _unknown_line(tensor_map)
-
-
-def render_tensor_map_report(report: MemoryReport, *, top: int = 5) -> str:
-    """A tensor-map report as text: the usual header, then the tensor-map sections."""
-    from .text import header_lines  # text imports this module lazily: no cycle at import time
-
-    tensor_map = tensor_map_of(report)
-    sections: list[Sequence[str]] = [header_lines(report)]
-    if tensor_map is not None:
-        sections.append(tensor_map_lines(tensor_map, top, report.target.tiles_per_ipu))
-    return "\n\n".join("\n".join(s) for s in sections) + "\n"
 
 
 # -- CSV ----------------------------------------------------------------------------------------------
@@ -180,7 +169,7 @@ def tile_dict(row: TileTensors) -> dict:
 
 def tensor_map_dict(tensor_map: TensorMap, top: int = 5, tiles_per_ipu: int | None = None) -> dict:
     """A tensor map on its own, as JSON."""
-    hist = tensor_analysis.element_histogram(tensor_map)
+    hist = element_histogram(tensor_map)
     return {
         "source": tensor_map.source,
         "estimate": ESTIMATE_LABEL,
@@ -192,24 +181,26 @@ def tensor_map_dict(tensor_map: TensorMap, top: int = 5, tiles_per_ipu: int | No
         "est_bytes": int(tensor_map.est_bytes_by_tile.sum()),
         "element_histogram": {"bin_elements": hist.bin_elements,
                               "bins": [{"low": b.low, "high": b.high, "count": b.count} for b in hist.bins]},
-        "top_tiles": [tile_dict(r) for r in tensor_analysis.top_data_tiles(tensor_map, top, tiles_per_ipu)],
+        "top_tiles": [tile_dict(r) for r in top_data_tiles(tensor_map, top, tiles_per_ipu)],
         "notes": list(tensor_map.notes),
     }
 
 
-def attribution_dict(report: MemoryReport, tensor_map: TensorMap, top: int = 5) -> dict:
+def attribution_dict(summary: Summary) -> dict:
     """The tensors on the report's top tiles, as JSON."""
+    tensor_map = summary.tensor_map
+    assert tensor_map is not None
     return {"tensor_map": tensor_map.source, "estimate": ESTIMATE_LABEL,
             "unknown_element_types": list(tensor_map.unknown_element_types),
-            "tiles": [tile_dict(r) for r in tensor_analysis.attribute(report, tensor_map, top)]}
+            "tiles": [tile_dict(r) for r in summary.tensors or ()]}
 
 
-def json_sections(report: MemoryReport, *, top: int = 5, tensor_map: TensorMap | None = None) -> dict:
+def json_sections(summary: Summary) -> dict:
     """Extra keys for a report's JSON record: ``tensor_map`` and/or ``tensor_attribution``."""
     sections = {}
-    own = tensor_map_of(report)
+    own = tensor_map_of(summary.report)
     if own is not None:
-        sections["tensor_map"] = tensor_map_dict(own, top, report.target.tiles_per_ipu)
-    if tensor_map is not None and own is None:
-        sections["tensor_attribution"] = attribution_dict(report, tensor_map, top)
+        sections["tensor_map"] = tensor_map_dict(own, summary.top_n, summary.report.target.tiles_per_ipu)
+    elif summary.tensor_map is not None:
+        sections["tensor_attribution"] = attribution_dict(summary)
     return sections

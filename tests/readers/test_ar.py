@@ -9,8 +9,8 @@ import pytest
 import memreport
 from memreport.errors import ReadError, Truncated
 from memreport.readers.ar import iter_members
-from tests.synth.archive import ar_archive, tile_elf
 from tests.conftest import archive_members, needs_gcc, needs_size, pyelftools_sections, size_a
+from tests.synth.archive import ar_archive, tile_elf
 
 NAMES = ["t0", "tile_00001.elf", "exactly_16_chars", "a_much_longer_member_name_for_tile_3.elf", "t4"]
 

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from memreport.errors import ReadError
-from memreport.model import ARCH_BY_EFLAGS, Column, MemoryReport, Target
+from memreport.model import ARCH_BY_EFLAGS, Column, MemoryReport, Target, TileReport
 from memreport.readers import ReadOptions, ar
-from memreport.readers.elf import EM_GRAPHCORE_IPU, SHF_ALLOC, TileSections, scan_elf
-from tests.synth.archive import (ArchiveWriter, Section, ar_archive, bss, data, elf_file, note, text,
-                                     tile_elf)
+from memreport.readers.elf import TileSections, scan_elf
+from memreport.readers.elf_format import EM_GRAPHCORE_IPU, SHF_ALLOC
+from tests.synth.archive import ArchiveWriter, Section, ar_archive, bss, data, elf_file, note, text, tile_elf
 
 
 def ipu_arch(tiles: list[TileSections], names: list[str]) -> str | None:
@@ -36,7 +36,8 @@ def ipu_arch(tiles: list[TileSections], names: list[str]) -> str | None:
 
 def reference_report(path, options: ReadOptions = ReadOptions()) -> MemoryReport:
     """The archive reader as it was before batching: one member, one section at a time."""
-    blob = open(path, "rb").read()
+    with open(path, "rb") as f:
+        blob = f.read()
     names, tiles = [], []
     for member in ar.iter_members(blob):
         try:
@@ -84,7 +85,7 @@ def reference_report(path, options: ReadOptions = ReadOptions()) -> MemoryReport
             present = np.zeros(n, dtype=bool)
             present[where] = True
         breakdown[labels[name, allocated]] = Column(values, present, counted=allocated)
-    return MemoryReport(source=str(path), format="archive", target=target, excluding_gaps=excluding,
+    return TileReport(source=str(path), format="archive", target=target, excluding_gaps=excluding,
                         breakdown=breakdown, breakdown_kind="section", tile_names=names, notes=tuple(notes),
                         info={"members": n})
 
@@ -102,7 +103,8 @@ def outcome(read, path):
 
 
 def batched(path):
-    prefix = open(path, "rb").read(4096)
+    with open(path, "rb") as f:
+        prefix = f.read(4096)
     return ar.read_archive(str(path), prefix, ReadOptions())[0]
 
 

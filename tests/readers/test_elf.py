@@ -7,8 +7,8 @@ import pytest
 import memreport
 from memreport.errors import ReadError, Truncated
 from memreport.readers.elf import scan_elf
-from tests.synth.archive import SHF_ALLOC, bss, data, elf_file, note, text
 from tests.conftest import pyelftools_sections
+from tests.synth.archive import SHF_ALLOC, bss, data, elf_file, note, text
 
 SECTIONS = [text(1000), data(24), bss(4096), note(7), data(3, ".rodata")]
 
@@ -111,9 +111,8 @@ def test_elf_without_sections_is_an_empty_tile():
 
 def test_columns_are_int64():
     blob = elf_file(SECTIONS)
-    from memreport.readers import ReadOptions
     from memreport.readers.elf import tiles_report
-    report = tiles_report("x", "elf", ["a", "b"], [scan_elf(blob, 0, len(blob))] * 2, ReadOptions())
+    report = tiles_report("x", "elf", ["a", "b"], [scan_elf(blob, 0, len(blob))] * 2)
     assert report.excluding_gaps.dtype == np.int64
     assert all(c.values.dtype == np.int64 for c in report.breakdown.values())
 
@@ -148,14 +147,14 @@ def test_a_section_name_table_past_the_member_is_refused_with_its_extent():
 
 @pytest.mark.parametrize("elfclass,little", [(32, True), (32, False), (64, True), (64, False)])
 def test_one_layout_declaration_reads_alike_as_struct_and_numpy(elfclass, little):
-    """elf.py declares the headers once; the reference scan's structs and the bulk scan's records agree."""
-    from memreport.readers import elf, elf_bulk
+    """elf_format.py declares the headers once; the reference scan's structs and the bulk scan's records agree."""
+    from memreport.readers import elf, elf_bulk, elf_format
     blob = elf_file(SECTIONS, elfclass=elfclass, little=little, e_flags=0x21)
-    layout = elf.LAYOUTS[1 if elfclass == 32 else 2, 1 if little else 2]
+    layout = elf_format.LAYOUTS[1 if elfclass == 32 else 2, 1 if little else 2]
     header = np.frombuffer(blob, layout.ehdr_dtype, count=1)[0]
-    assert layout.ehdr.unpack_from(blob, 16) == tuple(int(header[name]) for name, _ in elf.EHDR_FIELDS)
+    assert layout.ehdr.unpack_from(blob, 16) == tuple(int(header[name]) for name, _ in elf_format.EHDR_FIELDS)
     shoff, shnum = int(header["shoff"]), int(header["shnum"])
     sections = np.frombuffer(blob, layout.shdr_dtype, count=shnum, offset=shoff)
     assert list(layout.shdr.iter_unpack(blob[shoff:shoff + shnum * layout.shdr.size])) == [
-        tuple(int(s[name]) for name, _ in elf.SHDR_FIELDS) for s in sections]
-    assert elf_bulk.LAYOUTS is elf.LAYOUTS and not hasattr(elf, "ipu_arch")
+        tuple(int(s[name]) for name, _ in elf_format.SHDR_FIELDS) for s in sections]
+    assert elf_bulk.LAYOUTS is elf.LAYOUTS is elf_format.LAYOUTS and not hasattr(elf, "ipu_arch")

@@ -13,8 +13,14 @@ from memreport.errors import ReadError, Truncated
 from memreport.readers import identify, read_path
 from memreport.readers.document import looks_like_cbor_map, looks_like_json_object
 from memreport.readers.profile import ALWAYS_LIVE, NOT_ALWAYS_LIVE_MAX
-from tests.synth.profile import (build_profile, encode_cbor, encode_json, mk1_poplar_match_profile,
-                                     split_categories, wrap)
+from tests.synth.profile import (
+    build_profile,
+    encode_cbor,
+    encode_json,
+    mk1_poplar_match_profile,
+    split_categories,
+    wrap,
+)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
 EXCLUDING = np.array([1000, 2000, 300000, 4000], dtype=np.int64)
@@ -28,9 +34,9 @@ def small_profile(**kwargs) -> dict:
         "variable": {"nonInterleaved": [600, 1500, 200000, 3000], "overflowed": [0, 0, 37856, 0]},
         "vertexCode": {"nonInterleaved": [300, 400, 2144, 800], "interleaved": [100, 100, 60000, 200]},
     }
-    args = dict(including_gaps=INCLUDING, categories=categories, num_ipus=2, tiles_per_ipu=2,
-                bytes_per_tile=BYTES_PER_TILE, clock_hz=1.6e9, graph={"numVertices": 12, "numEdges": 34},
-                always_live=[900, 1900, 262000, 3900], not_always_live_max=[100, 100, 38000, 100])
+    args = {"including_gaps": INCLUDING, "categories": categories, "num_ipus": 2, "tiles_per_ipu": 2,
+            "bytes_per_tile": BYTES_PER_TILE, "clock_hz": 1.6e9, "graph": {"numVertices": 12, "numEdges": 34},
+            "always_live": [900, 1900, 262000, 3900], "not_always_live_max": [100, 100, 38000, 100]}
     args.update(kwargs)
     return build_profile(EXCLUDING, **args)
 

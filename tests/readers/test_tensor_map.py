@@ -7,13 +7,20 @@ import numpy as np
 import pytest
 
 import memreport
-from memreport import tensor_analysis
+from memreport.analysis import summarize
+from memreport.analysis import tensors as tensor_analysis
 from memreport.errors import ReadError, Truncated, UnsupportedOperation
+from memreport.model.tensor_map import ESTIMATE_LABEL, TileTensor, element_bytes
 from memreport.readers import read_path
 from memreport.readers.tensor_map import read_tensor_map, tensor_map_from_document
-from tests.synth.profile import (build_profile, build_tensor_map, encode_cbor, encode_json,
-                                     mk1_poplar_match_profile, tensor_entry)
-from memreport.tensor_map_model import ESTIMATE_LABEL, TileTensor, element_bytes
+from tests.synth.profile import (
+    build_profile,
+    build_tensor_map,
+    encode_cbor,
+    encode_json,
+    mk1_poplar_match_profile,
+    tensor_entry,
+)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
 
@@ -102,12 +109,12 @@ def test_attribution_to_a_profile(tmp_path):
     report = memreport.read(write(tmp_path, encode_json(build_profile(excluding, including_gaps=excluding + 8)),
                                   "p.json"))
     tm = tensor_map_from_document(small_map(), "tm.json")
-    rows = tensor_analysis.attribute(report, tm, 2)
+    rows = tensor_analysis.attribute(report, tm, summarize(report, top=2).top)
     assert [(r.tile, r.excluding_gaps, r.including_gaps, r.est_bytes) for r in rows] == [
         (1, 9000, 9008, 1000), (0, 5000, 5008, 432)]
     bigger = tensor_map_from_document(build_tensor_map({"c": [tensor_entry("t", {9: 1})]}), "big.json")
     with pytest.raises(ReadError, match="tile 9, but .* has 4 tiles"):
-        tensor_analysis.attribute(report, bigger)
+        tensor_analysis.attribute(report, bigger, ())
 
 
 def test_a_tensor_map_alone_is_a_report_without_bytes(tmp_path):
@@ -116,7 +123,7 @@ def test_a_tensor_map_alone_is_a_report_without_bytes(tmp_path):
     assert report.format == "tensor-map" and report.per_tile == "partial"
     assert report.excluding_gaps is None and report.including_gaps is None
     assert report.num_tiles == 4 and report.tiles_out_of_memory is None
-    assert report.info["tensor_map"].tensors_on_tile(0)[0].name == "w"
+    assert report.tensor_map.tensors_on_tile(0)[0].name == "w"
     assert report.info["unknown_element_types"] == ["mystery"]
     assert any("elements, not bytes" in note for note in report.notes)
     with pytest.raises(UnsupportedOperation):
@@ -124,12 +131,12 @@ def test_a_tensor_map_alone_is_a_report_without_bytes(tmp_path):
     # --arch rounds the tile count up to whole IPUs.
     mk2 = memreport.read(path, arch="ipu2")
     assert mk2.num_tiles == 1472 and mk2.target.tiles_per_ipu == 1472
-    assert mk2.info["tensor_map"].elements_by_tile.shape == (1472,)
+    assert mk2.tensor_map.elements_by_tile.shape == (1472,)
 
 
 def test_a_cbor_tensor_map_reads_too(tmp_path):
     report = memreport.read(write(tmp_path, encode_cbor(small_map()), "tm.cbor"))
-    assert report.format == "tensor-map" and len(report.info["tensor_map"].tensors) == 4
+    assert report.format == "tensor-map" and len(report.tensor_map.tensors) == 4
 
 
 def test_read_tensor_map_and_the_sample():

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import memreport
-from memreport.model import Column, MemoryReport, Target
+from memreport.analysis import summarize, summarize_all
+from memreport.model import Column, MemoryReport, Target, TileReport
 from memreport.render import csvlines, table
 from tests.synth.archive import ar_archive, tile_elf
 from tests.synth.profile import build_profile, encode_json
@@ -26,7 +27,7 @@ def _cells(values: np.ndarray, present: np.ndarray | None = None) -> list[str]:
 def reference_rows(report: MemoryReport, columns: list[str]) -> list[list[str]]:
     """The oracle: a complete report's rows cell by cell, as render_csv built them before csvlines."""
     if report.excluding_gaps is None:  # summaries and tensor maps: render_csv still builds these row by row
-        return table._summary_rows(report, columns)
+        return table._summary_rows(summarize(report), columns)
     t = report.target
     n = t.num_tiles
     tiles = np.arange(n)
@@ -35,7 +36,7 @@ def reference_rows(report: MemoryReport, columns: list[str]) -> list[list[str]]:
             list(report.tile_names) if report.tile_names is not None else [""] * n,
             _cells(report.excluding_gaps, report.known),
             _cells(report.including_gaps, report.known) if report.including_gaps is not None else [""] * n,
-            table.over_cells(report)]
+            table.over_cells(report, summarize(report).out_of_memory)]
     for name in columns:
         if name.startswith("region.") and name[7:] in report.regions:
             cols.append(_cells(report.regions[name[7:]]))
@@ -76,7 +77,7 @@ def odd_report(n: int = 20_000) -> MemoryReport:
     present = rng.random(n) < 0.7
     names = [f"t{i}" for i in range(n)]
     names[1], names[2], names[3], names[4] = 'a,b', 'say "hi"', "two\nlines", "ünï ,"
-    return MemoryReport(
+    return TileReport(
         source='odd, "source"', format="archive", target=Target(num_tiles=n, tiles_per_ipu=1472,
                                                                 bytes_per_tile=10 ** 11),
         excluding_gaps=excluding, including_gaps=excluding + 7,
@@ -103,7 +104,7 @@ def reports(tmp_path_factory):
                                    ["archive", "profile"], ["odd", "text", "sample"]])
 def test_same_bytes_as_csv_writer(reports, names):
     chosen = [reports[n] for n in names]
-    assert table.render_csv(chosen) == reference_csv(chosen)
+    assert table.render_csv(summarize_all(chosen)) == reference_csv(chosen)
 
 
 def test_negative_and_huge_values_take_the_plain_path():

@@ -8,8 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from memreport.diff import diff_reports
-from memreport.model import MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
+from memreport.analysis.diff import diff_reports
+from memreport.model import PrintedSummary, SummaryReport, Target, TileBytes, TileDetail, TileReport
+from memreport.render import RenderOptions, render
 from memreport.render import diff as render_diff
 
 from ..builds import LIMIT
@@ -38,7 +39,7 @@ Changed tiles: 6 of 8 (4 grew, 2 shrank)
 
 
 def test_text_is_golden(builds):
-    assert render_diff.render_text(diff_reports(*builds), top=4) == GOLDEN_TEXT
+    assert render_diff.render_text(diff_reports(*builds), RenderOptions(top=4)) == GOLDEN_TEXT
 
 
 def test_text_lists_every_change_within_top(builds):
@@ -56,7 +57,7 @@ def test_text_of_identical_builds(builds):
 
 def test_text_of_a_partial_diff_says_so(builds):
     old, _ = builds
-    new = MemoryReport(
+    new = SummaryReport(
         source="new.txt", format="poplar-text", target=Target(8, None, 1, 1472, LIMIT),
         printed=PrintedSummary(max_excluding_gaps=TileBytes(7, 700_000), tiles_out_of_memory=1,
                                excluding_gaps=3_000_000, including_gaps=3_100_000),
@@ -86,9 +87,9 @@ Changed tiles: 1 of 2 compared (0 grew, 1 shrank)
 
 def test_text_cuts_long_out_of_memory_lists():
     target = Target.for_arch("ipu2", 30)
-    old = MemoryReport("a", "archive", target, np.zeros(30, dtype=np.int64))
-    new = MemoryReport("b", "archive", target, np.full(30, LIMIT + 1))
-    text = render_diff.render_text(diff_reports(old, new), top=0)
+    old = TileReport("a", "archive", target, np.zeros(30, dtype=np.int64))
+    new = TileReport("b", "archive", target, np.full(30, LIMIT + 1))
+    text = render_diff.render_text(diff_reports(old, new), RenderOptions(top=0))
     assert "Newly out of memory (30): tiles 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19 " \
            "and 10 more\n" in text
     assert text.endswith("Changed tiles: 30 of 30 (30 grew, 0 shrank)\n")
@@ -135,10 +136,10 @@ def test_json_of_identical_builds_and_unknown_values(builds):
     old, _ = builds
     doc = json.loads(render_diff.render_json(diff_reports(old, old)))
     assert doc["tiles"] == [] and doc["newly_out_of_memory"] == [] and doc["no_longer_out_of_memory"] == []
-    a = MemoryReport("a.elf", "elf", Target(1), excluding_gaps=np.array([10]))
+    a = TileReport("a.elf", "elf", Target(1), excluding_gaps=np.array([10]))
     doc = json.loads(render_diff.render_json(diff_reports(a, a)))
     assert doc["newly_out_of_memory"] is None and doc["no_longer_out_of_memory"] is None
-    b = MemoryReport("b.elf", "elf", Target(1), excluding_gaps=np.array([12]))
+    b = TileReport("b.elf", "elf", Target(1), excluding_gaps=np.array([12]))
     assert json.loads(render_diff.render_json(diff_reports(a, b)))["tiles"] == [
         {"tile": 0, "ipu": None, "old": 10, "new": 12, "delta": 2}]
 
@@ -152,22 +153,23 @@ def test_csv_has_one_row_per_changed_tile(builds):
                     ["6", "0", "250000", "254096", "4096"],
                     ["0", "0", "300000", "304000", "4000"],
                     ["5", "0", "100000", "96000", "-4000"]]
-    a = MemoryReport("a.elf", "elf", Target(1), excluding_gaps=np.array([10]))
-    b = MemoryReport("b.elf", "elf", Target(1), excluding_gaps=np.array([12]))
+    a = TileReport("a.elf", "elf", Target(1), excluding_gaps=np.array([10]))
+    b = TileReport("b.elf", "elf", Target(1), excluding_gaps=np.array([12]))
     assert render_diff.render_csv(diff_reports(a, b)) == "tile,ipu,old,new,delta\n0,,10,12,2\n"
 
 
 def test_render_picks_the_format(builds):
     diff = diff_reports(*builds)
-    assert render_diff.render(diff, "csv") == render_diff.render_csv(diff)
-    assert render_diff.render(diff, "json") == render_diff.render_json(diff)
-    assert render_diff.render(diff, "text", top=4) == GOLDEN_TEXT
-    with pytest.raises(ValueError, match="unknown diff format 'png'"):
-        render_diff.render(diff, "png")
+    assert render("diff", "csv", diff) == render_diff.render_csv(diff)
+    assert render("diff", "json", diff) == render_diff.render_json(diff)
+    assert render("diff", "text", diff, RenderOptions(top=4)) == GOLDEN_TEXT
+    with pytest.raises(ValueError, match="no diff renderer 'png' \\(choose from text, json, csv\\)"):
+        render("diff", "png", diff)
 
 
 def test_maxima_are_written_by_the_one_json_helper_the_report_uses():
-    from memreport.render import diff as render_diff_module, table
+    from memreport.render import diff as render_diff_module
+    from memreport.render import table
     assert render_diff_module.tile_bytes_json is table.tile_bytes_json
     assert not hasattr(render_diff_module, "_tile_bytes") and not hasattr(table, "_tile_bytes")
     assert table.tile_bytes_json(TileBytes(3, 9)) == {"tile": 3, "bytes": 9} and table.tile_bytes_json(None) is None

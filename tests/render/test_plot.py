@@ -8,14 +8,25 @@ import numpy as np
 import pytest
 
 matplotlib = pytest.importorskip("matplotlib")
-from matplotlib.image import imread  # noqa: E402
+from matplotlib.image import imread
 
-import memreport  # noqa: E402
-from memreport import Bin, Histogram, MemoryReport, PrintedSummary, Target, TileBytes, TileDetail  # noqa: E402
-from memreport.errors import UnsupportedOperation  # noqa: E402
-from memreport.render import heatmap, plot  # noqa: E402
-from tests.synth.archive import ar_archive, tile_elf  # noqa: E402
-from tests.synth.profile import build_profile, encode_json  # noqa: E402
+import memreport
+from memreport import (
+    Bin,
+    Histogram,
+    MemoryReport,
+    PrintedSummary,
+    SummaryReport,
+    Target,
+    TileBytes,
+    TileDetail,
+    TileReport,
+)
+from memreport.analysis import summarize
+from memreport.errors import UnsupportedOperation
+from memreport.render import heatmap, plot
+from tests.synth.archive import ar_archive, tile_elf
+from tests.synth.profile import build_profile, encode_json
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports")
 LIMIT = 638_976
@@ -45,7 +56,7 @@ def assert_drawn(rgb: np.ndarray) -> None:
 
 def draw(report: MemoryReport):
     """The figure and its pixels, drawn once (``render_png`` is ``figure`` then ``savefig``)."""
-    fig = plot.figure(report)
+    fig = plot.figure(summarize(report))
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=plot.DPI)
     return fig, pixels(buf.getvalue())
@@ -61,14 +72,14 @@ def synthetic(n: int, arch: str = "ipu2", over: dict[int, int] | None = None, se
     values = np.random.default_rng(seed).integers(150_000, 450_000, n, dtype=np.int64)
     for tile, size in (over or {}).items():
         values[tile] = size
-    return MemoryReport(source=f"synthetic_{n}.a", format="archive", target=Target.for_arch(arch, n),
+    return TileReport(source=f"synthetic_{n}.a", format="archive", target=Target.for_arch(arch, n),
                         excluding_gaps=values)
 
 
 def partial_report(detailed: bool = True) -> MemoryReport:
     bins = tuple(Bin(lo, lo + 8, c) for lo, c in zip(range(600, 680, 8), [5, 900, 1500, 400, 80, 15, 40, 0, 1, 3]))
     details = (TileDetail(17, 700_000, 690_000), TileDetail(4, 660_000, 640_123), TileDetail(9, 630_000, 620_000))
-    return MemoryReport(
+    return SummaryReport(
         source="summary.txt", format="poplar-text", target=Target(2944, num_ipus=2, tiles_per_ipu=1472,
                                                                   bytes_per_tile=LIMIT),
         detailed_tiles=details if detailed else (),
@@ -95,7 +106,7 @@ def test_archive_png_shows_its_out_of_memory_tiles(tmp_path):
 def test_no_red_without_out_of_memory_tiles():
     report = memreport.read(os.path.join(SAMPLES, "mk1_profile.json"))
     assert report.tiles_out_of_memory == 0
-    rgb = pixels(plot.render_png(report))  # the public entry point, once
+    rgb = pixels(plot.render_png(summarize(report)))  # the public entry point, once
     assert_drawn(rgb)
     assert oom_pixels(rgb) == 0
 
@@ -141,7 +152,7 @@ def test_partial_report_built_by_hand():
 
 
 def test_one_tile():
-    report = MemoryReport(source="tile.elf", format="elf", target=Target.for_arch("ipu2", 1),
+    report = TileReport(source="tile.elf", format="elf", target=Target.for_arch("ipu2", 1),
                           excluding_gaps=np.array([412_345]))
     fig, rgb = draw(report)
     words = texts(fig)
@@ -178,24 +189,24 @@ def test_pod_scale_stays_legible_and_fast():
 
 def test_unknown_bytes_per_tile_and_arch():
     values = np.arange(3000, dtype=np.int64) * 100
-    report = MemoryReport(source="x.a", format="archive", target=Target(3000), excluding_gaps=values)
-    words = texts(plot.figure(report))
+    report = TileReport(source="x.a", format="archive", target=Target(3000), excluding_gaps=values)
+    words = texts(plot.figure(summarize(report)))
     assert "bytes per tile unknown" in words and "out-of-memory tiles unknown" in words
     assert "limit" not in words
 
 
 def test_far_off_limit_is_noted_not_drawn():
     report = synthetic(1472, seed=1)
-    low = MemoryReport(source="low.a", format="archive", target=report.target,
+    low = TileReport(source="low.a", format="archive", target=report.target,
                        excluding_gaps=report.excluding_gaps // 10)
-    words = texts(plot.figure(low))
+    words = texts(plot.figure(summarize(low)))
     assert "limit 624.0 KiB ↑" in words and "limit 624.0 KiB →" in words
 
 
 def test_tensor_map_has_no_picture():
     report = memreport.read(os.path.join(SAMPLES, "tensor_map.json"))
     with pytest.raises(UnsupportedOperation, match="elements, not bytes"):
-        plot.figure(report)
+        plot.figure(summarize(report))
 
 
 def test_figures_stay_out_of_pyplot():
@@ -206,14 +217,12 @@ def test_figures_stay_out_of_pyplot():
     assert type(fig.canvas).__name__ == "FigureCanvasAgg"
 
 
-def test_png_outputs_one_file_per_report(monkeypatch):
-    monkeypatch.setattr(plot, "render_png", lambda report, bin_kib=None: report.source.encode())
-    one, two = synthetic(64), synthetic(100)
-    assert plot.png_outputs([one, two], "m.png") == [("m-1.png", b"synthetic_64.a"), ("m-2.png", b"synthetic_100.a")]
-    assert [p for p, _ in plot.png_outputs([one], "out/memory.png")] == ["out/memory.png"]
-    assert [p for p, _ in plot.png_outputs([one, two], "out/memory.png")] == ["out/memory-1.png",
-                                                                            "out/memory-2.png"]
-    assert [p for p, _ in plot.png_outputs([one, two], "memory")] == ["memory-1.png", "memory-2.png"]
+def test_png_outputs_one_file_per_report():
+    from memreport.cli import numbered_paths
+    assert numbered_paths("m.png", 2, ".png") == ["m-1.png", "m-2.png"]
+    assert numbered_paths("out/memory.png", 1, ".png") == ["out/memory.png"]
+    assert numbered_paths("out/memory.png", 2, ".png") == ["out/memory-1.png", "out/memory-2.png"]
+    assert numbered_paths("memory", 2, ".png") == ["memory-1.png", "memory-2.png"]
 
 
 # ---------------------------------------------------------------- heat map layout
@@ -228,7 +237,7 @@ def test_grid_shape(tiles, shape):
 
 def test_layout_one_ipu_puts_tile_ids_in_rows():
     report = synthetic(1472, over={47: LIMIT + 1})
-    lay = heatmap.layout(report)
+    lay = heatmap.layout(summarize(report))
     assert lay.kib.shape == (32, 46)
     assert lay.kib[0, 5] == report.excluding_gaps[5] / 1024
     assert lay.kib[1, 1] == report.excluding_gaps[47] / 1024
@@ -237,7 +246,7 @@ def test_layout_one_ipu_puts_tile_ids_in_rows():
 
 def test_layout_four_ipus_is_a_labelled_mosaic():
     report = synthetic(4 * 1472, over={2 * 1472: LIMIT + 1})
-    lay = heatmap.layout(report)
+    lay = heatmap.layout(summarize(report))
     band, gap = heatmap.ROW_GAP, heatmap.GAP
     assert lay.kib.shape == (2 * (32 + band), 2 * 46 + gap)
     assert [text for _, _, text in lay.block_labels] == ["IPU 0", "IPU 1", "IPU 2", "IPU 3"]
@@ -248,7 +257,7 @@ def test_layout_four_ipus_is_a_labelled_mosaic():
 def test_layout_pod_pools_without_losing_hot_or_overflowing_tiles():
     n = 94_208
     report = synthetic(n, over={1472 * 10 + 1001: LIMIT + 5})
-    lay = heatmap.layout(report)
+    lay = heatmap.layout(summarize(report))
     assert lay.kib.shape == (64, 368)
     assert lay.over.sum() == 1 and lay.over[10, 1001 // 4]
     assert lay.kib[10, 1001 // 4] == (LIMIT + 5) / 1024
@@ -264,17 +273,17 @@ def test_buckets_are_min_max_envelopes():
 
 def test_crowded_top_tiles_share_one_label():
     values = np.arange(2000, dtype=np.int64) * 300  # the top five are tiles 1995-1999
-    report = MemoryReport(source="ramp.a", format="archive", target=Target.for_arch("ipu2", 2000),
+    report = TileReport(source="ramp.a", format="archive", target=Target.for_arch("ipu2", 2000),
                           excluding_gaps=values)
-    words = texts(plot.figure(report))
+    words = texts(plot.figure(summarize(report)))
     assert "tiles 1995, 1996, 1997, 1998, 1999" in words
     assert "IPU 1" in words  # the partly filled second IPU is labelled too
 
 
 def test_no_tiles():
-    report = MemoryReport(source="empty.a", format="archive", target=Target(0),
+    report = TileReport(source="empty.a", format="archive", target=Target(0),
                           excluding_gaps=np.zeros(0, dtype=np.int64))
-    fig, rgb = draw(report)
+    fig, _ = draw(report)
     assert "This report holds no tiles" in texts(fig)
 
 
@@ -296,7 +305,7 @@ def histogram_axes(fig):
 def test_a_tile_exactly_at_the_limit_is_not_red():
     values = np.random.default_rng(1).integers(400_000, 600_000, 96)
     values[10] = LIMIT  # full, not out of memory: its bin starts at the limit
-    report = MemoryReport("full.a", "archive", Target.for_arch("ipu2", 96), excluding_gaps=values)
+    report = TileReport("full.a", "archive", Target.for_arch("ipu2", 96), excluding_gaps=values)
     assert report.tiles_out_of_memory == 0
     _, rgb = draw(report)
     assert oom_pixels(rgb) == 0
@@ -305,7 +314,7 @@ def test_a_tile_exactly_at_the_limit_is_not_red():
 def test_a_bin_straddling_the_limit_is_red_when_it_holds_an_out_of_memory_tile():
     values = np.random.default_rng(1).integers(400_000, 600_000, 96)
     values[20] = LIMIT + 100  # in the 620 - 625 KiB bin of 5 KiB bins, which starts below the limit
-    report = MemoryReport("over.a", "archive", Target.for_arch("ipu2", 96), excluding_gaps=values)
+    report = TileReport("over.a", "archive", Target.for_arch("ipu2", 96), excluding_gaps=values)
     fig = report.plot(bin_kib=5)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=plot.DPI)
@@ -318,14 +327,14 @@ def test_a_bin_straddling_the_limit_is_red_when_it_holds_an_out_of_memory_tile()
 
 def test_a_printed_bin_across_the_limit_is_hatched_not_red():
     bins = (Bin(600, 608, 900), Bin(608, 616, 500), Bin(616, 624, 60), Bin(624, 632, 12))
-    report = MemoryReport(
+    report = SummaryReport(
         source="summary.txt", format="poplar-text", target=Target(1472, None, 1, 1472, 640_000),
         printed=PrintedSummary(histogram=Histogram(8, bins), max_excluding_gaps=TileBytes(17, 645_000)))
     fig, rgb = draw(report)
     ax = histogram_axes(fig)
     # 624 - 632 KiB may hold tiles on both sides of 640,000 B: tile 17 (the maximum) is over, so it holds one.
     assert colour_pixels(rgb, plot.OOM_COLOUR, fig, ax) > 0
-    unsure = MemoryReport(
+    unsure = SummaryReport(
         source="summary.txt", format="poplar-text", target=Target(1472, None, 1, 1472, 640_000),
         printed=PrintedSummary(histogram=Histogram(8, bins)))
     fig, rgb = draw(unsure)
@@ -336,7 +345,10 @@ def test_a_printed_bin_across_the_limit_is_hatched_not_red():
 
 
 def test_a_partial_report_that_is_not_a_summary_is_not_described_as_one():
-    bare = MemoryReport("bare.elf", "elf", Target(1472, None, 1, 1472, LIMIT))
-    words = texts(plot.figure(bare))
-    assert "Partial per-tile view: the source holds no per-tile bytes" in words
+    values = np.full(1472, 1000, dtype=np.int64)
+    values[3] = 0
+    skipped = TileReport("skip.a", "archive", Target(1472, None, 1, 1472, LIMIT), values,
+                         skipped=(memreport.SkippedMember(3, "tile_3.elf", "not an ELF file"),))
+    words = texts(plot.figure(summarize(skipped)))
+    assert "1 damaged member(s) skipped" in words
     assert "text summary" not in words and "printed a histogram" not in words

@@ -7,12 +7,23 @@ import json
 
 import numpy as np
 
-from memreport.model import Bin, Column, Histogram, MemoryReport, PrintedSummary, Target, TileBytes, TileDetail
+from memreport.analysis import summarize_all
+from memreport.model import (
+    Bin,
+    Column,
+    Histogram,
+    PrintedSummary,
+    SummaryReport,
+    Target,
+    TileBytes,
+    TileDetail,
+    TileReport,
+)
 from memreport.render.table import render_csv, render_json
 
 
 def archive_report(source="a.a"):
-    return MemoryReport(
+    return TileReport(
         source=source, format="archive", target=Target.for_arch("ipu2", 3),
         excluding_gaps=np.array([1000, 640_000, 5000], dtype=np.int64),
         breakdown={".text": Column(np.array([1000, 40_000, 5000])),
@@ -22,7 +33,7 @@ def archive_report(source="a.a"):
 
 
 def text_report():
-    return MemoryReport(
+    return SummaryReport(
         source="r.txt", format="poplar-text", module="main", target=Target(num_tiles=1216, tiles_per_ipu=1216,
                                                                            num_ipus=1, bytes_per_tile=262_144),
         printed=PrintedSummary(histogram=Histogram(1, (Bin(4, 5, 1215), Bin(5, 6, 1))),
@@ -33,7 +44,7 @@ def text_report():
 
 
 def test_json_for_an_archive():
-    doc = json.loads(render_json([archive_report()], top=2))
+    doc = json.loads(render_json(summarize_all([archive_report()], top=2)))
     assert doc["schema"] == "memreport/1"
     (r,) = doc["reports"]
     assert {k: r[k] for k in ("source", "module", "format", "per_tile", "tiles_out_of_memory")} == {
@@ -53,7 +64,7 @@ def test_json_for_an_archive():
 
 
 def test_json_for_a_text_report_keeps_what_was_printed():
-    (r,) = json.loads(render_json([text_report()]))["reports"]
+    (r,) = json.loads(render_json(summarize_all([text_report()])))["reports"]
     assert r["per_tile"] == "partial" and r["module"] == "main"
     assert r["totals"] == {"including_gaps": 23_878_396, "excluding_gaps": 5_355_604}
     assert r["max_including_gaps"] == {"tile": 0, "bytes": 49_184}
@@ -64,7 +75,7 @@ def test_json_for_a_text_report_keeps_what_was_printed():
 
 
 def test_csv_for_an_archive():
-    rows = list(csv.reader(io.StringIO(render_csv([archive_report()]))))
+    rows = list(csv.reader(io.StringIO(render_csv(summarize_all([archive_report()])))))
     assert rows == [
         ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory", ".text", ".bss", ".comment"],
         ["0", "0", "t0", "1000", "", "false", "1000", "", "3"],
@@ -74,7 +85,7 @@ def test_csv_for_an_archive():
 
 
 def test_csv_for_a_text_report_has_the_detailed_tiles():
-    rows = list(csv.reader(io.StringIO(render_csv([text_report()]))))
+    rows = list(csv.reader(io.StringIO(render_csv(summarize_all([text_report()])))))
     assert rows == [
         ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory", "Stack", "Variables",
          "region.non_interleaved", "region.interleaved", "region.overflowed"],
@@ -83,7 +94,7 @@ def test_csv_for_a_text_report_has_the_detailed_tiles():
 
 
 def test_csv_of_several_reports_unions_columns_and_names_the_source():
-    rows = list(csv.reader(io.StringIO(render_csv([archive_report("x.a"), text_report()]))))
+    rows = list(csv.reader(io.StringIO(render_csv(summarize_all([archive_report("x.a"), text_report()])))))
     assert rows[0][-2:] == ["source", "module"]
     assert rows[0][6:9] == [".text", ".bss", ".comment"]
     assert rows[1][-2:] == ["x.a", ""] and rows[4][-2:] == ["r.txt", "main"]

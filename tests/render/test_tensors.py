@@ -10,12 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 import memreport
+from memreport.analysis import summarize, summarize_all
+from memreport.analysis.tensors import element_histogram
 from memreport.cli import main
+from memreport.model.tensor_map import ESTIMATE_LABEL
 from memreport.readers.tensor_map import tensor_map_from_document
 from memreport.render import table, tensors, text
 from tests.synth.profile import build_profile, build_tensor_map, encode_json, tensor_entry
-from memreport.tensor_analysis import element_histogram
-from memreport.tensor_map_model import ESTIMATE_LABEL
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
 
@@ -59,7 +60,7 @@ def test_histogram_rows_golden():
 
 def test_tensor_map_alone_as_text(files):
     _, tensor_map = files
-    out = text.render([memreport.read(tensor_map)], top=2)
+    out = text.render(summarize_all([memreport.read(tensor_map)], top=2))
     assert "Format:   tensor map" in out
     assert "Memory Usage" not in out and "By Tile (Excluding Gaps)" not in out  # no bytes are known
     assert "  Tensors:      3 in 1 computation(s)\n  Elements:     567 on 4 of 4 tiles\n" in out
@@ -76,7 +77,7 @@ def test_tensor_map_alone_as_text(files):
 def test_tensor_map_alone_as_json_and_csv(files):
     _, tensor_map = files
     report = memreport.read(tensor_map)
-    record = table.report_dict(report, top=1)
+    record = table.report_dict(summarize(report, top=1))
     assert record["format"] == "tensor-map" and record["histogram"] is None
     assert record["totals"] == {"including_gaps": None, "excluding_gaps": None}
     assert "tensor_map" not in record["info"]
@@ -85,8 +86,8 @@ def test_tensor_map_alone_as_json_and_csv(files):
     assert section["unknown_element_types"] == ["mystery"] and section["estimate"] == ESTIMATE_LABEL
     assert section["top_tiles"][0]["tensors"][2] == {"name": "odd", "computation": "main", "elements": 7,
                                                      "est_bytes": None}
-    json.loads(table.render_json([report]))
-    rows = list(csv.reader(io.StringIO(table.render_csv([report]))))
+    json.loads(table.render_json(summarize_all([report])))
+    rows = list(csv.reader(io.StringIO(table.render_csv(summarize_all([report])))))
     assert rows[0][-3:] == ["tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements"]
     assert rows[2] == ["1", "", "", "", "", "", "407", "1000", "7"]
     assert len(rows) == 5

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from memreport.model import Bin, Column, Histogram, MemoryReport, Target
+from memreport.analysis import summarize
+from memreport.model import Bin, Column, Histogram, SummaryReport, Target, TileReport
 from memreport.render.text import by_tile_block, histogram_rows, render_report
 from tests.conftest import MK1_BY_TILE
-
 
 
 def test_rows_as_poplar_prints_them():
@@ -31,28 +31,28 @@ def test_mk1_block_from_full_data_is_byte_for_byte():
     excluding[0] = 5780
     including = np.full(1216, 40_000, dtype=np.int64)
     including[0] = 49_184
-    report = MemoryReport(source="p", format="json-profile", target=Target.for_arch("ipu1", 1216),
+    report = TileReport(source="p", format="json-profile", target=Target.for_arch("ipu1", 1216),
                           excluding_gaps=excluding, including_gaps=including)
-    assert "\n".join(by_tile_block(report)) == MK1_BY_TILE
+    assert "\n".join(by_tile_block(summarize(report))) == MK1_BY_TILE
 
 
 def test_unknown_tile_memory_is_said():
-    report = MemoryReport(source="p", format="archive", target=Target(num_tiles=1),
+    report = TileReport(source="p", format="archive", target=Target(num_tiles=1),
                           excluding_gaps=np.array([10]))
-    assert by_tile_block(report)[-1] == "    out-of-memory tiles unknown (bytes per tile unknown: give --tile-memory " \
-                                        "or --arch)"
+    assert by_tile_block(summarize(report))[-1] == \
+        "    out-of-memory tiles unknown (bytes per tile unknown: give --tile-memory or --arch)"
 
 
 def test_whole_report_golden():
     values = np.array([1000, 640_000, 5000], dtype=np.int64)
-    report = MemoryReport(
+    report = TileReport(
         source="a.a", format="archive", target=Target.for_arch("ipu2", 3), excluding_gaps=values,
         breakdown={".text": Column(np.array([1000, 40_000, 5000])),
                    ".bss": Column(np.array([0, 600_000, 0]), np.array([False, True, False])),
                    ".comment": Column(np.array([3, 3, 3]), counted=False)},
         breakdown_kind="section", tile_names=["t0", "t1", "t2"],
         notes=("an ELF archive holds no gap information: including gaps is unknown",))
-    assert render_report(report, top=2) == """\
+    assert render_report(summarize(report, top=2)) == """\
 Source:   a.a
 Format:   ELF archive
 Target:   ipu2, 3 tiles (1,472 per IPU), 638,976 B (624.0 KiB) per tile
@@ -67,7 +67,7 @@ Memory Usage:
     Range (KB) Histogram (Excluding Gaps)               Count (tiles)
        0 -   8 ****************************************      2
        8 -  16                                               0
-""" + "".join(f"{lo:>8} - {lo + 8:>3}                                               0\n" for lo in range(16, 624, 8)) + """\
+""" + "".join(f"{lo:>8} - {lo + 8:>3}{'0':>48}\n" for lo in range(16, 624, 8)) + """\
      624 - 632 ********************                          1
 
     Maximum (Excluding Gaps): 640,000 (625.0 K) on tile 1
@@ -84,13 +84,13 @@ Top 2 tiles (by excluding gaps):
 def test_detailed_tiles_of_a_text_report_show_data_types_and_regions():
     from memreport.model import PrintedSummary, TileDetail
     from memreport.render.text import top_tiles_lines
-    report = MemoryReport(
+    report = SummaryReport(
         source="r.txt", format="poplar-text", target=Target(num_tiles=1216, tiles_per_ipu=1216, num_ipus=1,
                                                             bytes_per_tile=262_144),
         breakdown_kind="data type", printed=PrintedSummary(),
         detailed_tiles=(TileDetail(0, 834_416, 834_339, {"Variables": 807_658, "Stack": 3_168},
                                    {"non_interleaved": 122_880, "interleaved": 131_072, "overflowed": 580_387}),))
-    assert top_tiles_lines(report, 5) == [
+    assert top_tiles_lines(summarize(report), 5) == [
         "Detailed tiles (as printed):",
         "      Tile   IPU    Excluding gaps    Including gaps  % of tile  Largest data types",
         "  !      0     0         834,339 B         834,416 B     318.3%  Variables 807,658 B, Stack 3,168 B"

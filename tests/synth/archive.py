@@ -1,14 +1,14 @@
 """A small ELF and ``ar`` writer: test fixtures, the bundled sample and benchmark inputs.
 
-It writes what FORMATS.md §5 describes (32/64-bit, either byte order, GNU or
+It writes what docs/FORMATS.md §5 describes (32/64-bit, either byte order, GNU or
 BSD member names, with or without the ``/`` symbol index) so tests can build
 every layout the readers must handle, and compare with ``size -A``.
 """
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 EM_GRAPHCORE_IPU = 248
 SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_NOBITS = 1, 2, 3, 8
@@ -119,7 +119,7 @@ def ar_archive(members: Iterable[tuple[str, bytes]], *, bsd: bool = False,
         return bytes(out)
     table = bytearray()
     headers = []
-    for name, payload in members:
+    for name, _ in members:
         raw = name.encode()
         if len(raw) <= 15:
             headers.append(raw + b"/")

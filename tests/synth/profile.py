@@ -1,4 +1,4 @@
-"""Synthetic graph profiles and tensor maps (FORMATS.md §2-4), as dicts and as JSON or CBOR bytes.
+"""Synthetic graph profiles and tensor maps (docs/FORMATS.md §2-4), as dicts and as JSON or CBOR bytes.
 
 Profiles are built from per-tile arrays; categories either come from the
 caller or are split deterministically from the per-tile totals so that
@@ -9,7 +9,8 @@ graphcore/tensorflow's logging.rst).
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -212,13 +213,13 @@ def mk1_tensor_map() -> dict:
     """
     all_tiles = range(MK1_TILES)
     main = [
-        tensor_entry("arg0.1", {t: 2 for t in all_tiles}, shape=[MK1_TILES, 2], framework_name="x"),
-        tensor_entry("add.3", {t: 4 for t in all_tiles}, element_type="half", shape=[MK1_TILES, 4],
+        tensor_entry("arg0.1", dict.fromkeys(all_tiles, 2), shape=[MK1_TILES, 2], framework_name="x"),
+        tensor_entry("add.3", dict.fromkeys(all_tiles, 4), element_type="half", shape=[MK1_TILES, 4],
                      framework_name="add"),
         tensor_entry("bias.2", {0: 256}, shape=[256], framework_name="dense/bias"),
         tensor_entry("reduce.7", {0: 4}, element_type="int", shape=[4], framework_name="Sum"),
-        tensor_entry("compare.9", {t: 1 for t in all_tiles}, element_type="bool", shape=[MK1_TILES],
+        tensor_entry("compare.9", dict.fromkeys(all_tiles, 1), element_type="bool", shape=[MK1_TILES],
                      framework_name="Greater"),
     ]
-    init = [tensor_entry("broadcast.1", {t: 2 for t in range(4)}, shape=[8], framework_name="zeros")]
+    init = [tensor_entry("broadcast.1", dict.fromkeys(range(4), 2), shape=[8], framework_name="zeros")]
     return build_tensor_map({"cluster_main": main, "cluster_init": init})

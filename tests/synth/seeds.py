@@ -11,6 +11,7 @@ import json
 import numpy as np
 
 from memreport.model import KIB, Bin, Histogram, TileBytes
+
 from . import profile as synth_profile
 from . import text as synth_text
 from .archive import ar_archive, bss, data, elf_file, note, text, tile_elf

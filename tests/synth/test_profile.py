@@ -10,10 +10,22 @@ import pytest
 
 import memreport
 from memreport import analysis
-from tests.synth.profile import (MK1_EXCLUDING_GAPS, MK1_INCLUDING_GAPS, MK1_REPORT_CATEGORIES,
-                                     build_profile, build_tensor_map, encode_cbor, encode_json,
-                                     mk1_poplar_match_profile, mk1_tensor_map, spread, tensor_entry, wrap)
+from memreport.analysis import summarize, summarize_all
 from tests.conftest import MK1_BY_TILE
+from tests.synth.profile import (
+    MK1_EXCLUDING_GAPS,
+    MK1_INCLUDING_GAPS,
+    MK1_REPORT_CATEGORIES,
+    build_profile,
+    build_tensor_map,
+    encode_cbor,
+    encode_json,
+    mk1_poplar_match_profile,
+    mk1_tensor_map,
+    spread,
+    tensor_entry,
+    wrap,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,9 +64,9 @@ def test_mk1_profile_renders_poplars_by_tile_block_byte_for_byte(tmp_path):
         path = tmp_path / "mk1"
         path.write_bytes(data)
         report = memreport.read(path)
-        block = "\n".join(text.by_tile_block(report)[1:])  # after the "By Tile (Excluding Gaps):" heading
+        block = "\n".join(text.by_tile_block(summarize(report))[1:])  # after the "By Tile (Excluding Gaps):" heading
         assert block == MK1_BY_TILE.split("\n", 1)[1]
-        assert MK1_BY_TILE.split("\n", 1)[1] in text.render([report])
+        assert MK1_BY_TILE.split("\n", 1)[1] in text.render(summarize_all([report]))
 
 
 def test_samples_are_what_the_script_writes():
@@ -72,7 +84,7 @@ def test_sample_summary_and_profile_agree():
     profile = memreport.read(ROOT / "sample_reports" / "mk1_profile.json")
     for figure in (analysis.total_excluding_gaps, analysis.total_including_gaps, analysis.max_excluding_gaps,
                    analysis.max_including_gaps, analysis.count_out_of_memory):
-        assert figure(text_report) == figure(profile), figure.__name__
+        assert figure(summarize(text_report)) == figure(summarize(profile)), figure.__name__
     assert analysis.histogram(text_report) == analysis.histogram(profile)
 
 

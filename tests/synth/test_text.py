@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from memreport.model import Bin, Histogram, TileBytes
-from tests.synth import text as synth
 from tests.conftest import MK1_BY_TILE
+from tests.synth import text as synth
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,15 +1,15 @@
 """Synthetic Poplar text summaries and TensorFlow ``.rep`` traces, laid out as Poplar prints them.
 
 Column widths follow the walk-through in graphcore/tensorflow's
-``docs/logging.rst`` (FORMATS.md §1): item values end at fixed columns per
+``docs/logging.rst`` (docs/FORMATS.md §1): item values end at fixed columns per
 level, and ``By Type`` names are padded to the longest name plus eight, with
 the numbers right-aligned to the widest (both fit the two published blocks;
 Poplar's own rule for that list is not published).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""Poplar text summaries (printProfileSummary) and TensorFlow ``.rep`` event traces (FORMATS.md §1).
+"""Poplar text summaries (printProfileSummary) and TensorFlow ``.rep`` event traces (docs/FORMATS.md §1).
 
 A summary is read line by line by a small state machine: headings are
 matched by their text, never their column, because documents that quote a
@@ -18,20 +18,24 @@ import re
 
 from ...errors import ReadError, Truncated
 from ...model import MemoryReport
-from .. import PREFIX_BYTES, ReadOptions, Reader, register
+from ..registry import PREFIX_BYTES, Reader, ReadOptions, register, resolve
 from .rep import REP_EVENT, read_rep
 from .report import FORMAT, summaries
 from .values import decode, split_lines
 
 
 def parse_text(text: str, source: str = "<text>", options: ReadOptions | None = None) -> list[MemoryReport]:
-    """Every report in a summary or ``.rep`` trace already decoded to text."""
-    options = options or ReadOptions()
+    """Every report in a summary or ``.rep`` trace already decoded to text, resolved with ``options``
+    (a convenience for text already in memory; files go through :func:`memreport.readers.read_path`)."""
+    return [resolve(r, options or ReadOptions(), source) for r in _reports(text, source)]
+
+
+def _reports(text: str, source: str) -> list[MemoryReport]:
     text = text.removeprefix("\ufeff")
     events = list(REP_EVENT.finditer(text))
     if events:
-        return read_rep(text, events, source, options)
-    return summaries(split_lines(text), source, options)
+        return read_rep(text, events, source)
+    return list(summaries(split_lines(text), source))
 
 
 def read_poplar_text(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
@@ -40,7 +44,7 @@ def read_poplar_text(path: str, prefix: bytes, options: ReadOptions) -> list[Mem
         data = f.read()
     text = decode(data)
     try:
-        return parse_text(text, path, options)
+        return _reports(text, path)
     except ReadError as exc:
         # Poplar ends every line: a failure on an unended last line is a file cut short (a download, a log
         # still being written), and saying so beats "does not parse".

@@ -12,8 +12,25 @@ from ...errors import ReadError, Truncated
 from ...model import Bin, TileBytes
 from ...units import POPLAR_UNITS
 from .summary import Block, Scope, Summary, TileBlock
-from .values import (ELISION, ITEM, MAXIMUM, OLD_MAX, OOM, ROW, ROW_START, TILE, TYPE_ITEM, VERTEX, Line,
-                     byte_count, clean_name, integer, loose, quantity, snake)
+from .values import (
+    ELISION,
+    ITEM,
+    MAXIMUM,
+    OLD_MAX,
+    OOM,
+    ROW,
+    ROW_START,
+    TILE,
+    TYPE_ITEM,
+    VERTEX,
+    Line,
+    byte_count,
+    clean_name,
+    integer,
+    loose,
+    quantity,
+    snake,
+)
 
 _FREQ_UNITS = {"hz": 1, "khz": 10**3, "mhz": 10**6, "ghz": 10**9}
 _INT_KEYS = {"num_ipus", "tiles_per_ipu", "total_tiles", "num_replicas", "ipus_per_replica",
@@ -37,7 +54,8 @@ class Parser:
         self.skip_indent = -1
 
     def run(self) -> Summary:
-        for self.pos, ln in enumerate(self.lines):
+        for pos, ln in enumerate(self.lines):
+            self.pos = pos
             if not ln.text:
                 continue
             if ln.text in ELISION:

@@ -1,4 +1,4 @@
-"""The TensorFlow ``.rep`` event trace: each ``Compile end`` event holds a text summary (FORMATS.md §1)."""
+"""The TensorFlow ``.rep`` event trace: each ``Compile end`` event holds a text summary (docs/FORMATS.md §1)."""
 from __future__ import annotations
 
 import re
@@ -7,7 +7,6 @@ from typing import Any
 
 from ...errors import ReadError
 from ...model import MemoryReport
-from .. import ReadOptions
 from .report import summaries
 from .values import INT, integer, split_lines
 
@@ -18,7 +17,7 @@ _EVENT = re.compile(r"=>\s*@\s*(?P<when>.*?):\s+(?P<kind>Compile begin|Compile e
                     r"Load engine|Execute|Unknown event)(?:\s*:\s*(?P<module>.*))?")
 
 
-def read_rep(text: str, events: list[re.Match], source: str, options: ReadOptions) -> list[MemoryReport]:
+def read_rep(text: str, events: list[re.Match], source: str) -> list[MemoryReport]:
     """The summary of every ``Compile end`` event (``events``: the :data:`REP_EVENT` matches in ``text``)."""
     reports: list[MemoryReport] = []
     skipped = 0
@@ -44,7 +43,7 @@ def read_rep(text: str, events: list[re.Match], source: str, options: ReadOption
             kind = "an empty report" if not content else "a JSON report, not a text summary"
             warnings.warn(f"{source}: 'Compile end: {module}' (line {no}) holds {kind}; skipped", stacklevel=3)
             continue
-        reports.extend(summaries(body, source, options, module, info))
+        reports.extend(summaries(body, source, module, info))
     if not reports:
         raise ReadError(f"the trace holds no text compile report ({skipped} compile report(s) skipped; "
                         f"enable use_poplar_text_report for text summaries)")

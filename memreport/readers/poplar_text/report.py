@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
 from typing import Any
 
 from ...errors import ReadError
-from ...model import ARCHES, Histogram, MemoryReport, PrintedSummary, Target, TileDetail
-from .. import ReadOptions
+from ...model import Histogram, PrintedSummary, StatedTarget, SummaryReport, TileDetail, resolve_target
 from .parser import Parser
 from .summary import Scope, Summary, TileBlock
 from .values import Line, clean_name, snake
@@ -15,25 +13,12 @@ from .values import Line, clean_name, snake
 FORMAT = "poplar-text"
 
 
-def _target(s: Summary, options: ReadOptions) -> Target:
-    """The Target section, with ``--arch`` filling in what it does not say and ``--tile-memory`` overriding."""
-    arch = options.arch
-    spec = ARCHES.get(arch) if arch else None
+def _stated_target(s: Summary) -> StatedTarget:
+    """What the Target section says (a summary with none states no tile count: 0)."""
     t = s.target or {}
-    try:
-        target = Target(
-            num_tiles=t.get("total_tiles", 0), arch=arch, num_ipus=t.get("num_ipus"),
-            tiles_per_ipu=t.get("tiles_per_ipu") or (spec.tiles_per_ipu if spec else None),
-            bytes_per_tile=t.get("memory_per_tile_bytes") or (spec.bytes_per_tile if spec else None),
-            clock_hz=t.get("clock_hz"))
-    except ValueError as exc:
-        raise ReadError(f"Target: {exc}", line=s.target_line or None) from None
-    if options.tile_memory is None:
-        return target
-    try:  # an override of 0 is refused, as the other readers refuse it, not taken for "none given"
-        return replace(target, bytes_per_tile=options.tile_memory)
-    except ValueError as exc:
-        raise ReadError(str(exc)) from None
+    return StatedTarget(num_tiles=t.get("total_tiles", 0), num_ipus=t.get("num_ipus"),
+                        tiles_per_ipu=t.get("tiles_per_ipu"), bytes_per_tile=t.get("memory_per_tile_bytes"),
+                        clock_hz=t.get("clock_hz"), source_kind="summary")
 
 
 def _check_tile(tile: int, num_tiles: int, line: int, what: str) -> None:
@@ -78,11 +63,15 @@ def _info(s: Summary) -> dict[str, Any]:
     return info
 
 
-def _report(s: Summary, source: str, options: ReadOptions, module: str | None,
-            extra_info: dict[str, Any], end_line: int) -> MemoryReport:
+def _report(s: Summary, source: str, module: str | None, extra_info: dict[str, Any],
+            end_line: int) -> SummaryReport:
     if not s.has_memory():
         raise ReadError("no memory figures found (expected a Memory Usage or By Tile section)", line=end_line)
-    target = _target(s, options)
+    stated = _stated_target(s)
+    try:
+        target = resolve_target(stated)[0]
+    except ValueError as exc:
+        raise ReadError(f"Target: {exc}", line=s.target_line or None) from None
     n = target.num_tiles
     notes = list(s.notes)
     if s.target is None:
@@ -120,19 +109,20 @@ def _report(s: Summary, source: str, options: ReadOptions, module: str | None,
         notes.insert(0, f"per-tile values: no tile is detailed; tiles are {known}")
     if s.old:
         notes.append("old (0.x) layout: its total and largest tile are kept in info['old_layout']")
-    return MemoryReport(
+    return SummaryReport(
         source=source, format=FORMAT, target=target, detailed_tiles=details, printed=printed,
-        breakdown_kind="data type", module=module, info={**_info(s), **extra_info}, notes=tuple(notes))
+        breakdown_kind="data type", module=module, info={**_info(s), **extra_info}, notes=tuple(notes),
+        stated=stated)
 
 
-def summaries(lines: list[Line], source: str, options: ReadOptions, module: str | None = None,
-               extra_info: dict[str, Any] | None = None) -> list[MemoryReport]:
+def summaries(lines: list[Line], source: str, module: str | None = None,
+              extra_info: dict[str, Any] | None = None) -> list[SummaryReport]:
     """Every summary in a run of lines: each ``Target:`` heading after the first starts another."""
     starts = [i for i, ln in enumerate(lines) if clean_name(ln.text.rstrip(":")).casefold() == "target"
               and ln.text.endswith(":")][1:]
     bounds = [0, *starts, len(lines)]
     end_line = lines[-1].no if lines else 1
-    return [_report(Parser(lines[a:b]).run(), source, options, module, dict(extra_info or {}),
+    return [_report(Parser(lines[a:b]).run(), source, module, dict(extra_info or {}),
                     lines[b - 1].no if b > a else end_line)
             for a, b in zip(bounds, bounds[1:])]
 

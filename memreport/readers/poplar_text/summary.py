@@ -7,6 +7,7 @@ from typing import Any
 from ...model import Bin, TileBytes
 from .values import snake
 
+
 @dataclass
 class Scope:
     """One ``Including Gaps`` / ``Excluding Gaps`` breakdown, under an optional label (``Total``)."""

@@ -1,7 +1,7 @@
 """The text of a Poplar summary: its lines, the patterns its items follow, and their values.
 
 Numbers carry thousands separators everywhere; byte counts are exact
-integers followed by ``B``; ``kB`` and ``MB`` are binary (FORMATS.md §1).
+integers followed by ``B``; ``kB`` and ``MB`` are binary (docs/FORMATS.md §1).
 """
 from __future__ import annotations
 
@@ -109,8 +109,8 @@ def loose(text: str) -> Any:
     """A value from a section memreport does not interpret: a number when it is one, else the text."""
     if len(text.replace(",", "").lstrip("0")) > _MAX_DIGITS + 8:  # too long for a number: kept as text
         return text
-    if _BYTES.fullmatch(text):
-        return int(_BYTES.fullmatch(text)["n"].replace(",", ""))
+    if byte_match := _BYTES.fullmatch(text):
+        return int(byte_match["n"].replace(",", ""))
     match = _QUANTITY.fullmatch(text)
     if match and not match["unit"]:
         value = Decimal(match["n"].replace(",", "") + (f".{match['frac']}" if match["frac"] else ""))

@@ -1,18 +1,20 @@
-"""Pure functions of a :class:`~memreport.tensor_map_model.TensorMap` (and a report it annotates).
+"""Pure functions of a :class:`~memreport.model.tensor_map.TensorMap` (and a report it annotates).
 
 Everything here counts elements or *estimates* tensor-data bytes; memory
 usage only ever comes from the report's own per-tile figures.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import analysis
-from .errors import ReadError
-from .model import MemoryReport
-from .tensor_map_model import TensorMap, TileTensor
+from ..errors import ReadError
+from ..model import MemoryReport
+from ..model.tensor_map import TensorMap, TileTensor
+from .binning import aligned_counts, power_of_two_width
+from .tiles import TopTile
 
 MAX_ELEMENT_BINS = 32  # a readable histogram; elements spread wider than bytes do
 
@@ -53,13 +55,8 @@ def element_histogram(tensor_map: TensorMap, max_bins: int = MAX_ELEMENT_BINS) -
     values = tensor_map.elements_by_tile
     if values.size == 0:
         return ElementHistogram(1, ())
-    lo, hi = int(values.min()), int(values.max())
-    width = 1
-    while hi // width - lo // width + 1 > max_bins:
-        width *= 2
-    index = values // width
-    first = int(index.min())
-    counts = np.bincount(index - first)
+    width = power_of_two_width(int(values.min()), int(values.max()), max_bins=max_bins)
+    first, counts = aligned_counts(values, width)
     return ElementHistogram(width, tuple(
         ElementBin((first + i) * width, (first + i + 1) * width, int(c)) for i, c in enumerate(counts)))
 
@@ -94,10 +91,9 @@ def check_matches(report: MemoryReport, tensor_map: TensorMap) -> None:
                         f"{report.num_tiles:,} tiles: are they from the same program?", path=tensor_map.source)
 
 
-def attribute(report: MemoryReport, tensor_map: TensorMap, n: int = 5) -> list[TileTensors]:
-    """For each of the report's top ``n`` tiles, the tensors on it with elements and estimated bytes."""
+def attribute(report: MemoryReport, tensor_map: TensorMap, top: Sequence[TopTile]) -> list[TileTensors]:
+    """For each of the report's ``top`` tiles, the tensors on it with elements and estimated bytes."""
     check_matches(report, tensor_map)
     tpi = report.target.tiles_per_ipu
-    # top_tiles gives the detailed tiles (and their printed figures) for a text report.
-    return [_tile_tensors(tensor_map, top.tile, tpi, top.excluding_gaps, top.including_gaps)
-            for top in analysis.top_tiles(report, n)]
+    # The top tiles are the detailed tiles (and their printed figures) for a text report.
+    return [_tile_tensors(tensor_map, t.tile, tpi, t.excluding_gaps, t.including_gaps) for t in top]

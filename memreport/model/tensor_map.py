@@ -1,4 +1,4 @@
-"""The tensor map: which tensor's elements lie on which tile (FORMATS.md §4).
+"""The tensor map: which tensor's elements lie on which tile (docs/FORMATS.md §4).
 
 A tensor map counts elements, not bytes. Bytes here are always an
 *estimate of tensor data only* (elements times the element size); they leave
@@ -7,10 +7,11 @@ usage and never stand in for it.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""Build gates: pure checks of a report (or a diff) against limits, for CI.
+"""Build gates: pure checks of a report's summary (or a diff) against limits, for CI.
 
 Each check returns a :class:`GateResult` naming the worst tiles; the CLI
 only turns a failed result into exit status 3. A text summary holds no
@@ -10,14 +10,16 @@ a gate never passes on a figure nobody knows.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import analysis
-from .errors import UnsupportedOperation
-from .model import MemoryReport
+from ..errors import UnsupportedOperation
+from ..model import MemoryReport, SummaryReport, TileReport
+from .oom import known_out_of_memory_tiles
+from .summary import Summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from .diff import Diff
@@ -46,11 +48,6 @@ class GateResult:
     message: str = ""              # one line for stderr; empty when passed
 
 
-def describe_source(report: MemoryReport) -> str:
-    """The report's file, with its module when a file holds several."""
-    return report.source + (f" (module {report.module})" if report.module else "")
-
-
 def _worst(tiles: np.ndarray, values: np.ndarray, excess: np.ndarray,
            limit: int = WORST_SHOWN) -> tuple[Offender, ...]:
     """The ``limit`` largest excesses, ties by tile id, without sorting every offender."""
@@ -70,7 +67,7 @@ def _tile_list(worst: Sequence[Offender], failing: int | None, phrase: str = "by
 
 
 def _passed(gate: str, report: MemoryReport) -> GateResult:
-    return GateResult(gate, describe_source(report), False, 0, ())
+    return GateResult(gate, report.label, False, 0, ())
 
 
 def _detailed_over(report: MemoryReport, limit: int) -> dict[int, int]:
@@ -85,7 +82,7 @@ def _worst_detailed(over: dict[int, int], limit: int) -> tuple[Offender, ...]:
     return tuple(ranked[:WORST_SHOWN])
 
 
-def check_out_of_memory(report: MemoryReport) -> GateResult:
+def check_out_of_memory(summary: Summary) -> GateResult:
     """Fail when any tile is out of memory (``--fail-on-oom``).
 
     A text summary answers with its printed count, or, when that count is
@@ -94,18 +91,19 @@ def check_out_of_memory(report: MemoryReport) -> GateResult:
     a tile out of memory, and raises UnsupportedOperation when they cannot
     tell.
     """
-    gate, source = "fail-on-oom", describe_source(report)
-    status = analysis.out_of_memory_count(report)
+    report = summary.report
+    gate, source = "fail-on-oom", report.label
+    status = summary.oom
     if status.count is None and not status.at_least:
         raise UnsupportedOperation(f"--fail-on-oom: {source}: out-of-memory tiles unknown ({status.reason})")
     if status.count == 0:
         return _passed(gate, report)
-    if report.excluding_gaps is None:
+    if not isinstance(report, TileReport):
         limit = report.target.bytes_per_tile
-        worst = _worst_detailed(analysis.known_out_of_memory_tiles(report), limit) if limit is not None else ()
+        worst = _worst_detailed(known_out_of_memory_tiles(report), limit) if limit is not None else ()
         which = f": {_tile_list(worst, status.count or status.at_least)}" if worst else \
             "; neither its detailed tiles nor its maximum say which"
-        why = analysis.partial_reason(report)
+        why = summary.partial_reason
         if status.count is not None and status.basis is None:
             return GateResult(gate, source, True, status.count, worst,
                               f"{status.count:,} tile(s) out of memory in {source} (the count it printed; {why})"
@@ -115,8 +113,8 @@ def check_out_of_memory(report: MemoryReport) -> GateResult:
                           f"{figure} tile(s) out of memory in {source} ({status.basis}; {status.reason}){which}")
     limit = report.target.bytes_per_tile
     count = status.count
-    assert count is not None
-    mask = analysis.out_of_memory(report)
+    mask = summary.out_of_memory
+    assert count is not None and mask is not None  # a TileReport's count is known exactly when its mask is
     if report.known is not None:
         mask = mask & report.known
     tiles = np.flatnonzero(mask)
@@ -131,15 +129,15 @@ def check_out_of_memory(report: MemoryReport) -> GateResult:
                       f"{count:,} tile(s) out of memory in {source}: {_tile_list(worst, count)}")
 
 
-def _check_above(report: MemoryReport, gate: str, limit: int, what: str,
+def _check_above(summary: Summary, gate: str, limit: int, what: str,
                  phrase: str = "by {excess:,} B") -> GateResult:
     """Fail when any tile's excluding-gaps bytes exceed ``limit``, naming the worst by their excess."""
-    source = describe_source(report)
-    values = report.excluding_gaps
-    if values is None:
-        if not report.is_printed_summary:
-            raise UnsupportedOperation(f"--{gate}: {source}: {analysis.partial_reason(report)}")
-        peak = analysis.max_excluding_gaps(report)
+    report = summary.report
+    source = report.label
+    if not isinstance(report, TileReport):
+        if not isinstance(report, SummaryReport):
+            raise UnsupportedOperation(f"--{gate}: {source}: {summary.partial_reason}")
+        peak = summary.max_excluding_gaps
         if peak is None:
             raise UnsupportedOperation(f"--{gate}: {source} printed no maximum (excluding gaps)")
         over = _detailed_over(report, limit)
@@ -150,8 +148,9 @@ def _check_above(report: MemoryReport, gate: str, limit: int, what: str,
         worst = _worst_detailed(over, limit)
         return GateResult(gate, source, True, None, worst,
                           f"at least {len(over):,} tile(s) {what} in {source} (from its printed maximum "
-                          f"(excluding gaps) and detailed tiles; {analysis.partial_reason(report)}): "
+                          f"(excluding gaps) and detailed tiles; {summary.partial_reason}): "
                           f"{_tile_list(worst, len(over), phrase)}")
+    values = report.excluding_gaps
     tiles = np.flatnonzero(values > limit)
     if tiles.size == 0:
         return _passed(gate, report)
@@ -161,33 +160,33 @@ def _check_above(report: MemoryReport, gate: str, limit: int, what: str,
                       f"{tiles.size:,} tile(s) {what} in {source}: {_tile_list(worst, int(tiles.size), phrase)}")
 
 
-def check_max_tile(report: MemoryReport, max_bytes: int) -> GateResult:
+def check_max_tile(summary: Summary, max_bytes: int) -> GateResult:
     """Fail when any tile's excluding-gaps bytes exceed ``max_bytes`` (``--max-tile``)."""
-    return _check_above(report, "max-tile", max_bytes, f"above --max-tile {max_bytes:,} B")
+    return _check_above(summary, "max-tile", max_bytes, f"above --max-tile {max_bytes:,} B")
 
 
-def check_min_headroom(report: MemoryReport, min_bytes: int) -> GateResult:
+def check_min_headroom(summary: Summary, min_bytes: int) -> GateResult:
     """Fail when any tile has fewer than ``min_bytes`` free below bytes per tile (``--min-headroom``)."""
-    per_tile = report.target.bytes_per_tile
+    per_tile = summary.report.target.bytes_per_tile
     if per_tile is None:
-        raise UnsupportedOperation(f"--min-headroom: {describe_source(report)}: bytes per tile unknown "
+        raise UnsupportedOperation(f"--min-headroom: {summary.label}: bytes per tile unknown "
                                    "(give --tile-memory or --arch)")
     # Free = per_tile - used < min_bytes exactly when used > per_tile - min_bytes, short by the excess.
-    return _check_above(report, "min-headroom", per_tile - min_bytes,
+    return _check_above(summary, "min-headroom", per_tile - min_bytes,
                         f"with less than {min_bytes:,} B free of {per_tile:,} B", "short by {excess:,} B")
 
 
-def evaluate(reports: Sequence[MemoryReport], *, fail_on_oom: bool = False, max_tile: int | None = None,
+def evaluate(summaries: Sequence[Summary], *, fail_on_oom: bool = False, max_tile: int | None = None,
              min_headroom: int | None = None) -> list[GateResult]:
     """Every requested gate on every report, in report order."""
     results = []
-    for report in reports:
+    for summary in summaries:
         if fail_on_oom:
-            results.append(check_out_of_memory(report))
+            results.append(check_out_of_memory(summary))
         if max_tile is not None:
-            results.append(check_max_tile(report, max_tile))
+            results.append(check_max_tile(summary, max_tile))
         if min_headroom is not None:
-            results.append(check_min_headroom(report, min_headroom))
+            results.append(check_min_headroom(summary, min_headroom))
     return results
 
 

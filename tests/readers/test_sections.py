@@ -1,4 +1,4 @@
-"""Section columns (elf_bulk.sections_report): what each tile's breakdown counts, and its bounded size."""
+"""Section columns (sections.sections_report): what each tile's breakdown counts, and its bounded size."""
 from __future__ import annotations
 
 import tracemalloc
@@ -6,7 +6,7 @@ import tracemalloc
 import numpy as np
 
 import memreport
-from memreport.readers import elf_bulk
+from memreport.readers import sections
 from tests.synth.archive import ar_archive, data, elf_file, note, text
 
 
@@ -64,7 +64,7 @@ def test_names_on_few_tiles_fold_into_two_columns_and_the_size_stays_bounded(tmp
     finally:
         tracemalloc.stop()
     names = 3 + 2 * n  # .text, .comment, .shstrtab, and two of its own per member
-    budget = elf_bulk.MIN_CELLS  # 16 cells per section read is less, here
+    budget = sections.MIN_CELLS  # 16 cells per section read is less, here
     kept = budget // n - 2
     assert len(report.breakdown) == kept + 2
     assert len(report.breakdown) * n <= budget + 2 * n
@@ -91,12 +91,12 @@ def test_names_on_few_tiles_fold_into_two_columns_and_the_size_stays_bounded(tmp
 
 
 def test_the_cell_budget_follows_the_input_between_its_bounds(tmp_path, monkeypatch):
-    monkeypatch.setattr(elf_bulk, "MIN_CELLS", 10)
+    monkeypatch.setattr(sections, "MIN_CELLS", 10)
     path = tmp_path / "few.a"
     path.write_bytes(ar_archive([(f"m{i}", elf_file([text(10), data(i + 1, f".d{i}")])) for i in range(8)]))
     # 8 tiles x 10 names = 80 cells, under 16 per section read (24 rows): nothing folds.
     assert not any(name.startswith("(other") for name in memreport.read(path).breakdown)
-    monkeypatch.setattr(elf_bulk, "CELLS_PER_ROW", 2)  # 48 cells: room for 6 columns, 4 named
+    monkeypatch.setattr(sections, "CELLS_PER_ROW", 2)  # 48 cells: room for 6 columns, 4 named
     report = memreport.read(path)
     assert list(report.breakdown) == [".d0", ".d1", ".text", "(other allocated sections)", ".shstrtab"]
     assert report.breakdown["(other allocated sections)"].values.tolist() == [0, 0, 3, 4, 5, 6, 7, 8]

@@ -11,15 +11,17 @@ tensor map holds no bytes: it cannot be diffed.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
 
 import numpy as np
 
-from . import analysis
-from .errors import TileCountMismatch, UnsupportedOperation
-from .model import MemoryReport, TileBytes
+from ..errors import TileCountMismatch, UnsupportedOperation
+from ..model import MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileReport
+from . import tiles as figures
+from .oom import out_of_memory_count
+from .summary import Summary, summarize
 
 
 @dataclass(frozen=True)
@@ -56,42 +58,40 @@ class BuildSummary:
         return self.source + (f" (module {self.module})" if self.module else "")
 
     @classmethod
-    def of(cls, report: MemoryReport, tiles: np.ndarray | None = None) -> "BuildSummary":
-        """The summary of one report (printed figures for a text summary).
+    def of(cls, summary: Summary, tiles: np.ndarray | None = None) -> BuildSummary:
+        """One side of a diff from its report's summary (printed figures for a text summary).
 
         ``tiles`` (ids, for a report with per-tile arrays) takes the figures
         over those tiles only: the tiles a diff compared.
         """
-        common = dict(source=report.source, module=report.module, format=report.format, per_tile=report.per_tile,
-                      num_tiles=report.num_tiles, bytes_per_tile=report.target.bytes_per_tile,
-                      partial_reason=analysis.partial_reason(report))
-        if tiles is not None and report.excluding_gaps is not None:
-            return cls(**common, **_figures_over(report, tiles))
-        oom = analysis.out_of_memory_count(report)
-        return cls(
-            **common,
-            total_excluding_gaps=analysis.total_excluding_gaps(report),
-            total_including_gaps=analysis.total_including_gaps(report),
-            max_excluding_gaps=analysis.max_excluding_gaps(report),
-            tiles_out_of_memory=oom.count,
-            out_of_memory_at_least=oom.at_least if oom.count is None and oom.at_least else None,
-        )
+        report = summary.report
+        total_ex: int | None
+        oom: int | None
+        at_least: int | None
+        if tiles is not None and isinstance(report, TileReport):
+            total_ex, total_in, peak, oom = _figures_over(report, tiles, summary.out_of_memory)
+            at_least = None
+        else:
+            total_ex, total_in, peak = summary.excluding_gaps, summary.including_gaps, summary.max_excluding_gaps
+            oom = summary.oom.count
+            at_least = summary.oom.at_least if summary.oom.count is None and summary.oom.at_least else None
+        return cls(source=report.source, module=report.module, format=report.format, per_tile=report.per_tile,
+                   num_tiles=report.num_tiles, bytes_per_tile=report.target.bytes_per_tile,
+                   total_excluding_gaps=total_ex, total_including_gaps=total_in, max_excluding_gaps=peak,
+                   tiles_out_of_memory=oom, out_of_memory_at_least=at_least, partial_reason=summary.partial_reason)
 
 
-def _figures_over(report: MemoryReport, tiles: np.ndarray) -> dict:
+def _figures_over(report: TileReport, tiles: np.ndarray, over: np.ndarray | None
+                  ) -> tuple[int, int | None, TileBytes | None, int | None]:
     """Totals, maximum and out-of-memory count of a report with per-tile arrays, over ``tiles`` only."""
-    assert report.excluding_gaps is not None
     values = report.excluding_gaps[tiles].astype(np.int64)
     including = None if report.including_gaps is None else report.including_gaps[tiles].astype(np.int64)
     peak = None
     if tiles.size:
         at = int(np.argmax(values))  # tiles ascend: the lowest tile among equals
         peak = TileBytes(int(tiles[at]), int(values[at]))
-    over = analysis.out_of_memory(report)
-    return dict(total_excluding_gaps=int(values.sum()),
-                total_including_gaps=None if including is None else int(including.sum()),
-                max_excluding_gaps=peak,
-                tiles_out_of_memory=None if over is None else int(np.count_nonzero(over[tiles])))
+    return (int(values.sum()), None if including is None else int(including.sum()), peak,
+            None if over is None else int(np.count_nonzero(over[tiles])))
 
 
 def _delta(old: int | None, new: int | None) -> int | None:
@@ -186,7 +186,7 @@ class Diff:
 
 def _known_bytes(report: MemoryReport) -> tuple[np.ndarray, np.ndarray]:
     """(tile ids ascending, excluding-gaps bytes) of every tile whose bytes the report holds."""
-    if report.excluding_gaps is not None:
+    if isinstance(report, TileReport):
         tiles = np.arange(report.num_tiles) if report.known is None else np.flatnonzero(report.known)
         return tiles, report.excluding_gaps[tiles].astype(np.int64)
     known = {d.tile: d.excluding_gaps for d in report.detailed_tiles if d.excluding_gaps is not None}
@@ -194,12 +194,12 @@ def _known_bytes(report: MemoryReport) -> tuple[np.ndarray, np.ndarray]:
     return tiles, np.array([known[t] for t in tiles.tolist()], dtype=np.int64)
 
 
-def _known_out_of_memory(report: MemoryReport, tiles: np.ndarray) -> np.ndarray | None:
+def _known_out_of_memory(summary: Summary, tiles: np.ndarray) -> np.ndarray | None:
     """Per tile in ``tiles``: out of memory, or None when bytes per tile is unknown."""
-    if report.excluding_gaps is not None:
-        over = analysis.out_of_memory(report)
-        return None if over is None else over[tiles]
-    by_tile = {d.tile: analysis.detail_out_of_memory(report, d) for d in report.detailed_tiles}
+    report = summary.report
+    if isinstance(report, TileReport):
+        return None if summary.out_of_memory is None else summary.out_of_memory[tiles]
+    by_tile = {d.tile: figures.detail_out_of_memory(report, d) for d in report.detailed_tiles}
     over = [by_tile.get(t) for t in tiles.tolist()]
     return None if None in over else np.array(over, dtype=bool)
 
@@ -211,13 +211,13 @@ def _partial_notes(old: MemoryReport, new: MemoryReport, compared: int) -> tuple
     sides = tuple(zip(SIDES, (old, new)))
     skipped = tuple(f"{label} ({r.source}) has {len(r.skipped):,} tile(s) of unknown bytes (damaged members "
                     "skipped): they are not compared" for label, r in sides if r.skipped)
-    partial = [(label, r) for label, r in sides if r.excluding_gaps is None]
+    partial = [(label, r) for label, r in sides if not isinstance(r, TileReport)]
     if not partial:
         return skipped
-    reasons = list(dict.fromkeys(analysis.partial_reason(r) for _, r in partial))
+    reasons = list(dict.fromkeys(figures.partial_reason(r) for _, r in partial))
     who = " and ".join(f"{label} ({r.source})" for label, r in partial)
     verb = "are" if len(partial) == 2 else "is"
-    printed = all(r.is_printed_summary for _, r in partial)
+    printed = all(isinstance(r, SummaryReport) for _, r in partial)
     kind = " (a text summary)" if printed else f" ({'; '.join(r for r in reasons if r)})"
     tail = "; totals, maxima and out-of-memory counts are as printed" if printed else ""
     return (f"{who} {verb} partial{kind}: only the {compared:,} tile(s) both sides detail are compared{tail}",) + \
@@ -228,7 +228,7 @@ def _out_of_memory_notes(old: MemoryReport, new: MemoryReport) -> tuple[str, ...
     """Why a side's out-of-memory count is judged or unknown, when bytes per tile is known."""
     notes = []
     for label, r in zip(SIDES, (old, new)):
-        note = analysis.out_of_memory_count(r).note() if r.is_printed_summary else None
+        note = out_of_memory_count(r).note() if isinstance(r, SummaryReport) else None
         if note and r.target.bytes_per_tile is not None:
             notes.append(f"{label} ({r.source}) {note}")
     return tuple(notes)
@@ -238,7 +238,7 @@ def _figures_scope(old: MemoryReport, new: MemoryReport, compared: np.ndarray) -
     """Which tiles the whole-program figures cover on both sides, and the note saying so."""
     if not (old.skipped or new.skipped):
         return "every tile", ()
-    if old.excluding_gaps is not None and new.excluding_gaps is not None:
+    if isinstance(old, TileReport) and isinstance(new, TileReport):
         return "compared tiles", (f"totals, maxima and out-of-memory counts of both sides are over the "
                                   f"{compared.size:,} compared tile(s) only: a tile skipped on one side is left out "
                                   "of both",)
@@ -248,20 +248,22 @@ def _figures_scope(old: MemoryReport, new: MemoryReport, compared: np.ndarray) -
 
 def choose_report(reports: Sequence[MemoryReport]) -> tuple[MemoryReport, str | None]:
     """The report to diff from a file's reports: the largest (as :func:`memreport.read`), with a note if several."""
-    chosen = max(reports, key=lambda r: analysis.total_excluding_gaps(r) or 0)
+    chosen = figures.largest(reports)
     if len(reports) == 1:
         return chosen, None
     return chosen, (f"{chosen.source} holds {len(reports)} reports; comparing the largest"
                     + (f" (module {chosen.module})" if chosen.module else ""))
 
 
-def diff_reports(old: MemoryReport, new: MemoryReport, notes: Sequence[str] = ()) -> Diff:
+def diff_reports(old: MemoryReport, new: MemoryReport, notes: Sequence[str] = (), *,
+                 summaries: tuple[Summary, Summary] | None = None) -> Diff:
     """Every tile's change from ``old`` to ``new``; both must have the same tile count.
 
-    A tensor map (elements, not bytes) raises UnsupportedOperation.
+    ``summaries`` are the two reports' summaries when already computed. A
+    tensor map (elements, not bytes) raises UnsupportedOperation.
     """
     for report in (old, new):
-        if report.format == "tensor-map":
+        if isinstance(report, TensorMapReport):
             raise UnsupportedOperation(f"diff: {report.source}: a tensor map counts elements, not bytes: "
                                        "diff archives, profiles or text summaries of the programs")
     if old.num_tiles != new.num_tiles:
@@ -280,7 +282,8 @@ def diff_reports(old: MemoryReport, new: MemoryReport, notes: Sequence[str] = ()
     order = np.lexsort((tiles[changed], -np.abs(delta[changed])))
     picked = changed[order]
 
-    old_over, new_over = _known_out_of_memory(old, tiles), _known_out_of_memory(new, tiles)
+    old_summary, new_summary = summaries or (summarize(old), summarize(new))
+    old_over, new_over = _known_out_of_memory(old_summary, tiles), _known_out_of_memory(new_summary, tiles)
     newly = recovered = None
     if old_over is not None and new_over is not None:
         newly = tuple(tiles[new_over & ~old_over].tolist())
@@ -291,7 +294,7 @@ def diff_reports(old: MemoryReport, new: MemoryReport, notes: Sequence[str] = ()
         notes += ("out-of-memory changes unknown: bytes per tile unknown (give --tile-memory or --arch)",)
     over = tiles if scope == "compared tiles" else None
     return Diff(
-        old=BuildSummary.of(old, over), new=BuildSummary.of(new, over), figures_over=scope,
+        old=BuildSummary.of(old_summary, over), new=BuildSummary.of(new_summary, over), figures_over=scope,
         tile_ids=tiles[picked], old_bytes=old_values[picked], new_bytes=new_values[picked],
         compared_tiles=int(tiles.size),
         tiles_per_ipu=new.target.tiles_per_ipu or old.target.tiles_per_ipu,

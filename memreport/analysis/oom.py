@@ -1,0 +1,219 @@
+"""How many tiles are out of memory, as far as a source can say.
+
+A :class:`~memreport.model.TileReport` counts its tiles. A text summary's
+printed count is used as printed when it was made for the bytes per tile in
+use; when ``--tile-memory`` (or ``--arch``) sets another figure than the
+summary's printed "Memory Per-Tile", or it printed no out-of-memory line,
+only what its maximum, histogram and detailed tiles settle is returned: a
+count, or a lower bound, with the reason (:func:`out_of_memory_count`).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import KIB, Bin, Histogram, MemoryReport, SummaryReport, TileReport
+from . import tiles
+from .tiles import out_of_memory, partial_reason
+
+
+@dataclass(frozen=True)
+class OutOfMemoryCount:
+    """How many tiles are out of memory, as far as the source can say.
+
+    ``count`` is exact (computed, or printed by a text summary for the bytes
+    per tile in use), or None when the source cannot say; ``at_least`` is
+    how many tiles are known to be out of memory all the same (``count``
+    itself when exact). ``basis`` says where a count or bound that is not
+    plainly computed or printed comes from, ``reason`` why an exact count is
+    missing.
+    """
+
+    count: int | None
+    at_least: int = 0
+    basis: str | None = None
+    reason: str | None = None
+
+    def describe(self) -> str:
+        """One phrase for a report line: "3 tile(s) out of memory", "at least 5 ...", or why unknown."""
+        if self.count is not None:
+            return f"{self.count:,} tile(s) out of memory" + (f" ({self.basis})" if self.basis else "")
+        why = "; ".join(p for p in (self.basis if self.at_least else None, self.reason) if p)
+        if self.at_least:
+            return f"at least {self.at_least:,} tile(s) out of memory ({why})"
+        return f"out-of-memory tiles unknown ({why})"
+
+    def short(self) -> str:
+        """The count alone: "3", "at least 5" or "unknown"."""
+        if self.count is not None:
+            return f"{self.count:,}"
+        return f"at least {self.at_least:,}" if self.at_least else "unknown"
+
+    def note(self) -> str | None:
+        """A sentence for a report's notes when the count is neither computed nor printed as is, else None."""
+        if self.basis is None and self.reason is None:
+            return None
+        text = self.describe()
+        if self.count is not None and self.reason:
+            text += f"; {self.reason}"
+        return "out-of-memory count: " + text
+
+
+BYTES_PER_TILE_UNKNOWN = "bytes per tile unknown: give --tile-memory or --arch"
+
+
+def printed_bytes_per_tile(report: MemoryReport) -> int | None:
+    """The Memory Per-Tile a text summary printed (None for other reports, or a summary with no Target)."""
+    return report.printed_bytes_per_tile if isinstance(report, SummaryReport) else None
+
+
+def _printed_count_applies(report: SummaryReport) -> bool:
+    """A printed out-of-memory count holds for the bytes per tile in use unless the summary printed another."""
+    stated, limit = report.printed_bytes_per_tile, report.target.bytes_per_tile
+    return stated is None or limit is None or stated == limit
+
+
+def known_out_of_memory_tiles(report: MemoryReport) -> dict[int, int]:
+    """A summary's tiles known to be out of memory (its detailed tiles and its maximum): tile -> bytes."""
+    over: dict[int, int] = {d.tile: d.excluding_gaps for d in report.detailed_tiles
+                            if d.excluding_gaps is not None and tiles.detail_out_of_memory(report, d)}
+    limit = report.target.bytes_per_tile
+    peak = report.printed.max_excluding_gaps if report.printed else None
+    if peak is not None and limit is not None and peak.bytes > limit:
+        over.setdefault(peak.tile, peak.bytes)
+    return over
+
+
+@dataclass(frozen=True)
+class _BinSplit:
+    """A printed histogram against a limit: tiles surely over it, tiles in the bin that straddles it."""
+
+    sure: int                  # tiles in bins wholly above the limit
+    straddle: Bin | None       # the bin holding the limit, when its tiles may lie on either side
+    straddle_known: int        # tiles of that bin known (detailed, maximum) to be over the limit
+    complete: bool             # the bins count every tile of the target
+
+
+def _split_bins(report: MemoryReport, hist: Histogram, limit: int, known: Mapping[int, int]) -> _BinSplit:
+    sure, straddle = 0, None
+    for b in hist.bins:
+        if b.low_kib * KIB > limit:  # [low, high) KiB: every tile here is above the limit
+            sure += b.count
+        elif b.high_kib * KIB - 1 > limit:
+            straddle = b
+    straddle_known = 0
+    if straddle is not None:
+        straddle_known = min(straddle.count, sum(1 for v in known.values() if v < straddle.high_kib * KIB))
+    return _BinSplit(sure, straddle, straddle_known, hist.total == report.num_tiles)
+
+
+def out_of_memory_count(report: MemoryReport, over: np.ndarray | None = None) -> OutOfMemoryCount:
+    """How many tiles are out of memory: computed, printed, or bounded by what a summary printed.
+
+    ``over`` is a TileReport's out-of-memory mask when already computed.
+    """
+    if isinstance(report, TileReport):
+        over = out_of_memory(report) if over is None else over
+        if over is None:
+            return OutOfMemoryCount(None, reason=BYTES_PER_TILE_UNKNOWN)
+        if report.known is not None:
+            over = over & report.known
+        count = int(np.count_nonzero(over))
+        return OutOfMemoryCount(count, count)
+    if not isinstance(report, SummaryReport):
+        return OutOfMemoryCount(None, reason=partial_reason(report))
+    printed = report.printed
+    limit = report.target.bytes_per_tile
+    stated = report.printed_bytes_per_tile
+    if printed.tiles_out_of_memory is not None and _printed_count_applies(report):
+        return OutOfMemoryCount(printed.tiles_out_of_memory, printed.tiles_out_of_memory)
+    if printed.tiles_out_of_memory is None:
+        reason = "the summary printed no out-of-memory line"
+    else:
+        reason = (f"its printed count, {printed.tiles_out_of_memory:,}, is for the {stated:,} B per tile it "
+                  f"printed, not {limit:,} B")
+    if limit is None:
+        if report.detailed_tiles or printed.max_excluding_gaps is not None:
+            reason += "; bytes per tile unknown (give --tile-memory or --arch to judge what it printed)"
+        return OutOfMemoryCount(None, reason=reason)
+    return _bounded_count(report, limit, stated, reason)
+
+
+def _bounded_count(report: SummaryReport, limit: int, stated: int | None, reason: str) -> OutOfMemoryCount:
+    """The count, or a lower bound, from a summary's maximum, histogram, detailed tiles and printed count."""
+    printed = report.printed
+    per_tile = f"for {limit:,} B per tile"
+    peak = printed.max_excluding_gaps
+    if peak is not None and peak.bytes <= limit:  # no tile holds more than the maximum
+        return OutOfMemoryCount(0, 0, f"from its printed maximum, {per_tile}", reason)
+    known = known_out_of_memory_tiles(report)
+    details = {d.tile for d in report.detailed_tiles}
+    shown = (["detailed tiles"] if set(known) & details else []) + (["maximum"] if set(known) - details else [])
+    bounds = [(len(known), shown)]  # (tiles known to be over, what in the summary shows them)
+    uppers = []  # (at most this many tiles can be over, what in the summary says so)
+    if printed.histogram is not None and printed.histogram.bins:
+        split = _split_bins(report, printed.histogram, limit, known)
+        bounds.append((split.sure + split.straddle_known, ["histogram"] + (shown if split.straddle_known else [])))
+        if split.complete:
+            uppers.append((split.sure + (split.straddle.count if split.straddle else 0), ["histogram"]))
+    count = printed.tiles_out_of_memory
+    if count is not None and stated is not None:
+        # Fewer bytes per tile can only add tiles out of memory, more can only take some away.
+        if limit < stated:
+            bounds.append((count, ["out-of-memory count"]))
+        elif limit > stated:
+            uppers.append((count, ["out-of-memory count"]))
+    at_least, used = max(bounds, key=lambda b: b[0])
+    upper, upper_used = min(uppers, key=lambda b: b[0]) if uppers else (None, [])
+    if upper is not None and upper == at_least:
+        used = list(dict.fromkeys(used + upper_used))
+        return OutOfMemoryCount(at_least, at_least, f"{_printed(used)}, {per_tile}", reason)
+    if not at_least:
+        reason += f", and nothing else it printed settles it for {limit:,} B per tile"
+    return OutOfMemoryCount(None, at_least, _printed(used) if at_least else None, reason)
+
+
+def _printed(parts: list[str]) -> str:
+    """The basis phrase, e.g. "from its printed histogram and detailed tiles"."""
+    return "from its printed " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+
+
+def count_out_of_memory(report: MemoryReport) -> int | None:
+    """How many tiles are out of memory (None when the source cannot say): see :func:`out_of_memory_count`."""
+    return out_of_memory_count(report).count
+
+
+def bins_out_of_memory(report: MemoryReport, hist: Histogram, over: np.ndarray | None = None,
+                       status: OutOfMemoryCount | None = None) -> list[bool | None]:
+    """Per bin of ``hist``: True when it holds an out-of-memory tile, False when it holds none, None when
+    the source cannot say (a printed bin that straddles bytes per tile).
+
+    ``over`` and ``status`` are the report's mask and count when already computed.
+    """
+    if isinstance(report, TileReport):
+        over = out_of_memory(report) if over is None else over
+        if over is None:
+            return [None] * len(hist.bins)
+        if report.known is not None:
+            over = over & report.known
+        lows = set((report.excluding_gaps[over] // (hist.bin_kib * KIB) * hist.bin_kib).tolist())
+        return [b.low_kib in lows for b in hist.bins]
+    limit = report.target.bytes_per_tile
+    if limit is None or not isinstance(report, SummaryReport):
+        return [None] * len(hist.bins)
+    status = out_of_memory_count(report) if status is None else status
+    split = _split_bins(report, hist, limit, known_out_of_memory_tiles(report))
+    result: list[bool | None] = []
+    for b in hist.bins:
+        if b.count == 0 or b.high_kib * KIB - 1 <= limit:
+            result.append(False)
+        elif (b.low_kib * KIB > limit or split.straddle_known
+              or (status.count is not None and status.count > split.sure)):
+            result.append(True)
+        elif status.count is not None and status.count == split.sure:
+            result.append(False)
+        else:
+            result.append(None)
+    return result

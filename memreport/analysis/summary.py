@@ -1,0 +1,119 @@
+"""Every figure of one report, computed once: what renderers format and gates judge.
+
+:func:`summarize` is the one place a report's figures are computed for
+output. Renderers take :class:`Summary` objects and never call the analysis
+functions piecemeal, so a run that writes text, JSON and a picture visits
+each figure once, and every output agrees.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..model import Histogram, MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileReport
+from . import tiles
+from .oom import OutOfMemoryCount, bins_out_of_memory, out_of_memory_count
+from .tiles import IpuSummary, TopTile
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.tensor_map import TensorMap
+    from .tensors import TileTensors
+
+
+@dataclass(frozen=True, eq=False)
+class Summary:
+    """One report's figures, for the ``top`` tiles and the histogram's ``bin_kib``.
+
+    ``histogram`` is None for a source with no bytes per tile that printed
+    none (a tensor map); ``oom_bins`` has one entry per histogram bin
+    (True: holds an out-of-memory tile, None: cannot say). ``out_of_memory``
+    is the per-tile mask of a report with per-tile bytes (None when bytes
+    per tile is unknown). ``top`` are the most memory-subscribed tiles (a
+    summary's first ``top_n`` detailed tiles), ``detailed`` every tile a text
+    summary detailed. ``tensors`` are the tensors on the top tiles when a
+    tensor map of the program was given.
+    """
+
+    report: MemoryReport
+    top_n: int
+    bin_kib: int | None
+    out_of_memory: np.ndarray | None
+    oom: OutOfMemoryCount
+    histogram: Histogram | None
+    oom_bins: tuple[bool | None, ...]
+    including_gaps: int | None
+    excluding_gaps: int | None
+    max_including_gaps: TileBytes | None
+    max_excluding_gaps: TileBytes | None
+    top: tuple[TopTile, ...]
+    detailed: tuple[TopTile, ...]
+    per_ipu: tuple[IpuSummary, ...]
+    partial_reason: str | None
+    tensor_map: TensorMap | None = None
+    tensors: tuple[TileTensors, ...] | None = None
+
+    @property
+    def label(self) -> str:
+        """The source, with its module when a file holds several."""
+        return self.report.label
+
+    @property
+    def target_text(self) -> str:
+        """The target in one line: arch, IPUs x tiles, bytes per tile, clock."""
+        t = self.report.target
+        parts = [t.arch or "arch unknown"]
+        if t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
+            parts.append(f"{t.num_ipus:,} IPU{'s' if t.num_ipus != 1 else ''} x {t.tiles_per_ipu:,} tiles "
+                         f"= {t.num_tiles:,} tiles")
+        elif t.tiles_per_ipu:
+            parts.append(f"{t.num_tiles:,} tiles ({t.tiles_per_ipu:,} per IPU)")
+        else:
+            parts.append(f"{t.num_tiles:,} tiles")
+        if t.bytes_per_tile is not None:
+            parts.append(f"{t.bytes_per_tile:,} B ({t.bytes_per_tile / 1024:,.1f} KiB) per tile")
+        else:
+            parts.append("bytes per tile unknown")
+        if t.clock_hz:
+            parts.append(f"{t.clock_hz / 1e6:,.1f} MHz")
+        return ", ".join(parts)
+
+    @property
+    def oom_note(self) -> str | None:
+        """Why a summary's out-of-memory count is not simply its printed one (None otherwise)."""
+        return self.oom.note() if isinstance(self.report, SummaryReport) else None
+
+
+def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
+              tensor_map: TensorMap | None = None) -> Summary:
+    """The figures of ``report`` (its ``top`` tiles; histogram bins of ``bin_kib`` KiB where it can be re-binned).
+
+    Raises :class:`~memreport.errors.UnsupportedOperation` for a ``bin_kib``
+    a text summary's printed bins cannot take, and a ReadError naming the
+    tensor map when ``tensor_map`` uses tiles the report does not have.
+    """
+    over = tiles.out_of_memory(report)
+    status = out_of_memory_count(report, over)
+    hist = None if isinstance(report, TensorMapReport) else tiles.histogram_if_known(report, bin_kib)
+    top_tiles = tuple(tiles.top_tiles(report, top, over))
+    detailed = tuple(tiles.top_tiles(report, len(report.detailed_tiles))) if isinstance(report, SummaryReport) \
+        else ()
+    tensors = None
+    if tensor_map is not None and not isinstance(report, TensorMapReport):
+        from .tensors import attribute
+        tensors = tuple(attribute(report, tensor_map, top_tiles))
+    return Summary(
+        report=report, top_n=top, bin_kib=bin_kib, out_of_memory=over if isinstance(report, TileReport) else None,
+        oom=status, histogram=hist,
+        oom_bins=tuple(bins_out_of_memory(report, hist, over, status)) if hist is not None else (),
+        including_gaps=tiles.total_including_gaps(report), excluding_gaps=tiles.total_excluding_gaps(report),
+        max_including_gaps=tiles.max_including_gaps(report), max_excluding_gaps=tiles.max_excluding_gaps(report),
+        top=top_tiles, detailed=detailed, per_ipu=tuple(tiles.per_ipu(report, over)),
+        partial_reason=tiles.partial_reason(report), tensor_map=tensor_map, tensors=tensors)
+
+
+def summarize_all(reports: Sequence[MemoryReport], **kwargs) -> list[Summary]:
+    """:func:`summarize` for each report, in order."""
+    return [summarize(r, **kwargs) for r in reports]

@@ -1,0 +1,261 @@
+"""Whole-program figures of a report: histogram, maxima, totals, top tiles, per IPU.
+
+For a :class:`~memreport.model.TileReport` every figure is computed from
+the per-tile arrays; for a :class:`~memreport.model.SummaryReport` the
+figures it printed are returned as printed, never recomputed from the few
+tiles it detailed; a :class:`~memreport.model.TensorMapReport` holds no
+bytes. Whether one tile is out of memory is decided here (:func:`out_of_memory`,
+:func:`detail_out_of_memory`); how many are, as far as a summary can say, in :mod:`.oom`.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import UnsupportedOperation
+from ..model import KIB, Bin, Histogram, MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileDetail, TileReport
+from .binning import aligned_counts, power_of_two_width
+
+MAX_BINS = 128
+
+
+@dataclass(frozen=True)
+class TopTile:
+    """One of the most memory-subscribed tiles, with its largest breakdown items."""
+
+    tile: int
+    ipu: int | None
+    excluding_gaps: int | None
+    including_gaps: int | None
+    out_of_memory: bool | None
+    breakdown: Mapping[str, int] = field(default_factory=dict)
+    name: str | None = None
+    regions: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IpuSummary:
+    """One IPU's share of a complete report."""
+
+    ipu: int
+    first_tile: int
+    num_tiles: int
+    excluding_gaps: int
+    including_gaps: int | None
+    max_excluding_gaps: TileBytes
+    tiles_out_of_memory: int | None
+
+
+def choose_bin_kib(low_bytes: int, high_bytes: int, max_bins: int = MAX_BINS) -> int:
+    """The smallest power-of-two KiB width whose bins cover the range in at most ``max_bins``."""
+    return power_of_two_width(low_bytes, high_bytes, KIB, max_bins)
+
+
+def bin_counts(values: np.ndarray, bin_kib: int) -> Histogram:
+    """Histogram of per-tile bytes in bins of ``bin_kib`` KiB, aligned to multiples of it."""
+    if bin_kib <= 0:
+        raise ValueError("bin width must be positive")
+    if values.size == 0:
+        return Histogram(bin_kib, ())
+    first, counts = aligned_counts(values, bin_kib * KIB)
+    return Histogram(bin_kib, tuple(
+        Bin((first + i) * bin_kib, (first + i + 1) * bin_kib, int(c)) for i, c in enumerate(counts)))
+
+
+def known_values(report: TileReport, values: np.ndarray) -> np.ndarray:
+    """``values`` of the tiles whose bytes are known (skipped members' placeholders left out)."""
+    return values if report.known is None else values[report.known]
+
+
+def histogram(report: MemoryReport, bin_kib: int | None = None) -> Histogram:
+    """Poplar's "By Tile (Excluding Gaps)" histogram (docs/FORMATS.md §1 bin rule)."""
+    if isinstance(report, TileReport):
+        values = known_values(report, report.excluding_gaps)
+        if bin_kib is None:
+            bin_kib = choose_bin_kib(int(values.min()), int(values.max())) if values.size else 1
+        return bin_counts(values, bin_kib)
+    printed = report.printed.histogram if isinstance(report, SummaryReport) else None
+    if printed is None:
+        raise UnsupportedOperation(f"{report.source}: holds no per-tile values and printed no histogram")
+    if bin_kib is not None and bin_kib != printed.bin_kib:
+        raise UnsupportedOperation(
+            f"{report.source}: a text report holds only its printed {printed.bin_kib} KiB bins; "
+            f"it cannot be re-binned to {bin_kib} KiB")
+    return printed
+
+
+def histogram_if_known(report: MemoryReport, bin_kib: int | None = None) -> Histogram | None:
+    """:func:`histogram`, or None for a source with no per-tile bytes that printed no histogram."""
+    if isinstance(report, TileReport) or (isinstance(report, SummaryReport) and report.printed.histogram):
+        return histogram(report, bin_kib)
+    return None
+
+
+def partial_reason(report: MemoryReport) -> str | None:
+    """Why the per-tile view is partial, as a phrase for notes and messages (None when complete)."""
+    if isinstance(report, TileReport):
+        if not report.skipped:
+            return None
+        return f"{len(report.skipped):,} damaged member(s) were skipped: their tiles' bytes are unknown"
+    if isinstance(report, SummaryReport):
+        return "a text summary does not list every tile"
+    if isinstance(report, TensorMapReport):
+        return "a tensor map counts elements, not bytes"
+    return "the source holds no per-tile bytes"
+
+
+def out_of_memory(report: MemoryReport) -> np.ndarray | None:
+    """Per-tile bool: excluding gaps above bytes per tile, or a non-zero overflowed region.
+
+    None when the report holds no per-tile bytes, or bytes per tile is
+    unknown and no overflowed region is known.
+    """
+    if not isinstance(report, TileReport):
+        return None
+    overflowed = report.regions.get("overflowed")
+    limit = report.target.bytes_per_tile
+    if limit is None:
+        return None if overflowed is None else overflowed > 0
+    over = report.excluding_gaps > limit
+    if overflowed is not None:
+        over |= overflowed > 0
+    return over
+
+
+def detail_out_of_memory(report: MemoryReport, detail: TileDetail) -> bool | None:
+    """Whether one detailed tile of a summary is out of memory: its excluding gaps above bytes per tile.
+
+    None when bytes per tile or the tile's bytes are unknown. The one rule
+    for detailed tiles: top tiles, CSV, dataframes, pictures, diffs and gates
+    all ask here.
+    """
+    limit = report.target.bytes_per_tile
+    if limit is None or detail.excluding_gaps is None:
+        return None
+    return detail.excluding_gaps > limit
+
+
+def _argmax(values: np.ndarray, known: np.ndarray | None = None) -> TileBytes | None:
+    if values.size == 0 or (known is not None and not known.any()):
+        return None
+    if known is not None:  # skipped tiles (placeholders) never win
+        values = np.where(known, values, -1)
+    tile = int(np.argmax(values))  # first (lowest) tile among equals
+    return TileBytes(tile, int(values[tile]))
+
+
+def max_excluding_gaps(report: MemoryReport) -> TileBytes | None:
+    """The largest tile excluding gaps (printed or computed)."""
+    if isinstance(report, TileReport):
+        return _argmax(report.excluding_gaps, report.known)
+    return report.printed.max_excluding_gaps if isinstance(report, SummaryReport) else None
+
+
+def max_including_gaps(report: MemoryReport) -> TileBytes | None:
+    """The largest tile including gaps; None where the source has no gap information."""
+    if isinstance(report, TileReport):
+        return None if report.including_gaps is None else _argmax(report.including_gaps, report.known)
+    return report.printed.max_including_gaps if isinstance(report, SummaryReport) else None
+
+
+def total_excluding_gaps(report: MemoryReport) -> int | None:
+    """Bytes over all tiles, excluding gaps."""
+    if isinstance(report, TileReport):
+        return int(report.excluding_gaps.sum(dtype=np.int64))
+    return report.printed.excluding_gaps if isinstance(report, SummaryReport) else None
+
+
+def total_including_gaps(report: MemoryReport) -> int | None:
+    """Bytes over all tiles, including gaps; None where unknown."""
+    if isinstance(report, TileReport):
+        return None if report.including_gaps is None else int(report.including_gaps.sum(dtype=np.int64))
+    return report.printed.including_gaps if isinstance(report, SummaryReport) else None
+
+
+def largest(reports: Sequence[MemoryReport]) -> MemoryReport:
+    """The report with the most bytes excluding gaps (the first among equals): what ``read`` returns."""
+    return max(reports, key=lambda r: total_excluding_gaps(r) or 0)
+
+
+def top_tile_ids(report: MemoryReport, n: int) -> np.ndarray:
+    """Ids of the ``n`` largest tiles: by including gaps where known, else excluding; ties by id."""
+    if not isinstance(report, TileReport):
+        return np.empty(0, dtype=np.int64)
+    key = report.including_gaps if report.including_gaps is not None else report.excluding_gaps
+    if n <= 0 or key.size == 0:
+        return np.empty(0, dtype=np.int64)
+    if report.known is not None:  # skipped tiles (placeholders) rank last and are dropped
+        key = np.where(report.known, key, -1)
+    n = min(n, key.size)
+    # Partition first so the work stays O(tiles), then order the few candidates.
+    threshold = np.partition(key, key.size - n)[key.size - n]
+    candidates = np.flatnonzero(key >= threshold)
+    order = np.lexsort((candidates, -key[candidates].astype(np.int64)))
+    top = candidates[order][:n]
+    return top if report.known is None else top[report.known[top]]
+
+
+def tile_breakdown(report: MemoryReport, tile: int, counted_only: bool = True) -> dict[str, int]:
+    """One tile's breakdown items, largest first (ties by name); absent items left out."""
+    items = []
+    for name, col in report.breakdown.items():
+        if counted_only and not col.counted:
+            continue
+        value = col.get(tile)
+        if value is not None:
+            items.append((name, value))
+    items.sort(key=lambda kv: (-kv[1], kv[0]))
+    return dict(items)
+
+
+def top_tiles(report: MemoryReport, n: int = 5, over: np.ndarray | None = None) -> list[TopTile]:
+    """The ``n`` most memory-subscribed tiles (the detailed tiles, for a text report).
+
+    ``over`` is the report's out-of-memory mask (:func:`.oom.out_of_memory`), when it is known.
+    """
+    target = report.target
+    if isinstance(report, SummaryReport):
+        return [TopTile(
+            tile=d.tile, ipu=target.ipu_of(d.tile), excluding_gaps=d.excluding_gaps,
+            including_gaps=d.including_gaps, out_of_memory=detail_out_of_memory(report, d),
+            breakdown=dict(sorted(d.breakdown.items(), key=lambda kv: (-kv[1], kv[0]))),
+            regions=dict(d.regions),
+        ) for d in report.detailed_tiles[:n]]
+    if not isinstance(report, TileReport):
+        return []
+    over = out_of_memory(report) if over is None else over
+    return [TopTile(
+        tile=int(t), ipu=target.ipu_of(t), excluding_gaps=int(report.excluding_gaps[t]),
+        including_gaps=None if report.including_gaps is None else int(report.including_gaps[t]),
+        out_of_memory=None if over is None else bool(over[t]),
+        breakdown=tile_breakdown(report, int(t)),
+        name=None if report.tile_names is None else report.tile_names[t],
+        regions={name: int(values[t]) for name, values in report.regions.items()},
+    ) for t in top_tile_ids(report, n)]
+
+
+def per_ipu(report: MemoryReport, over: np.ndarray | None = None) -> list[IpuSummary]:
+    """Per-IPU totals, maxima and out-of-memory counts (complete reports with known tiles per IPU)."""
+    tpi = report.target.tiles_per_ipu
+    if not isinstance(report, TileReport) or not tpi or report.excluding_gaps.size == 0:
+        return []
+    values = report.excluding_gaps
+    over = out_of_memory(report) if over is None else over
+    result = []
+    known = report.known
+    for ipu, first in enumerate(range(0, values.size, tpi)):
+        part = slice(first, min(first + tpi, values.size))
+        peak = _argmax(values[part], None if known is None else known[part])
+        if peak is None:  # every tile of this IPU was skipped: nothing known to summarise
+            continue
+        result.append(IpuSummary(
+            ipu=ipu, first_tile=first, num_tiles=part.stop - first,
+            excluding_gaps=int(values[part].sum(dtype=np.int64)),
+            including_gaps=None if report.including_gaps is None
+            else int(report.including_gaps[part].sum(dtype=np.int64)),
+            max_excluding_gaps=TileBytes(first + peak.tile, peak.bytes),
+            tiles_out_of_memory=None if over is None else int(np.count_nonzero(over[part])),
+        ))
+    return result

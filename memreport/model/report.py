@@ -1,0 +1,291 @@
+"""Reports: one compiled program's memory, in one of three kinds.
+
+- :class:`TileReport`: every tile's bytes (archives, ELF files, graph
+  profiles); per tile "complete" unless damaged members were skipped.
+- :class:`SummaryReport`: what a Poplar text summary printed (its
+  histogram, maxima, out-of-memory count and detailed tiles), kept as
+  printed; per tile "partial".
+- :class:`TensorMapReport`: a tensor map alone (elements, not bytes).
+
+They share :class:`MemoryReport`, a small protocol (source, format, target,
+module, notes, info, the per-tile view) so renderers and the notebook API
+take any of them; code that needs what one kind holds asks for that kind
+with ``isinstance``. The records check their own invariants. The model
+imports nothing above it: the notebook conveniences (``plot()``,
+``top_tiles()``...) are installed by :mod:`memreport.notebook`.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, cast
+
+from .target import StatedTarget, Target
+from .values import Column, PrintedSummary, SkippedMember, TileDetail, check_bytes_array
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+    from .tensor_map import TensorMap
+
+# What each report format is called in what people read.
+FORMAT_NAMES: Mapping[str, str] = MappingProxyType({
+    "archive": "ELF archive", "thin-archive": "thin ELF archive", "elf": "ELF file",
+    "poplar-text": "Poplar text summary", "json-profile": "JSON graph profile",
+    "cbor-profile": "CBOR graph profile", "tensor-map": "tensor map",
+})
+BREAKDOWN_KINDS = ("section", "category", "data type", "tensor", "item")
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+# The notebook conveniences, installed by memreport.notebook (which sits above the model).
+_views: dict[str, Callable[..., Any]] = {}
+
+
+def install_views(**views: Callable[..., Any]) -> None:
+    """Let ``report.plot()`` and the other conveniences reach the layers above the model."""
+    _views.update(views)
+
+
+class MemoryReport:
+    """What every report kind has; see the kinds for what each holds.
+
+    ``target`` is the resolved device (overrides applied); ``stated`` what
+    the source itself said (None for a report built by hand). The per-tile
+    attributes are None or empty on kinds that hold no per-tile bytes.
+    """
+
+    kind: ClassVar[str] = "report"
+    source: str
+    format: str
+    target: Target
+    module: str | None
+    info: Mapping[str, Any]
+    notes: tuple[str, ...]
+    stated: StatedTarget | None
+    breakdown_kind: str
+    # Per-tile data (a TileReport's) and printed figures (a SummaryReport's): the other kinds answer
+    # None or empty, through _NoTiles and _NotPrinted.
+    excluding_gaps: np.ndarray | None
+    including_gaps: np.ndarray | None
+    breakdown: Mapping[str, Column]
+    regions: Mapping[str, np.ndarray]
+    tile_names: Sequence[str] | None
+    skipped: tuple[SkippedMember, ...]
+    printed: PrintedSummary | None
+    detailed_tiles: tuple[TileDetail, ...]
+
+    @property
+    def num_tiles(self) -> int:
+        return self.target.num_tiles
+
+    @property
+    def per_tile(self) -> str:
+        """"complete" when every tile's bytes are known, else "partial"."""
+        return "partial"
+
+    @property
+    def is_printed_summary(self) -> bool:
+        """True for a text summary (its figures are as printed, not computed)."""
+        return False
+
+    @property
+    def known(self) -> np.ndarray | None:
+        """Per-tile bool, False for skipped tiles; None when every tile in the arrays is known."""
+        return None
+
+    @property
+    def label(self) -> str:
+        """The source, with its module when a file holds several."""
+        return self.source + (f" (module {self.module})" if self.module else "")
+
+    @property
+    def format_name(self) -> str:
+        """The format as people call it ("ELF archive")."""
+        return FORMAT_NAMES.get(self.format, self.format)
+
+    # Conveniences for notebooks, delegated to the layers above (memreport.notebook installs them).
+    @property
+    def tiles_out_of_memory(self) -> int | None:
+        """How many tiles exceed bytes per tile (None when unknown)."""
+        return _views["tiles_out_of_memory"](self)
+
+    def top_tiles(self, n: int = 5) -> list:
+        """The ``n`` most memory-subscribed tiles, largest first."""
+        return _views["top_tiles"](self, n)
+
+    def histogram(self, bin_kib: int | None = None):
+        """Poplar's By Tile histogram (printed bins for a text report)."""
+        return _views["histogram"](self, bin_kib)
+
+    def plot(self, *, figsize: tuple[float, float] | None = None, bin_kib: int | None = None):
+        """One matplotlib Figure: memory per tile, the By Tile histogram and a per-IPU heat map."""
+        return _views["plot"](self, figsize=figsize, bin_kib=bin_kib)
+
+    def to_dataframe(self):
+        """One row per tile (per detailed tile for a text report), the CSV's columns; needs pandas."""
+        return _views["to_dataframe"](self)
+
+    def _repr_html_(self) -> str:
+        return _views["html"](self)
+
+    def _repr_png_(self) -> bytes | None:
+        return _views["png"](self)
+
+    def evolve(self, **changes: Any) -> MemoryReport:
+        """A copy with ``changes`` (checked like any new report)."""
+        import dataclasses
+        return dataclasses.replace(cast(Any, self), **changes)
+
+    def __repr__(self) -> str:
+        module = f" module={self.module!r}" if self.module else ""
+        return (f"<{type(self).__name__} {self.source!r}{module} format={self.format} "
+                f"tiles={self.num_tiles} per_tile={self.per_tile}>")
+
+
+class _NoTiles:
+    """The per-tile attributes of a kind that holds no per-tile bytes."""
+
+    excluding_gaps: np.ndarray | None = None
+    including_gaps: np.ndarray | None = None
+    breakdown: Mapping[str, Column] = _EMPTY
+    regions: Mapping[str, np.ndarray] = _EMPTY
+    tile_names: Sequence[str] | None = None
+    skipped: tuple[SkippedMember, ...] = ()
+
+
+class _NotPrinted:
+    """The printed-summary attributes of a kind that printed nothing."""
+
+    printed: PrintedSummary | None = None
+    detailed_tiles: tuple[TileDetail, ...] = ()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class TileReport(_NotPrinted, MemoryReport):
+    """Every tile's bytes: ``excluding_gaps`` (and ``including_gaps`` where the source holds it) are int64
+    arrays of ``target.num_tiles`` values.
+
+    ``skipped`` lists tiles whose member could not be read: they keep their
+    place (later tile ids do not shift), hold 0 in the arrays as a
+    placeholder and no breakdown item, and :attr:`known` is False for them
+    so no figure counts them.
+    """
+
+    kind: ClassVar[str] = "tiles"
+    source: str
+    format: str
+    target: Target
+    excluding_gaps: np.ndarray
+    including_gaps: np.ndarray | None = None
+    breakdown: Mapping[str, Column] = field(default_factory=dict)
+    breakdown_kind: str = "item"
+    regions: Mapping[str, np.ndarray] = field(default_factory=dict)
+    tile_names: Sequence[str] | None = None
+    module: str | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    skipped: tuple[SkippedMember, ...] = ()
+    stated: StatedTarget | None = None
+
+    def __post_init__(self) -> None:
+        n = self.target.num_tiles
+        _check_kind(self.breakdown_kind)
+        check_bytes_array("excluding_gaps", self.excluding_gaps, n)
+        if self.including_gaps is not None:
+            check_bytes_array("including_gaps", self.including_gaps, n)
+        for name, col in self.breakdown.items():
+            if not isinstance(col, Column):
+                raise TypeError(f"breakdown {name!r} must be a Column")
+            if col.values.shape != (n,):
+                raise ValueError(f"breakdown {name!r} has {col.values.shape[0]} values for {n} tiles")
+        for name, arr in self.regions.items():
+            check_bytes_array(f"region {name!r}", arr, n)
+        if self.tile_names is not None and len(self.tile_names) != n:
+            raise ValueError(f"{len(self.tile_names)} tile names for {n} tiles")
+        if self.skipped:
+            tiles = [s.tile for s in self.skipped]
+            if len(set(tiles)) != len(tiles) or not all(0 <= t < n for t in tiles):
+                raise ValueError(f"skipped tiles must be distinct tiles of 0..{n - 1}")
+            if self.excluding_gaps[tiles].any():
+                raise ValueError("a skipped tile must hold the placeholder 0")
+
+    @property
+    def per_tile(self) -> str:
+        return "partial" if self.skipped else "complete"
+
+    @property
+    def known(self) -> np.ndarray | None:
+        if not self.skipped:
+            return None
+        import numpy as np
+        known = np.ones(self.num_tiles, dtype=bool)
+        known[[s.tile for s in self.skipped]] = False
+        return known
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SummaryReport(_NoTiles, MemoryReport):
+    """What a text summary printed: its figures as printed (never recomputed), and its detailed tiles.
+
+    The other tiles' bytes are not in the source: only the histogram's
+    bins know them, as counts.
+    """
+
+    kind: ClassVar[str] = "summary"
+    source: str
+    format: str
+    target: Target
+    printed: PrintedSummary = field(default_factory=PrintedSummary)
+    detailed_tiles: tuple[TileDetail, ...] = ()
+    breakdown_kind: str = "data type"
+    module: str | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    stated: StatedTarget | None = None
+
+    def __post_init__(self) -> None:
+        _check_kind(self.breakdown_kind)
+        n = self.target.num_tiles
+        for detail in self.detailed_tiles:
+            if n and not 0 <= detail.tile < n:
+                raise ValueError(f"detailed tile {detail.tile} outside 0..{n - 1}")
+
+    @property
+    def is_printed_summary(self) -> bool:
+        return True
+
+    @property
+    def printed_bytes_per_tile(self) -> int | None:
+        """The Memory Per-Tile the summary printed (None when it printed no Target)."""
+        return None if self.stated is None else self.stated.bytes_per_tile
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class TensorMapReport(_NoTiles, _NotPrinted, MemoryReport):
+    """A tensor map alone: where tensors' elements lie. It holds no bytes, so no memory usage."""
+
+    kind: ClassVar[str] = "tensor-map"
+    source: str
+    format: str
+    target: Target
+    tensor_map: TensorMap
+    breakdown_kind: str = "tensor"
+    module: str | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    stated: StatedTarget | None = None
+
+    def __post_init__(self) -> None:
+        _check_kind(self.breakdown_kind)
+        n = self.target.num_tiles
+        if self.tensor_map.num_tiles > n:
+            raise ValueError(f"the tensor map uses {self.tensor_map.num_tiles:,} tiles, the target has {n:,}")
+        if self.tensor_map.num_tiles < n:  # the map covers every tile: those past its highest hold no element
+            from dataclasses import replace
+            object.__setattr__(self, "tensor_map", replace(self.tensor_map, num_tiles=n))
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in BREAKDOWN_KINDS:
+        raise ValueError(f"breakdown_kind must be one of {', '.join(BREAKDOWN_KINDS)}, not {kind!r}")

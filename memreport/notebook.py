@@ -1,0 +1,74 @@
+"""The notebook conveniences of a report: ``plot()``, ``to_dataframe()``, rich display, quick figures.
+
+The model sits below analysis and the renderers and imports neither, so
+these reach it the other way round: importing :mod:`memreport` installs
+them on every report (:func:`memreport.model.install_views`). numpy-backed
+analysis, matplotlib and pandas are imported only when asked for, so
+``import memreport`` stays light.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .errors import MemreportError
+from .model import Histogram, MemoryReport, install_views
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+    from .analysis import TopTile
+    from .render.figure import ReportFigure
+
+
+def plot(report: MemoryReport, *, figsize: tuple[float, float] | None = None,
+         bin_kib: int | None = None) -> ReportFigure:
+    """One matplotlib Figure: memory per tile, the By Tile histogram and a per-IPU heat map."""
+    from .analysis import summarize
+    from .render.plot import figure
+    return figure(summarize(report, bin_kib=bin_kib), figsize=figsize)
+
+
+def to_dataframe(report: MemoryReport) -> pandas.DataFrame:
+    """One row per tile (per detailed tile for a text report), the CSV's columns; needs pandas."""
+    from .analysis import summarize
+    from .render.dataframe import to_dataframe as frame
+    return frame(summarize(report))
+
+
+def html(report: MemoryReport) -> str:
+    """The report as an HTML fragment: its summary and top tiles."""
+    from .analysis import summarize
+    from .render.html import render_html
+    return render_html(summarize(report))
+
+
+def png(report: MemoryReport) -> bytes | None:
+    """The report's picture as PNG bytes, or None when it has none (a tensor map) or matplotlib is missing."""
+    from .analysis import summarize
+    try:
+        from .render.plot import render_png
+        return render_png(summarize(report))
+    except MemreportError:  # no matplotlib, or nothing to draw (a tensor map): the HTML still shows
+        return None
+
+
+def tiles_out_of_memory(report: MemoryReport) -> int | None:
+    """How many tiles are out of memory (None when the source cannot say)."""
+    from .analysis import count_out_of_memory
+    return count_out_of_memory(report)
+
+
+def top_tiles(report: MemoryReport, n: int = 5) -> list[TopTile]:
+    """The ``n`` most memory-subscribed tiles, largest first (the detailed tiles of a text summary)."""
+    from .analysis import top_tiles as top
+    return top(report, n)
+
+
+def histogram(report: MemoryReport, bin_kib: int | None = None) -> Histogram:
+    """Poplar's By Tile histogram (a text summary's printed bins)."""
+    from .analysis import histogram as bins
+    return bins(report, bin_kib)
+
+
+install_views(plot=plot, to_dataframe=to_dataframe, html=html, png=png, tiles_out_of_memory=tiles_out_of_memory,
+              top_tiles=top_tiles, histogram=histogram)

@@ -1,0 +1,43 @@
+"""Poplar's own layout pieces, shared by every renderer that draws them (docs/FORMATS.md §1).
+
+The By Tile histogram rows (a range right-aligned in 10, a 40-star bar, the
+count in 7), the ``Maximum`` lines and the ``(X K)`` figure, written once
+here for the text report, the tensor-map sections and the diff.
+"""
+from __future__ import annotations
+
+import math
+
+from ..model import Histogram, TileBytes
+from ..units import kib
+
+BAR_WIDTH = 40
+HISTOGRAM_HEADER = "Range (KB) Histogram (Excluding Gaps)               Count (tiles)"
+
+
+def bar(count: int, largest: int) -> str:
+    """Poplar's bar: ``ceil(40 * count / largest)`` stars, so any non-empty bin shows one."""
+    return "*" * (math.ceil(BAR_WIDTH * count / largest) if largest else 0)
+
+
+def histogram_rows(hist: Histogram) -> list[str]:
+    """Poplar's histogram rows: range right-aligned in 10, a 40-star bar, the count in 7."""
+    if not hist.bins:
+        return []
+    width = len(str(max(b.high_kib for b in hist.bins)))
+    largest = max(b.count for b in hist.bins)
+    rows = []
+    for b in hist.bins:
+        span = f"{b.low_kib:>{width}} - {b.high_kib:>{width}}"
+        rows.append(f"{span:>10} {bar(b.count, largest):<{BAR_WIDTH}}{b.count:>7,}")
+    return rows
+
+
+def maximum_line(label: str, peak: TileBytes) -> str:
+    """``Maximum (Label): N (X.Y K) on tile T``."""
+    return f"Maximum ({label}): {peak.bytes:,} ({kib(peak.bytes)}) on tile {peak.tile}"
+
+
+def plural(kind: str) -> str:
+    """The plural of a breakdown kind: sections, categories, data types."""
+    return kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
