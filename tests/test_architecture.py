@@ -1,0 +1,123 @@
+"""The layer rule of docs/ARCHITECTURE.md, checked on every import statement in the package.
+
+Every ``import`` and ``from ... import`` counts, at module level, inside
+functions and under ``TYPE_CHECKING`` alike: a lazy import is still a
+dependency. A module may import its own package's modules and any lower
+layer; never a higher layer, never a sibling layer (readers and analysis
+know nothing of each other), and no import may close a circle.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "memreport"
+
+# Lowest first. Readers and analysis share a rank: both stand on the model, neither on the other.
+LAYERS = [
+    ("floor", 0, ("memreport.errors", "memreport.units")),
+    ("model", 1, ("memreport.model",)),
+    ("readers", 2, ("memreport.readers",)),
+    ("analysis", 2, ("memreport.analysis",)),
+    ("render", 3, ("memreport.render",)),
+    ("notebook", 4, ("memreport.notebook",)),
+    ("app", 5, ("memreport", "memreport.__main__", "memreport.cli", "memreport.output", "memreport.progress")),
+]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer_of(module: str) -> tuple[str, int]:
+    """The layer of a module: the longest matching prefix wins (memreport.cli before memreport)."""
+    best = None
+    for name, rank, prefixes in LAYERS:
+        for prefix in prefixes:
+            inside = module == prefix or (module.startswith(prefix + ".") and prefix != "memreport")
+            if inside and (best is None or len(prefix) > best[2]):
+                best = (name, rank, len(prefix))
+    assert best is not None, f"{module} is in no layer: add it to LAYERS and docs/ARCHITECTURE.md"
+    return best[0], best[1]
+
+
+def imports_of(module: str) -> set[str]:
+    """memreport modules ``module`` imports, resolved to the module (or package) imported."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "memreport")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "memreport":
+                continue
+            for alias in node.names:  # "from .x import y": y may be a module of its own
+                candidate = f"{target}.{alias.name}"
+                found.add(candidate if candidate in MODULES else target)
+    found.discard(module)
+    return {m for m in found if m in MODULES}
+
+
+GRAPH = {m: imports_of(m) for m in MODULES}
+
+
+def test_every_module_has_a_layer():
+    for module in MODULES:
+        layer_of(module)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_point_down_or_within_the_package(module):
+    layer, rank = layer_of(module)
+    for imported in sorted(GRAPH[module]):
+        other, other_rank = layer_of(imported)
+        if other == layer:
+            continue
+        assert other_rank < rank, f"{module} ({layer}) imports {imported} ({other}): an arrow that is not down"
+
+
+def test_no_import_closes_a_circle():
+    seen: dict[str, int] = {}  # 1: on the current path, 2: done
+    stack: list[str] = []
+
+    def visit(module: str) -> None:
+        seen[module] = 1
+        stack.append(module)
+        for imported in sorted(GRAPH[module]):
+            if seen.get(imported) == 1:
+                circle = stack[stack.index(imported):] + [imported]
+                pytest.fail("import circle: " + " -> ".join(circle))
+            if imported not in seen:
+                visit(imported)
+        stack.pop()
+        seen[module] = 2
+
+    for module in sorted(MODULES):
+        if module not in seen:
+            visit(module)
+
+
+def test_the_model_needs_no_numpy_to_import():
+    """`memreport --version` and `--help` stay quick: the model, readers' registry and CLI import no numpy."""
+    import subprocess
+    import sys
+    code = ("import sys, memreport.cli, memreport.model, memreport.render; "
+            "print('numpy' in sys.modules, 'matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.split() == ["False", "False"]
