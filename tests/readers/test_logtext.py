@@ -1,0 +1,115 @@
+"""Logs: the streamed needle scan against a plain reading, line numbers, long lines, encodings, line helpers."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from memreport.readers import logtext
+from memreport.readers.logtext import LogFile, Tag, clean, looks_like_text, split_tag, strip_progress_bar
+
+
+def plain_hits(data: bytes, needles: list[bytes]) -> list[tuple[int, int, str]]:
+    """The oracle: split the whole text into lines and keep those holding a needle."""
+    out, offset = [], 0
+    for no, raw in enumerate(data.split(b"\n"), 1):
+        if any(n in raw for n in needles) and (raw or offset < len(data)):
+            out.append((no, offset, raw.decode("utf-8", "replace").rstrip("\r")))
+        offset += len(raw) + 1
+    return out
+
+
+def found(path, needles) -> list[tuple[int, int, str]]:
+    with LogFile(path) as log:
+        return [(h.no, h.offset, h.text) for h in log.find(needles)]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_chunked_scan_finds_what_a_plain_reading_finds(tmp_path, monkeypatch, seed):
+    monkeypatch.setattr(logtext, "CHUNK_BYTES", 97)  # chunks end mid-line and mid-needle
+    monkeypatch.setattr(logtext, "MAX_LINE_BYTES", 4096)
+    rng = random.Random(seed)
+    words = [b"memory", b"Memory Usage:", b"out of memory", b"x" * 150, b"\xc3\xa9t\xc3\xa9", b"", b"\r", b"emo"]
+    lines = [b" ".join(rng.choice(words) for _ in range(rng.randrange(0, 6))) for _ in range(400)]
+    data = b"\n".join(lines) + (b"\n" if seed % 2 else b"")
+    path = tmp_path / "run.log"
+    path.write_bytes(data)
+    needles = [b"emory", b"Usage"]
+    assert found(path, needles) == plain_hits(data, needles)
+
+
+def test_line_numbers_and_offsets_are_exact(tmp_path):
+    path = tmp_path / "run.log"
+    path.write_bytes(b"a\r\nb memory\r\n\nc\nd memory usage\nmemory")
+    with LogFile(path) as log:
+        hits = list(log.find([b"memory"]))
+        assert [(h.no, h.offset, h.text) for h in hits] == [(2, 3, "b memory"), (5, 16, "d memory usage"),
+                                                           (6, 31, "memory")]
+        assert [(ln.no, ln.text) for ln in log.lines(hits[1].offset, hits[1].no)] == [(5, "d memory usage"),
+                                                                                     (6, "memory")]
+        assert [ln.text for ln in log.lines()] == ["a", "b memory", "", "c", "d memory usage", "memory"]
+
+
+def test_an_endless_line_is_cut_not_held_whole(tmp_path, monkeypatch):
+    monkeypatch.setattr(logtext, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(logtext, "MAX_LINE_BYTES", 256)
+    path = tmp_path / "run.log"
+    path.write_bytes(b"first memory\n" + b"y" * 5000 + b" memory\n" + b"last memory\n")
+    hits = found(path, [b"memory"])
+    assert hits[0] == (1, 0, "first memory") and hits[-1] == (3, 5021, "last memory")
+    assert all(len(text) <= 256 for _, _, text in hits)
+    with LogFile(path) as log:
+        lines = list(log.lines())
+    assert [(ln.no, len(ln.text)) for ln in lines] == [(1, 12), (2, 256), (3, 11)]
+
+
+def test_utf16_is_read_as_text_and_a_utf8_bom_is_skipped(tmp_path):
+    text = "Target:\r\n  Tiles per IPU: 1,472\r\nMemory Usage:\r\n"
+    for name, data in (("le.txt", text.encode("utf-16")), ("be.txt", b"\xfe\xff" + text.encode("utf-16-be")),
+                       ("bom.txt", b"\xef\xbb\xbf" + text.encode())):
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert looks_like_text(data[:4096])
+        with LogFile(path) as log:
+            assert [ln.text for ln in log.lines()] == ["Target:", "  Tiles per IPU: 1,472", "Memory Usage:"]
+            assert [(h.no, h.text) for h in log.find([b"Memory"])] == [(3, "Memory Usage:")]
+
+
+def test_binary_is_not_text():
+    assert not looks_like_text(b"\x7fELF\x01\x01\x01\x00" + bytes(100))
+    assert not looks_like_text(bytes(range(128, 256)) * 4)
+    assert looks_like_text("état des lieux: mémoire\n".encode() * 50)
+
+
+def test_a_missing_file_is_a_read_error(tmp_path):
+    with pytest.raises(logtext.ReadError, match="No such file"):
+        LogFile(tmp_path / "nope.log")
+
+
+@pytest.mark.parametrize("raw,want", [
+    ("\x1b[31mOut of memory\x1b[0m on tile 3", "Out of memory on tile 3"),
+    ("Graph compilation:  10%|█| 10/100\rGraph compilation: 100%|██| 100/100", "Graph compilation: 100%|██| 100/100"),
+    ("plain", "plain"),
+    ("ends in a redraw\r", "ends in a redraw"),
+])
+def test_clean_keeps_what_a_terminal_shows(raw, want):
+    assert clean(raw) == want
+
+
+@pytest.mark.parametrize("raw,tag,rest", [
+    ("[1,0]<stdout>:Memory Usage:", Tag("1,0", "stdout"), "Memory Usage:"),
+    ("[1,12]<stderr>: Target:", Tag("1,12", "stderr"), "Target:"),
+    ("[1,0[1,0]<stdout>:  Total Tiles: 4", Tag("1,0", "stdout"), " Total Tiles: 4"),
+    ("<stderr>:x", Tag("", "stderr"), "x"),
+    ("Memory Usage:", Tag("", None), "Memory Usage:"),
+])
+def test_launcher_tags(raw, tag, rest):
+    assert split_tag(raw) == (tag, rest)
+
+
+def test_a_glued_progress_bar_is_taken_off_the_front():
+    line = "Graph compilation:  45%|████▌     | 45/100 [00:12<00:15]2023-06-29T16:14:58.205011Z PO:ENGINE 1.1 I: x"
+    assert strip_progress_bar(line) == "2023-06-29T16:14:58.205011Z PO:ENGINE 1.1 I: x"
+    assert strip_progress_bar("Graph compilation: 100%|██████████| 100/100 [00:48<00:00]") == \
+        "Graph compilation: 100%|██████████| 100/100 [00:48<00:00]"
+    assert strip_progress_bar("Tile 5: 100% of its memory | used") == "Tile 5: 100% of its memory | used"
