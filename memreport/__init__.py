@@ -23,6 +23,7 @@ from .errors import (
 )
 from .model import (
     ARCHES,
+    PYTHON_NAMES,
     Bin,
     Column,
     Histogram,
@@ -71,18 +72,56 @@ __all__ = [
 
 def read_all(path: str | os.PathLike, *, tile_memory: int | str | None = None, arch: str | None = None,
              skip_bad_members: bool = False) -> list[MemoryReport]:
-    """Every report a file holds, in file order (a ``.rep`` trace may hold several)."""
+    """Every report a file holds, in file order (a ``.rep`` trace or a log may hold several).
+
+    ``tile_memory`` (bytes per tile: ``638976`` or ``"624KiB"``) overrides
+    what every source says; ``arch`` (``"ipu1"``, ``"ipu2"``, ``"ipu21"``)
+    replaces the architecture a source names; ``skip_bad_members`` reads an
+    archive whose members are partly damaged. A bad argument is a
+    ValueError naming it; an unreadable file a :class:`ReadError`.
+    """
     from .readers import read_path
-    from .units import check_tile_memory, parse_size
-    if isinstance(tile_memory, str):
-        tile_memory = parse_size(tile_memory)
-    if tile_memory is not None:  # a bad setting is the caller's ValueError, not a ReadError blaming the file
-        tile_memory = check_tile_memory(tile_memory)
-    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
+    options = ReadOptions(tile_memory=_tile_memory(tile_memory), arch=_arch(arch),
+                          skip_bad_members=_flag(skip_bad_members, "skip_bad_members"), option_names=PYTHON_NAMES)
     return read_path(path, options)
 
 
-def read(path: str | os.PathLike, **kwargs) -> MemoryReport:
-    """The report a file holds; for a file holding several, the largest (by excluding-gaps total)."""
+def read(path: str | os.PathLike, *, tile_memory: int | str | None = None, arch: str | None = None,
+         skip_bad_members: bool = False) -> MemoryReport:
+    """The report a file holds; for a file holding several, the largest (by excluding-gaps total).
+
+    The keywords are :func:`read_all`'s.
+    """
     from .analysis import largest
-    return largest(read_all(path, **kwargs))
+    return largest(read_all(path, tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members))
+
+
+def _tile_memory(value: object) -> int | None:
+    """``tile_memory=`` as bytes: an int (not a bool) or a size string, at least 1 and below 2**63."""
+    from .units import check_tile_memory, parse_size
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            return check_tile_memory(parse_size(value))
+        except ValueError as exc:
+            raise ValueError(f"tile_memory: {exc}") from None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"tile_memory must be a whole number of bytes or a size such as '624KiB', not {value!r}")
+    try:
+        return check_tile_memory(value)
+    except ValueError as exc:
+        raise ValueError(f"tile_memory: {exc}") from None
+
+
+def _arch(value: object) -> str | None:
+    if value is None or (isinstance(value, str) and value in ARCHES):
+        return value
+    names = ", ".join(repr(a) for a in ARCHES)
+    raise ValueError(f"arch must be one of {names} (or None), not {value!r}")
+
+
+def _flag(value: object, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, not {value!r}")
+    return value

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import MemreportError
-from .model import Histogram, MemoryReport, install_views
+from .model import PYTHON_NAMES, Histogram, MemoryReport, install_views
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -25,21 +25,21 @@ def plot(report: MemoryReport, *, figsize: tuple[float, float] | None = None,
     """One matplotlib Figure: memory per tile, the By Tile histogram and a per-IPU heat map."""
     from .analysis import summarize
     from .render.plot import figure
-    return figure(summarize(report, bin_kib=bin_kib), figsize=figsize)
+    return figure(summarize(report, bin_kib=bin_kib, names=PYTHON_NAMES), figsize=figsize)
 
 
 def to_dataframe(report: MemoryReport) -> pandas.DataFrame:
     """One row per tile (per detailed tile for a text report), the CSV's columns; needs pandas."""
     from .analysis import summarize
     from .render.dataframe import to_dataframe as frame
-    return frame(summarize(report))
+    return frame(summarize(report, names=PYTHON_NAMES))
 
 
 def html(report: MemoryReport) -> str:
     """The report as an HTML fragment: its summary and top tiles."""
     from .analysis import summarize
     from .render.html import render_html
-    return render_html(summarize(report))
+    return render_html(summarize(report, names=PYTHON_NAMES))
 
 
 def png(report: MemoryReport) -> bytes | None:
@@ -47,7 +47,7 @@ def png(report: MemoryReport) -> bytes | None:
     from .analysis import summarize
     try:
         from .render.plot import render_png
-        return render_png(summarize(report))
+        return render_png(summarize(report, names=PYTHON_NAMES))
     except MemreportError:  # no matplotlib, or nothing to draw (a tensor map): the HTML still shows
         return None
 
@@ -61,6 +61,8 @@ def tiles_out_of_memory(report: MemoryReport) -> int | None:
 def top_tiles(report: MemoryReport, n: int = 5) -> list[TopTile]:
     """The ``n`` most memory-subscribed tiles, largest first (the detailed tiles of a text summary)."""
     from .analysis import top_tiles as top
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"n must be a whole number of tiles, 0 or more, not {n!r}")
     return top(report, n)
 
 

@@ -182,3 +182,46 @@ def test_import_and_read_do_not_import_matplotlib_or_pandas():
     """)
     out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"arch": "ipu9"}, "arch must be one of 'ipu1', 'ipu2', 'ipu21' (or None), not 'ipu9'"),
+    ({"arch": "IPU2"}, "arch must be one of 'ipu1', 'ipu2', 'ipu21' (or None), not 'IPU2'"),
+    ({"arch": 3}, "arch must be one of 'ipu1', 'ipu2', 'ipu21' (or None), not 3"),
+    ({"tile_memory": 1.5}, "tile_memory must be a whole number of bytes or a size such as '624KiB', not 1.5"),
+    ({"tile_memory": True}, "tile_memory must be a whole number of bytes or a size such as '624KiB', not True"),
+    ({"tile_memory": 0}, "tile_memory: bytes per tile must be at least 1 B, not 0"),
+    ({"tile_memory": "lots"}, "tile_memory: not a size: 'lots'"),
+    ({"skip_bad_members": "yes"}, "skip_bad_members must be True or False, not 'yes'"),
+])
+def test_bad_arguments_are_value_errors_naming_the_argument(archive, kwargs, message):
+    for function in (memreport.read, memreport.read_all):
+        with pytest.raises(ValueError) as caught:
+            function(ARCHIVE, **kwargs)
+        assert str(caught.value).startswith(message)
+        assert not isinstance(caught.value, memreport.MemreportError)
+
+
+def test_read_takes_explicit_keywords_help_can_show():
+    import inspect
+    for function in (memreport.read, memreport.read_all):
+        params = inspect.signature(function).parameters
+        assert list(params) == ["path", "tile_memory", "arch", "skip_bad_members"]
+        assert all(p.kind is p.KEYWORD_ONLY for name, p in params.items() if name != "path")
+
+
+def test_top_tiles_refuses_a_count_that_is_not_one(archive):
+    for n in (-1, 2.5, True, "3"):
+        with pytest.raises(ValueError, match=r"^n must be a whole number of tiles, 0 or more"):
+            archive.top_tiles(n)
+    assert archive.top_tiles(0) == []
+
+
+def test_notes_spell_the_overrides_as_python_does():
+    report = memreport.read(ARCHIVE, arch="ipu1")
+    assert "arch='ipu1' overrides the ipu2 named by the ELF flags" in report.notes
+    from click.testing import CliRunner
+
+    from memreport.cli import main
+    out = CliRunner().invoke(main, [ARCHIVE, "--arch", "ipu1"]).output
+    assert "Note:     --arch ipu1 overrides the ipu2 named by the ELF flags" in out

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import KIB, Bin, Histogram, MemoryReport, SummaryReport, TileReport
+from ..model import CLI_NAMES, KIB, Bin, Histogram, MemoryReport, OptionNames, SummaryReport, TileReport
 from . import tiles
 from .tiles import out_of_memory, partial_reason
 
@@ -61,7 +61,12 @@ class OutOfMemoryCount:
         return "out-of-memory count: " + text
 
 
-BYTES_PER_TILE_UNKNOWN = "bytes per tile unknown: give --tile-memory or --arch"
+def bytes_per_tile_unknown(names: OptionNames = CLI_NAMES) -> str:
+    """Why a count needs bytes per tile, with the overrides spelled as the user spells them."""
+    return f"bytes per tile unknown: give {names.tile_memory} or {names.arch}"
+
+
+BYTES_PER_TILE_UNKNOWN = bytes_per_tile_unknown()
 
 
 def printed_bytes_per_tile(report: MemoryReport) -> int | None:
@@ -109,15 +114,17 @@ def _split_bins(report: MemoryReport, hist: Histogram, limit: int, known: Mappin
     return _BinSplit(sure, straddle, straddle_known, hist.total == report.num_tiles)
 
 
-def out_of_memory_count(report: MemoryReport, over: np.ndarray | None = None) -> OutOfMemoryCount:
+def out_of_memory_count(report: MemoryReport, over: np.ndarray | None = None,
+                        names: OptionNames = CLI_NAMES) -> OutOfMemoryCount:
     """How many tiles are out of memory: computed, printed, or bounded by what a summary printed.
 
-    ``over`` is a TileReport's out-of-memory mask when already computed.
+    ``over`` is a TileReport's out-of-memory mask when already computed;
+    ``names`` spells the overrides in the reasons (command line or Python).
     """
     if isinstance(report, TileReport):
         over = out_of_memory(report) if over is None else over
         if over is None:
-            return OutOfMemoryCount(None, reason=BYTES_PER_TILE_UNKNOWN)
+            return OutOfMemoryCount(None, reason=bytes_per_tile_unknown(names))
         if report.known is not None:
             over = over & report.known
         count = int(np.count_nonzero(over))
@@ -136,7 +143,7 @@ def out_of_memory_count(report: MemoryReport, over: np.ndarray | None = None) ->
                   f"printed, not {limit:,} B")
     if limit is None:
         if report.detailed_tiles or printed.max_excluding_gaps is not None:
-            reason += "; bytes per tile unknown (give --tile-memory or --arch to judge what it printed)"
+            reason += f"; bytes per tile unknown (give {names.tile_memory} or {names.arch} to judge what it printed)"
         return OutOfMemoryCount(None, reason=reason)
     return _bounded_count(report, limit, stated, reason)
 

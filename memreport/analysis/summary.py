@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..model import Histogram, MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileReport
+from ..model import (
+    CLI_NAMES,
+    Histogram,
+    MemoryReport,
+    OptionNames,
+    SummaryReport,
+    TensorMapReport,
+    TileBytes,
+    TileReport,
+)
 from . import tiles
 from .oom import OutOfMemoryCount, bins_out_of_memory, out_of_memory_count
 from .tiles import IpuSummary, TopTile
@@ -87,15 +96,17 @@ class Summary:
 
 
 def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
-              tensor_map: TensorMap | None = None) -> Summary:
+              tensor_map: TensorMap | None = None, names: OptionNames = CLI_NAMES) -> Summary:
     """The figures of ``report`` (its ``top`` tiles; histogram bins of ``bin_kib`` KiB where it can be re-binned).
 
     Raises :class:`~memreport.errors.UnsupportedOperation` for a ``bin_kib``
     a text summary's printed bins cannot take, and a ReadError naming the
     tensor map when ``tensor_map`` uses tiles the report does not have.
+    ``names`` spells the overrides in reasons: ``--tile-memory`` on the
+    command line, ``tile_memory=`` in Python.
     """
     over = tiles.out_of_memory(report)
-    status = out_of_memory_count(report, over)
+    status = out_of_memory_count(report, over, names)
     hist = None if isinstance(report, TensorMapReport) else tiles.histogram_if_known(report, bin_kib)
     top_tiles = tuple(tiles.top_tiles(report, top, over))
     detailed = tuple(tiles.top_tiles(report, len(report.detailed_tiles))) if isinstance(report, SummaryReport) \

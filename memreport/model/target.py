@@ -101,14 +101,19 @@ class StatedTarget:
 
 @dataclass(frozen=True)
 class OptionNames:
-    """How the user spelled the overrides, for notes: the command line's or Python's."""
+    """How the user spells the overrides, for notes: the command line's or Python's."""
 
     tile_memory: str = "--tile-memory"
     arch: str = "--arch"
+    python: bool = False
+
+    def arch_value(self, arch: str) -> str:
+        """The arch setting as the user would write it: ``--arch ipu1`` or ``arch='ipu1'``."""
+        return f"{self.arch}{arch!r}" if self.python else f"{self.arch} {arch}"
 
 
 CLI_NAMES = OptionNames()
-PYTHON_NAMES = OptionNames("tile_memory=", "arch=")
+PYTHON_NAMES = OptionNames("tile_memory=", "arch=", python=True)
 
 
 def resolve_target(stated: StatedTarget, *, tile_memory: int | None = None, arch: str | None = None,
@@ -126,7 +131,7 @@ def resolve_target(stated: StatedTarget, *, tile_memory: int | None = None, arch
     name = stated.arch
     if arch is not None:
         if stated.arch is not None and stated.arch != arch:
-            notes.append(f"{names.arch} {arch} overrides the {stated.arch} "
+            notes.append(f"{names.arch_value(arch)} overrides the {stated.arch} "
                          f"{stated.arch_basis or 'named by the ' + stated.source_kind}")
         name = arch
     spec = ARCHES.get(name) if name else None
