@@ -89,11 +89,20 @@ class DefaultGroup(click.Group):
 
 
 class ReportCommand(click.Command):
-    """The default command, shown to users as plain ``memreport``."""
+    """The default command, shown to users as plain ``memreport``; its help lists the other commands."""
 
     def make_context(self, info_name, args, parent=None, **extra):
         # Detached from the group so usage lines and hints read "memreport", not "memreport report".
         return super().make_context("memreport", args, None, **extra)
+
+    def format_help(self, ctx, formatter):
+        super().format_help(ctx, formatter)
+        rows = [(name, command.get_short_help_str(limit=70)) for name, command in main.commands.items()
+                if name != self.name]
+        with formatter.section("Commands (memreport COMMAND --help for each)"):
+            formatter.write_dl(rows)
+        formatter.write_paragraph()
+        formatter.write_text("A file whose name is a command's is reported with a path: memreport ./diff")
 
 
 def fail(message: str, code: int = EXIT_READ) -> None:

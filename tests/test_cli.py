@@ -173,3 +173,17 @@ def test_tensor_map_adds_per_tile_tensor_columns_to_csv():
     assert both[0][-5:] == ["tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements", "source",
                             "module"]
     assert [(row[0], row[-5:-2]) for row in both[1:3]] == [("5", mapped["5"]), ("902", mapped["902"])]
+
+
+def test_help_lists_the_commands_and_how_to_report_a_file_named_like_one(tmp_path, monkeypatch):
+    runner = CliRunner()
+    out = runner.invoke(main, ["--help"]).output
+    assert out.startswith("Usage: memreport [OPTIONS] FILE...\n")
+    commands = out.split("Commands (memreport COMMAND --help for each):\n")[1]
+    assert "  diff  Compare two builds tile by tile" in commands
+    assert "A file whose name is a command's is reported with a path: memreport ./diff" in out
+    monkeypatch.chdir(tmp_path)
+    with open(os.path.join(os.path.dirname(SAMPLE), "mk1_summary.txt"), "rb") as f:
+        (tmp_path / "diff").write_bytes(f.read())
+    result = runner.invoke(main, ["./diff"])
+    assert result.exit_code == 0 and result.output.startswith("Source:   ./diff\n")

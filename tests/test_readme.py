@@ -125,20 +125,47 @@ def test_ci_transcript_is_what_a_terminal_shows(builds):
         assert re.search(rf"^\s+{tile}\s+0\s.*\s{re.escape(f'{change:+,}')} B", transcript, re.MULTILINE), tile
 
 
-def test_ci_commands_run_as_documented(builds):
+def actions_step(yaml: str) -> str:
+    """The ``run: |`` script of the README's Actions step, dedented as Actions passes it to bash."""
+    lines = yaml.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "run: |") + 1
+    body = []
+    for line in lines[start:]:
+        if line.strip() and not line.startswith("    "):
+            break
+        body.append(line[4:])
+    return "\n".join(body).strip() + "\n"
+
+
+def test_ci_commands_run_as_documented(builds, tmp_path):
     cwd, env = builds
     text = section("## Use in CI")
     sh, = [body for lang, body in code_blocks(text) if lang == "sh"]
     yaml, = [body for lang, body in code_blocks(text) if lang == "yaml"]
-    commands = [line.strip() for line in yaml.splitlines() if line.strip().startswith("memreport ")]
+    script = actions_step(yaml)
+    commands = [line.split(" || ")[0] for line in script.splitlines() if line.startswith("memreport ")]
     assert [line for line in sh.splitlines() if line][0] == commands[0]
-    first = subprocess.run(["bash", "-c", commands[0]], cwd=cwd, env=env, capture_output=True, text=True)
-    assert first.returncode == 3  # the sample has three tiles out of memory
-    assert (cwd / "memory.txt").read_text().startswith("Source:   build/archive.a\n")  # written before the gate
-    second = subprocess.run(["bash", "-c", commands[1]], cwd=cwd, env=env, capture_output=True, text=True)
-    assert second.returncode == 0, second.stderr  # main.a and build/archive.a are the same build here
-    doc = json.loads((cwd / "memory-diff.json").read_text())
-    assert doc["schema"] == "memreport-diff/1" and doc["tiles"] == []
+    for name in ("memory.txt", "memory-diff.json"):
+        (cwd / name).unlink(missing_ok=True)
+    # As GitHub Actions runs a bash step: bash --noprofile --norc -eo pipefail {0}.
+    step = tmp_path / "step.sh"
+    step.write_text(script)
+    ci = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(step)], cwd=cwd, env=env,
+                        capture_output=True, text=True)
+    assert ci.returncode == 3, ci.stderr  # the sample has three tiles out of memory: the step fails...
+    assert (cwd / "memory.txt").read_text().startswith("Source:   build/archive.a\n")  # ...with the report kept
+    doc = json.loads((cwd / "memory-diff.json").read_text())  # and the diff ran all the same
+    assert doc["schema"] == "memreport-diff/1" and doc["tiles"] == []  # main.a and build/archive.a are one build
+    # A diff that fails when the report passed fails the step with the diff's status.
+    failing = script.replace("--fail-on-oom --max-tile 600KiB", "--max-tile 1MiB").replace(
+        "main.a build/archive.a", "build/archive.a pr.a").replace("--fail-on-growth 4KiB", "--fail-on-growth 1")
+    step.write_text(failing)
+    ci = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(step)], cwd=cwd, env=env,
+                        capture_output=True, text=True)
+    assert ci.returncode == 3 and "grew by more than 1 B" in ci.stderr
+    step.write_text(failing.replace("--fail-on-growth 1 ", "").replace("--fail-on-growth 1\n", "\n"))
+    assert subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(step)], cwd=cwd, env=env,
+                          capture_output=True, text=True).returncode == 0
 
 
 def test_every_option_is_documented():
@@ -201,3 +228,26 @@ def test_every_csv_column_kind_is_documented():
     for column in ("tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements", "liveness.alwaysLive",
                    "liveness.notAlwaysLiveMax", ".overlapped", "region.<name>", "source", "module"):
         assert column in csv_section, column
+
+
+def test_the_notebook_extra_is_declared_and_documented():
+    import configparser
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    extra = cfg["options.extras_require"]["notebook"].split()
+    assert {"pandas>=1.3", "matplotlib-inline>=0.1", "ipykernel>=6"} <= set(extra)
+    assert "pip install '.[notebook]'" in section("## Python and notebooks")
+
+
+def test_png_naming_is_what_happens(tmp_path):
+    from memreport.cli import numbered_paths
+    row = next(line for line in README.splitlines() if line.startswith("| `--png PATH` |"))
+    assert "`--png memory.png` writes `memory-1.png`, `memory-2.png`" in row
+    assert numbered_paths("memory.png", 2, ".png") == ["memory-1.png", "memory-2.png"]
+    assert "a PATH without an extension gets `.png`" in row and numbered_paths("memory", 2, ".png")[0] == "memory-1.png"
+
+
+def test_docs_cite_no_file_outside_the_repository():
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "sample_reports" / "README.md"]:
+        text = path.read_text(encoding="utf-8")
+        assert "../shared" not in text and "/work/" not in text, path
