@@ -229,8 +229,9 @@ def _notes(history: CompileHistory) -> list[str]:
                      "TF_CPP_VMODULE=poplar_compiler=1, name modules; PopART names a hash only in a cache file name)")
     unfinished = [c for c in cs if c.result is None]
     if unfinished:
+        them = "it" if len(unfinished) == 1 else "them"
         notes.append(f"{plural(len(unfinished), 'compilation')} began and did not end in the log (the run stopped or "
-                     f"failed during them): {refs_text([c.ref for c in unfinished])}")
+                     f"failed during {them}): {refs_text([c.ref for c in unfinished])}")
     if cs and not history.loads:
         notes.append("no executable loads in the logs (Poplar's 'Loading executable' phase, "
                      "POPLAR_LOG_LEVEL=INFO): compilations after the first run and executable switching are not "

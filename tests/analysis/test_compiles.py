@@ -156,4 +156,4 @@ def test_an_unfinished_compilation_is_noted_not_counted_as_a_recompile():
     summary = summarize_compiles(h)
     assert summary.findings == ()
     assert summary.notes[0] == "1 compilation began and did not end in the log (the run stopped or failed during " \
-                               "them): a.log:9"
+                               "it): a.log:9"
