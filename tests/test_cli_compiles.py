@@ -52,7 +52,7 @@ def test_the_gate_fails_after_writing_the_output(tmp_path):
     assert result.exit_code == 3
     assert result.stdout == ""
     assert result.stderr == ("memreport: gate failed: --fail-on-recompile: module cluster_train compiled twice with "
-                             "2 different hashes: train.log:4, train.log:95\n")
+                             "2 different hashes: train.log:5, train.log:71\n")
     written = (tmp_path / "compiles.txt").read_text()
     assert "  recompiled: module cluster_train compiled twice" in written
     assert "  hash-drift: module cluster_train has 2 different hashes" in written

@@ -98,7 +98,7 @@ def test_a_cold_and_a_warm_run_find_nothing(tmp_path):
 def test_the_recompiling_tensorflow_run(tmp_path):
     path = write(tmp_path, "train.log", tf_batch_size_change())
     summary = summarize_compiles(read_compile_logs([path]))
-    ref = [LineRef(path, n) for n in (4, 95, 58, 64, 79)]
+    ref = [LineRef(path, n) for n in (5, 71, 64, 134, 151)]
     assert summary.findings == (
         Finding("recompiled", f"module cluster_train compiled twice with 2 different hashes: {ref[0]}, {ref[1]}",
                 (ref[0], ref[1])),

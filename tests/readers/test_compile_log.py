@@ -211,35 +211,39 @@ def test_a_cold_and_a_warm_poptorch_run_under_poprun(tmp_path):
 
 
 def tf_batch_size_change() -> LogBuilder:
-    """Training at batch size 32, then the last, smaller batch: the same module with a new hash, compiled again."""
+    """Two epochs whose last batch is smaller: the same module gets a second hash and is compiled again, and
+    from then on every epoch switches between the two executables (TensorFlow keeps both in memory)."""
     log = LogBuilder()
     log.tf("Poplar version: 3.3.0 (de1f8de2a7) Poplar package: b67b751185",
            file="tensorflow/compiler/plugin/poplar/driver/poplar_platform.cc")
-    log.tf_compile("cluster_train", "5f1e0b9c3a7d2e11", exe_hash="9c4d2a7b18e0f3", cache_dir="/data/tf_cache",
-                   ms=41000, poplar=True, vlog2=True, peak_rss=6120.5)
-    log.load_phases()
-    log.noise(4)
-    for _ in range(2):
+    log.tf("TensorFlow device /device:IPU:0 attached to 1 IPU with Poplar device ID: 0",
+           file="tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc")
+    for epoch in (1, 2):
+        if epoch == 1:
+            log.tf_compile("cluster_train", "5f1e0b9c3a7d2e11", exe_hash="9c4d2a7b18e0f3",
+                           cache_dir="/data/tf_cache", ms=41000, poplar=True, vlog2=True, peak_rss=6120.5, batch=32)
+        log.load_phases()
+        log.noise(4)
+        if epoch == 1:
+            log.tf_compile("cluster_train", "a27c04e9d51b6f3", exe_hash="3e81f0c2d97a5b4",
+                           cache_dir="/data/tf_cache", ms=39500, poplar=True, vlog2=True, peak_rss=6011.25, batch=16)
         log.load_phases()
         log.noise(2)
-    log.tf_compile("cluster_train", "a27c04e9d51b6f3", exe_hash="3e81f0c2d97a5b4", cache_dir="/data/tf_cache",
-                   ms=39500, poplar=True, vlog2=True, peak_rss=6011.25)
-    log.load_phases()
     return log
 
 
 def test_a_tensorflow_run_that_recompiles_when_the_batch_size_changes(tmp_path):
     path = write(tmp_path, "train.log", tf_batch_size_change())
     _, found, loads = read_compile_log(path)
-    first = row(path, 4, end_line=45, time="2023-06-29T18:14:57.810215", module="cluster_train",
+    first = row(path, 5, end_line=51, time="2023-06-29T18:14:57.810215", module="cluster_train",
                 hash="0x5f1e0b9c3a7d2e11", executable_hash="0x9c4d2a7b18e0f3", result="compiled", cache="miss",
                 duration_s=41.0, duration_from="phase timings", peak_rss_mb=6120.5, tiles_overflowed=0, target=IPU2,
                 cache_file="/data/tf_cache/9c4d2a7b18e0f3.poplar_exec")
-    second = dataclasses.replace(first, line=95, end_line=136, time="2023-06-29T18:15:43.449263",
+    second = dataclasses.replace(first, line=71, end_line=117, time="2023-06-29T18:15:41.323239",
                                  hash="0xa27c04e9d51b6f3", executable_hash="0x3e81f0c2d97a5b4", duration_s=39.5,
                                  peak_rss_mb=6011.25, cache_file="/data/tf_cache/3e81f0c2d97a5b4.poplar_exec")
     assert found == [first, second]
-    assert [(ld.line, ld.reload) for ld in loads] == [(47, False), (64, True), (79, True), (138, False)]
+    assert [(ld.line, ld.reload) for ld in loads] == [(53, False), (119, False), (134, True), (151, True)]
 
 
 def test_sdk2_poplar_lines_alone(tmp_path):
@@ -371,3 +375,17 @@ def test_unreadable_inputs(tmp_path, make, says):
     make(path)
     with pytest.raises(ReadError, match=re.escape(says)):
         read_compile_logs([path])
+
+
+def test_hostile_lines_are_read_in_linear_time(tmp_path):
+    """Long runs of spaces, dots and dates cannot make a pattern backtrack for ever; a line is read up to 16 KiB."""
+    lines = ["Ending phase: x" + " " * 300_000 + "y",
+             "Skip engine compilation - " + " ." * 200_000,
+             "2023-06-29 " * 60_000 + "Starting phase: z",
+             "2023-06-29T16:14:58.205011Z PO:GRAPH    79.79 I: Starting phase: " + "g" * 400_000,
+             "Loaded m from " + "/" * 300_000 + "x.poplar_exec",
+             "real 1 ms; " * 40_000]
+    path = write(tmp_path, "hostile.log", "\n".join(lines) + "\n")
+    _, found, loads = read_compile_log(path)
+    assert [(c.line, c.framework, c.result) for c in found] == [(4, "poplar", None)]
+    assert loads == []

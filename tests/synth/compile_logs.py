@@ -24,7 +24,7 @@ TF_CACHE = "tensorflow/compiler/plugin/poplar/driver/poplar_executable_cache.cc"
 TF_EXECUTABLE = "tensorflow/compiler/plugin/poplar/driver/poplar_executable.cc"
 # poplar_compiler.cc (r2.6/sdk-release-3.4) line numbers of each message.
 TF_LINES = {"begin": 1487, "deserialize": 1574, "loaded": 1591, "miss": 1596, "end": 1748, "skip": 1786,
-            "main": 1805, "engine": 1917, "percent": 1924, "precompiled": 1980, "custom": 1996, "engine_end": 2014}
+            "main": 1805, "hlo": 1807, "engine": 1917, "percent": 1924, "precompiled": 1980, "custom": 1996, "engine_end": 2014}
 CUSTOM_OP = ("Executable caching has been enabled, however the program being compiled contains custom user "
              "operations which cannot be safely serialized. If it is safe to pre-compile these custom user "
              "operations, please set the 'is_hashable' attribute to 'true' in the operations metadata function. "
@@ -335,12 +335,13 @@ class LogBuilder:
 
     def tf_compile(self, module: str, hlo_hash: str, *, exe_hash: str | None = None, cache_dir: str | None = None,
                    ms: int = 30_000, poplar: bool = False, vlog2: bool = False, precompile: bool = False,
-                   custom_ops: bool = False, peak_rss: float = 5000.0) -> None:
+                   custom_ops: bool = False, peak_rss: float = 5000.0, batch: int | None = None) -> None:
         """A TensorFlow compilation with VLOG on (poplar_compiler=1), in CompileEngine's order.
 
         ``cache_dir`` set: the lookup misses (``Couldn't find``) and the
         executable is written silently (or, ``precompile``, with the INFO
         line). ``poplar``: Poplar's phases inside (``ms`` is then theirs).
+        ``batch``: the HLO dump VLOG 1 prints, its shapes that batch size.
         """
         start = self.clock.now
         if vlog2 and exe_hash is not None:
@@ -352,6 +353,12 @@ class LogBuilder:
         self.clock.tick(1200)
         self.tf(f"End XLA compilation: {module} (Hash: 0x{hlo_hash})", at="end")
         self.tf("Compiling main computation _.1234", at="main")
+        if batch is not None:  # XLA_VLOG_LINES: the module's HLO, a line at a time (tensorflow/compiler/xla/util.cc)
+            for hlo in (f"HloModule {module}, entry_computation_layout={{(f32[{batch},784]{{1,0}})->f32[]}}", "",
+                        "ENTRY %_.1234 (arg0.1: f32[" + str(batch) + ",784]) -> f32[] {",
+                        f"  %arg0.1 = f32[{batch},784]{{1,0}} parameter(0), metadata={{op_name=\"XLA_Args\"}}",
+                        "}"):
+                self.tf(hlo, at="hlo")
         self.tf("Begin Poplar graph construction.", at="main")
         if poplar:
             self.compile_phases(construction_ms=ms * 3 // 10, compile_ms=ms * 7 // 10, peak_rss=peak_rss)

@@ -131,19 +131,19 @@ class Record:
 
 
 _HEX = r"0x(?P<hash>[0-9a-fA-F]+)"
-_TF_FILE = r"(?P<file>.+\.(?:poplar_exec|xla_engine))"
+_TF_FILE = r"(?P<file>.+\.(?:poplar_exec|xla_engine))\s*$"
 # (kind, families, pattern): the pattern is matched at the message's start.
 _MESSAGES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # TensorFlow, poplar_compiler.cc and poplar_executable_cache.cc (§8.7).
     ("tf-begin", (TENSORFLOW,), rf"Begin XLA compilation: (?P<name>\S+) +\(Hash: {_HEX}\) for ordinal +\d+"),
     ("tf-end-xla", (TENSORFLOW,), rf"End XLA compilation: (?P<name>\S+) +\(Hash: {_HEX}\)"),
     ("tf-not-compiled", (TENSORFLOW,), rf"Module (?P<name>\S+) has not been compiled yet \(Hash: {_HEX}\)"),
-    ("tf-loaded", (TENSORFLOW,), rf"Loaded (?P<name>\S+) from {_TF_FILE}\s*$"),
+    ("tf-loaded", (TENSORFLOW,), rf"Loaded (?P<name>\S+) from {_TF_FILE}"),
     ("tf-miss", (TENSORFLOW,), r"Couldn't find (?P<file>.+) in executable cache\s*$"),
-    ("tf-skip", (TENSORFLOW,), r"Skip engine compilation - (?P<text>.+?)\.?\s*$"),
+    ("tf-skip", (TENSORFLOW,), r"Skip engine compilation - (?P<text>.*[^\s.])"),
     ("tf-engine-begin", (TENSORFLOW,), r"Begin compiling Poplar engine (?P<name>\S+)"),
     ("tf-engine-end", (TENSORFLOW,), r"End compiling Poplar engine\.?\s*$"),
-    ("tf-precompiled", (TENSORFLOW,), r"A pre-compiled Poplar program has been saved to (?P<file>.+?)\s*$"),
+    ("tf-precompiled", (TENSORFLOW,), r"A pre-compiled Poplar program has been saved to (?P<file>.*\S)"),
     ("tf-not-cacheable", (TENSORFLOW,), r"Executable caching has been enabled, however the program being compiled "
                                         r"contains custom user operations which cannot be safely serialized"),
     ("tf-cache-off", (TENSORFLOW,), r"Clearing XLA compilation cache of device '[^']*' while executable caching "
@@ -154,26 +154,25 @@ _MESSAGES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("popart-not-compiling", (POPART,), r"Not compiling engine by request"),
     ("popart-returning", (POPART,), r"Retur(?:n)?ing CachedExecutable\s*$"),
     ("popart-popef-found", (POPART,),
-     r"PopEF file inferred to have hash '(?P<hash>\d+)' has been found: (?P<file>.+?)\s*$"),
-    ("popart-cache-file-found", (POPART,), r"PopART cache file has been found: (?P<file>.+?)\s*$"),
+     r"PopEF file inferred to have hash '(?P<hash>\d+)' has been found: (?P<file>.*\S)"),
+    ("popart-cache-file-found", (POPART,), r"PopART cache file has been found: (?P<file>.*\S)"),
     ("popart-hash-matched", (POPART,), r"Ir hash matched cached value"),
     ("popart-false-hit", (POPART,), r"Cache file hash did not match the IR hash"),
     ("popart-cache-off", (POPART,), r"Skipping to load cached PopART executable: user options have disabled it"),
-    ("popart-loading", (POPART,), r"Loading serialized PopART executable from (?P<file>.+?)\s*$"),
+    ("popart-loading", (POPART,), r"Loading serialized PopART executable from (?P<file>.*\S)"),
     ("popart-load-failed", (POPART,), r"Failed to load cached PopART executable from (?P<file>.+?): (?P<text>.*)$"),
-    ("popart-save-dir", (POPART,), r".+ is a directory, saving serialized Executablex to (?P<file>.+?)\s*$"),
-    ("popart-saving", (POPART,), r"Saving serialized Executablex to (?P<file>.+?)\s*$"),
+    ("popart-save-dir", (POPART,), r".+ is a directory, saving serialized Executablex to (?P<file>.*\S)"),
+    ("popart-saving", (POPART,), r"Saving serialized Executablex to (?P<file>.*\S)"),
     ("popart-sdk1-saving", (POPART,), r"Saving poplar Executable to '(?P<file>.*)'"),
     ("popart-sdk1-loading", (POPART,), r"Loading poplar Executable from '(?P<file>.*)'"),
     ("popart-sdk1-unable", (POPART,), r"Unable to load cached poplar::Executable, (?P<text>.*)$"),
     # PopTorch, §8.10: the cache directory, and the two warnings of a run without a cache.
-    ("poptorch-cache-dir", (POPTORCH,), r"POPTORCH_CACHE_DIR is set: setting cache path to (?P<file>.+?)\s*$"),
+    ("poptorch-cache-dir", (POPTORCH,), r"POPTORCH_CACHE_DIR is set: setting cache path to (?P<file>.*\S)"),
     ("poptorch-no-cache", (POPTORCH,), r"Use poptorch\.Options\.enableExecutableCaching\(\) to avoid compiling"),
     ("poptorch-no-cache", (POPTORCH,), r"enableExecutableCaching doesn't work with the IPU model"),
     # Poplar's engine, §8.8 (phase names can hold spaces, '#', '::', '[', ')' and '&').
-    ("phase-start", (POPLAR,), r"\s*Starting phase: (?P<name>.+?)\s*$"),
-    ("phase-end", (POPLAR,), r"\s*Ending phase: (?P<name>.+?)(?: \(duration (?P<ms>\d+(?:\.\d+)?) ms; "
-                             r"diff RSS: -?[\d.]+ MB(?:; total RSS: (?P<total>[\d.]+) MB)?\))?\s*$"),
+    ("phase-start", (POPLAR,), r" *Starting phase: (?P<name>.*\S)"),
+    ("phase-end", (POPLAR,), r" *Ending phase: (?P<name>.*\S)"),  # SDK 2.x: "... (duration N ms; ...)" after it
     ("perf", (POPLAR,), r"(?P<name>.+): real (?P<ms>\d+(?:\.\d+)?) ms;(?P<text>.*)$"),
     ("target-info", (POPLAR,), r"Target info: (?P<text>.*)$"),
     ("compile-finished", (POPLAR,), r"Graph compilation finished: (?P<text>.*?)\s*$"),
@@ -189,10 +188,13 @@ for _kind, _families, _pattern in _MESSAGES:
     elif _kind == "popart-save-dir":
         _SAVE_DIR = _entry
     else:
-        _first = _pattern.replace("\\s*", "").split(" ", 1)[0].split("(", 1)[0]
+        _first = _pattern.lstrip(" *").split(" ", 1)[0].split("(", 1)[0]
         _BY_WORD.setdefault(_first, []).append(_entry)
 _BY_WORD["Returning"] = _BY_WORD["Returing"] = _BY_WORD.pop("Retur")  # "Returing" (sic) up to SDK 1.4
 _PERF_RSS = re.compile(r"(?:max|total) RSS: (-?[\d.]+)")
+# Poplar SDK 2.x puts the timing on the Ending line: "NAME (duration N ms; diff RSS: X MB[; total RSS: Y MB])".
+_DURATION = re.compile(r" \(duration (\d+(?:\.\d+)?) ms; diff RSS: -?[\d.]+ MB(?:; total RSS: ([\d.]+) MB)?\)$")
+MAX_PARSED = 16384  # characters of a line looked at: no line memreport reads is longer (a long one is cut here)
 _TARGET_PARTS = (re.compile(r'arch: "?([^",\s]+)"?'), re.compile(r"IPUs: (\d[\d,]*)"),
                  re.compile(r"tiles per IPU: (\d[\d,]*)"))
 _OVERFLOWED = re.compile(r"(zero|no|\d[\d,]*) tiles? overflowed")
@@ -204,7 +206,7 @@ def _number(text: str) -> int:
 
 def parse(text: str) -> Record | None:
     """The record of a log line, or None when it is none of the lines memreport reads."""
-    line = split_line(text)
+    line = split_line(text[:MAX_PARSED])
     message = line.message
     candidates = list(_BY_WORD.get(message.lstrip(" ").partition(" ")[0], ()))
     if ": real " in message:
@@ -222,8 +224,11 @@ def parse(text: str) -> Record | None:
             figures = [float(v) for v in _PERF_RSS.findall(found["text"])]
             return Record(kind, line, name=found["name"], ms=float(found["ms"]), rss=max(figures, default=None))
         if kind == "phase-end":
-            ms, total = found["ms"], found["total"]
-            return Record(kind, line, name=found["name"], ms=None if ms is None else float(ms),
+            name, timing = found["name"], _DURATION.search(found["name"])
+            if timing is None:
+                return Record(kind, line, name=name)
+            total = timing[2]
+            return Record(kind, line, name=name[:timing.start()], ms=float(timing[1]),
                           rss=None if total is None else float(total))
         if kind == "target-info":
             parts = [p.search(found["text"]) for p in _TARGET_PARTS]
