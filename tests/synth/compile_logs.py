@@ -24,7 +24,8 @@ TF_CACHE = "tensorflow/compiler/plugin/poplar/driver/poplar_executable_cache.cc"
 TF_EXECUTABLE = "tensorflow/compiler/plugin/poplar/driver/poplar_executable.cc"
 # poplar_compiler.cc (r2.6/sdk-release-3.4) line numbers of each message.
 TF_LINES = {"begin": 1487, "deserialize": 1574, "loaded": 1591, "miss": 1596, "end": 1748, "skip": 1786,
-            "main": 1805, "hlo": 1807, "engine": 1917, "percent": 1924, "precompiled": 1980, "custom": 1996, "engine_end": 2014}
+            "main": 1805, "hlo": 1807, "engine": 1917, "percent": 1924, "precompiled": 1980, "custom": 1996,
+            "engine_end": 2014}
 CUSTOM_OP = ("Executable caching has been enabled, however the program being compiled contains custom user "
              "operations which cannot be safely serialized. If it is safe to pre-compile these custom user "
              "operations, please set the 'is_hashable' attribute to 'true' in the operations metadata function. "
