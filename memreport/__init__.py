@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from . import notebook as _notebook  # noqa: F401  (installs report.plot() and the other conveniences)
 from .errors import (
@@ -38,6 +39,9 @@ from .model import (
 )
 from .readers import ReadOptions
 
+if TYPE_CHECKING:  # numpy-backed analysis loads with the call
+    from .analysis.compiles import CompileSummary
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -66,6 +70,7 @@ __all__ = [
     "__version__",
     "read",
     "read_all",
+    "read_compiles",
 ]
 
 
@@ -86,3 +91,10 @@ def read(path: str | os.PathLike, **kwargs) -> MemoryReport:
     """The report a file holds; for a file holding several, the largest (by excluding-gaps total)."""
     from .analysis import largest
     return largest(read_all(path, **kwargs))
+
+
+def read_compiles(*paths: str | os.PathLike) -> CompileSummary:
+    """Every compilation, cache hit and executable load in run logs, read as one sequence, with the findings."""
+    from .analysis.compiles import summarize_compiles
+    from .readers.compile_log import read_compile_logs
+    return summarize_compiles(read_compile_logs(paths))

@@ -182,3 +182,12 @@ def test_import_and_read_do_not_import_matplotlib_or_pandas():
     """)
     out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "[]"
+
+
+def test_read_compiles_reads_run_logs_as_one_sequence(tmp_path):
+    from tests.readers.test_compile_log import tf_batch_size_change
+    log = tmp_path / "train.log"
+    log.write_text(tf_batch_size_change().text())
+    summary = memreport.read_compiles(log, str(log))
+    assert [c.result for c in summary.history.compilations] == ["compiled"] * 4
+    assert [f.kind for f in summary.findings][:2] == ["recompiled", "cache-not-working"]

@@ -127,6 +127,10 @@ def test_every_line_kind_holds_a_needle_and_parses_bare(kind):
      "poptorch", "23:27:06.753", None, "[DISPATCHER] z"),
     ("Ending phase: Loading executable (duration 607 ms; diff RSS: 0.586426 MB)", None, None, None,
      "Ending phase: Loading executable (duration 607 ms; diff RSS: 0.586426 MB)"),
+    # a damaged time is no time: the line is still Poplar's
+    ("2023-06-31T29:14:58.205011Z PO:GRAPH    79.79 I: Starting phase: graphConstruction", "poplar", None, None,
+     "Starting phase: graphConstruction"),
+    ("29:61:52.878 15288 PO:ENGINE   [I] Starting phase: x", "poplar", None, None, "Starting phase: x"),
 ])
 def test_logger_prefixes_tags_and_debris(text, family, iso, process, message):
     line = split_line(text)
@@ -384,8 +388,52 @@ def test_hostile_lines_are_read_in_linear_time(tmp_path):
              "2023-06-29 " * 60_000 + "Starting phase: z",
              "2023-06-29T16:14:58.205011Z PO:GRAPH    79.79 I: Starting phase: " + "g" * 400_000,
              "Loaded m from " + "/" * 300_000 + "x.poplar_exec",
-             "real 1 ms; " * 40_000]
+             "real 1 ms; " * 40_000,
+             "Graph compilation finished: x" + " " * 300_000 + "y"]
     path = write(tmp_path, "hostile.log", "\n".join(lines) + "\n")
     _, found, loads = read_compile_log(path)
     assert [(c.line, c.framework, c.result) for c in found] == [(4, "poplar", None)]
     assert loads == []
+
+
+def test_a_lost_ending_line_does_not_swallow_the_rest_of_the_log(tmp_path):
+    """mpirun can cut a line in two with another rank's (§8.3): an Ending line lost must not leave its phase open."""
+    log = LogBuilder()
+    log.compile_phases(construction_ms=9000, compile_ms=21000, peak_rss=2000.0)
+    log.load_phases()
+    cut = [i for i, line in enumerate(log.lines) if line.endswith("Ending phase: graphConstruction")][-1]
+    log.lines[cut] = log.lines[cut][:40] + "[1,1]<stdout>:[INFO] Epoch 2"
+    path = write(tmp_path, "cut.log", log)
+    _, found, loads = read_compile_log(path)
+    # The outer graph construction's end is lost, and its time with it: the phase timings no longer add up, so
+    # the duration is the first phase's start to the last one's end (SDK 3 lines carry UTC dates).
+    assert [(c.result, c.duration_s, c.duration_from, c.peak_rss_mb) for c in found] == [
+        ("compiled", 30.000012, "timestamps", 2000.0)]
+    assert [(ld.line, ld.duration_s, ld.reload) for ld in loads] == [(len(log.lines) - 11, 1.063, False)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_damaged_logs_give_rows_or_one_read_error(tmp_path, seed):
+    """Bytes dropped, repeated or flipped anywhere: never an exception other than ReadError, never a hang."""
+    import random
+    rng = random.Random(seed)
+    data = bytearray((tf_batch_size_change().text() + popart_cold(rank=seed % 2).text()).encode())
+    for _ in range(40):
+        at = rng.randrange(len(data))
+        choice = rng.randrange(3)
+        if choice == 0:
+            del data[at:at + rng.randrange(1, 200)]
+        elif choice == 1:
+            data[at:at] = data[max(0, at - 300):at]
+        else:
+            data[at] = rng.randrange(256)
+    path = tmp_path / "damaged.log"
+    path.write_bytes(bytes(data))
+    try:
+        _, found, loads = read_compile_log(str(path))
+    except ReadError:
+        return
+    for c in found:
+        assert c.result in (None, "compiled", "loaded", "precompiled", "skipped")
+        assert c.duration_s is None or c.duration_s >= 0
+    assert all(ld.end_line >= ld.line for ld in loads)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from ...errors import ReadError
 from ...model import CompileHistory, CompileLogInfo
 from ..logtext import LogFile, looks_like_text
+from ..registry import reading
 from .assemble import Process
 from .lines import Record, parse
 
@@ -51,7 +52,8 @@ def read_compile_log(path: str, *, progress: Callable[[int, int], None] | None =
     if not stat.S_ISREG(mode):
         raise ReadError("not a regular file", path=path)
     processes: dict[str | None, Process] = {}
-    with LogFile(path) as log:
+    compilations, loads = [], []
+    with reading(path, "compile log"), LogFile(path) as log:
         with open(path, "rb") as raw:
             if not looks_like_text(raw.read(4096)):
                 raise ReadError("not a text log (binary content)", path=path)
@@ -65,11 +67,10 @@ def read_compile_log(path: str, *, progress: Callable[[int, int], None] | None =
                 state = processes[key] = Process(path, key)
             state.feed(record, hit.no)
         size = log.size
-    compilations, loads = [], []
-    for state in processes.values():
-        found, loaded = state.finish()
-        compilations += found
-        loads += loaded
+        for state in processes.values():
+            found, loaded = state.finish()
+            compilations += found
+            loads += loaded
     compilations.sort(key=lambda c: c.line)
     loads.sort(key=lambda ld: ld.line)
     if not compilations and not loads:

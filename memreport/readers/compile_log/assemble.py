@@ -19,6 +19,9 @@ from .lines import POPART, POPLAR, TENSORFLOW, Record, Stamp
 GRAPH_CONSTRUCTION = "graphConstruction"
 PREPARE_LOAD, LOAD = "Preparing to load executable", "Loading executable"
 LOAD_PHASES = (PREPARE_LOAD, LOAD)
+# Phases that only ever start outside any other (SDK 3.3, §8.8): one starting inside another means the
+# other's Ending line was lost (a line cut by another rank's, a log spliced), so the stack starts afresh.
+ALWAYS_TOP_LEVEL = (*LOAD_PHASES, "lowerProgsAndCompileGraph")
 
 
 @dataclass
@@ -267,6 +270,10 @@ class Process:
         draft = self.current if self.current is not None and self.current.open else None
         if kind == "phase-start":
             assert record.name is not None
+            if record.name in ALWAYS_TOP_LEVEL and self.stack:
+                self.stack.clear()
+                if draft is not None:  # a top-level phase's time is lost: the phase timings no longer add up
+                    draft.phase_unknown = True
             if not self.stack:
                 self._top_level_start(record, no)
             self.stack.append(_Phase(record.name, no, stamp))

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
-from functools import cached_property
+from datetime import datetime, time
 
 from ..logtext import UNTAGGED, clean, split_tag, strip_progress_bar
 
@@ -39,21 +38,27 @@ TENSORFLOW, POPLAR, POPART, POPTORCH, POPLIBS = "tensorflow", "poplar", "popart"
 
 @dataclass(frozen=True)
 class Stamp:
-    """A line's time: ``iso`` as the logger printed it, and ``clock`` for subtracting one from another.
+    """A line's time: ``iso`` as the logger printed it, ``at`` and ``clock`` for subtracting one from another.
 
-    ``clock`` is "utc", or "local" with the logger's family (two loggers'
-    local times are never mixed); ``dated`` is False for a bare time of day
-    (no date: a difference could hide whole days).
+    ``at`` is None for a bare time of day (no date: a difference could hide
+    whole days). ``clock`` is "utc", or "local" with the logger's family
+    (two loggers' local times are never mixed).
     """
 
     iso: str
+    at: datetime | None
     clock: str
-    dated: bool = True
 
-    @cached_property
-    def at(self) -> datetime | None:
-        """The time as a (naive) datetime, when the line has a date."""
-        return datetime.fromisoformat(self.iso.rstrip("Z")) if self.dated else None
+
+def _stamp(iso: str, clock: str, dated: bool = True) -> Stamp | None:
+    """The time of a header, or None when it is no real time (a damaged line: hour 29, 31 June)."""
+    try:
+        if dated:
+            return Stamp(iso, datetime.fromisoformat(iso.rstrip("Z")), clock)
+        time.fromisoformat(iso)
+    except ValueError:
+        return None
+    return Stamp(iso, None, clock)
 
 
 @dataclass(frozen=True)
@@ -100,17 +105,17 @@ def split_line(text: str) -> Line:
     message = rest[match.end():]
     groups = match.groupdict()
     if groups["tf_date"]:
-        return Line(process, TENSORFLOW, Stamp(f"{groups['tf_date']}T{groups['tf_time']}", "local tensorflow"),
+        return Line(process, TENSORFLOW, _stamp(f"{groups['tf_date']}T{groups['tf_time']}", "local tensorflow"),
                     message)
     if groups["utc"]:
-        return Line(process, _family(groups["utc_logger"]), Stamp(groups["utc"] + "Z", "utc"), message)
+        return Line(process, _family(groups["utc_logger"]), _stamp(groups["utc"] + "Z", "utc"), message)
     if groups["old_time"]:
-        return Line(process, _family(groups["old_logger"]), Stamp(groups["old_time"], "local poplar", False),
+        return Line(process, _family(groups["old_logger"]), _stamp(groups["old_time"], "local poplar", False),
                     message)
     if groups["popart_date"]:
-        return Line(process, POPART, Stamp(f"{groups['popart_date']}T{groups['popart_time']}", "local popart"),
+        return Line(process, POPART, _stamp(f"{groups['popart_date']}T{groups['popart_time']}", "local popart"),
                     message)
-    return Line(process, POPTORCH, Stamp(groups["pt_time"], "local poptorch", False), message)
+    return Line(process, POPTORCH, _stamp(groups["pt_time"], "local poptorch", False), message)
 
 
 # -- the messages (§8.7-§8.10): kind, the families that print it, and its pattern --------------------------
@@ -175,7 +180,7 @@ _MESSAGES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("phase-end", (POPLAR,), r" *Ending phase: (?P<name>.*\S)"),  # SDK 2.x: "... (duration N ms; ...)" after it
     ("perf", (POPLAR,), r"(?P<name>.+): real (?P<ms>\d+(?:\.\d+)?) ms;(?P<text>.*)$"),
     ("target-info", (POPLAR,), r"Target info: (?P<text>.*)$"),
-    ("compile-finished", (POPLAR,), r"Graph compilation finished: (?P<text>.*?)\s*$"),
+    ("compile-finished", (POPLAR,), r"Graph compilation finished: (?P<text>.*\S)"),
 )
 # Messages by their first word (a PERF line starts with its phase's name, a directory save with a path).
 _BY_WORD: dict[str, list[tuple[str, tuple[str, ...], re.Pattern[str]]]] = {}
@@ -191,9 +196,9 @@ for _kind, _families, _pattern in _MESSAGES:
         _first = _pattern.lstrip(" *").split(" ", 1)[0].split("(", 1)[0]
         _BY_WORD.setdefault(_first, []).append(_entry)
 _BY_WORD["Returning"] = _BY_WORD["Returing"] = _BY_WORD.pop("Retur")  # "Returing" (sic) up to SDK 1.4
-_PERF_RSS = re.compile(r"(?:max|total) RSS: (-?[\d.]+)")
+_PERF_RSS = re.compile(r"(?:max|total) RSS: (-?\d+(?:\.\d+)?)(?![\d.])")
 # Poplar SDK 2.x puts the timing on the Ending line: "NAME (duration N ms; diff RSS: X MB[; total RSS: Y MB])".
-_DURATION = re.compile(r" \(duration (\d+(?:\.\d+)?) ms; diff RSS: -?[\d.]+ MB(?:; total RSS: ([\d.]+) MB)?\)$")
+_DURATION = re.compile(r" \(duration (\d+(?:\.\d+)?) ms; diff RSS: -?[\d.]+ MB(?:; total RSS: (\d+(?:\.\d+)?) MB)?\)$")
 MAX_PARSED = 16384  # characters of a line looked at: no line memreport reads is longer (a long one is cut here)
 _TARGET_PARTS = (re.compile(r'arch: "?([^",\s]+)"?'), re.compile(r"IPUs: (\d[\d,]*)"),
                  re.compile(r"tiles per IPU: (\d[\d,]*)"))
