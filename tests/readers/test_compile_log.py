@@ -185,6 +185,8 @@ def popart_cold(clock: Clock | None = None, rank: int | None = 0) -> LogBuilder:
     log.popart_compile(ir_hash="4961678486983961202", cache_dir="/tmp/exe_cache", construction_ms=28661,
                        compile_ms=46592, peak_rss=12008.5, bar=True)
     log.noise(3)
+    log.poprun("Waiting for mpirun (PID 3556098)", "D")
+    log.poprun("mpirun (PID 3556098) terminated with exit code 0")
     return log
 
 

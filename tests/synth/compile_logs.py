@@ -151,6 +151,11 @@ class LogBuilder:
         local = self._local()
         self.add(f"[{local:%H:%M:%S}.{local.microsecond // 1000:03d}] [{logger}] [{level}] {message}")
 
+    def poprun(self, message: str, level: str = "I") -> None:
+        """poprun's own line, never tagged: ``HH:MM:SS.mmm PID POPRUN [L] message`` (local time, §8.3)."""
+        local = self._local()
+        self.lines.append(f"{local:%H:%M:%S}.{local.microsecond // 1000:03d} 3555537 POPRUN [{level}] {message}")
+
     def noise(self, count: int = 1) -> None:
         for i in range(count):
             self.add(NOISE[(len(self.lines) + i) % len(NOISE)])
