@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from . import notebook as _notebook  # noqa: F401  (installs report.plot() and the other conveniences)
 from .errors import (
@@ -39,6 +40,9 @@ from .model import (
 )
 from .readers import ReadOptions
 
+if TYPE_CHECKING:  # numpy-backed analysis loads with the call
+    from .analysis.compiles import CompileSummary
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -67,6 +71,7 @@ __all__ = [
     "__version__",
     "read",
     "read_all",
+    "read_compiles",
 ]
 
 
@@ -125,3 +130,10 @@ def _flag(value: object, name: str) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"{name} must be True or False, not {value!r}")
     return value
+
+
+def read_compiles(*paths: str | os.PathLike) -> CompileSummary:
+    """Every compilation, cache hit and executable load in run logs, read as one sequence, with the findings."""
+    from .analysis.compiles import summarize_compiles
+    from .readers.compile_log import read_compile_logs
+    return summarize_compiles(read_compile_logs(paths))

@@ -203,6 +203,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
       memreport archive.a --format json | jq '.reports[0].tiles_out_of_memory'
       memreport diff old.a new.a               what a change did to every tile
       memreport archive.a --fail-on-oom --max-tile 600KiB   CI gate: exit 3 on failure
+      memreport compiles run.log               every compilation and cache hit in a run's log
 
     Exit status: 0 success, 1 an input could not be read, 2 bad usage,
     3 a gate failed.
@@ -302,6 +303,60 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     except MemreportError as exc:
         fail(str(exc))
     exit_on_gates(results)
+
+
+@main.command("compiles", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("logs", metavar="LOG...", nargs=-1, required=True)
+@output_options("compiles", "compilations")
+@click.option("--fail-on-recompile", is_flag=True,
+              help="Gate: exit 3 if one process compiles a module (or, unnamed, a hash) more than once, across "
+                   "all the LOGs.")
+def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recompile: bool = False) -> None:
+    """Every compilation, cache hit and recompilation in a run's logs.
+
+    LOG is a run's log as TensorFlow, Poplar, PopART, PopXL or PopTorch
+    wrote it (with launcher tags, colours and progress bars), of any size.
+    Several LOGs are read as one sequence in the order given: a cold run
+    then a warm run shows whether the second loaded what the first compiled.
+    It needs the loggers' compile lines: TF_CPP_VMODULE=poplar_compiler=1,
+    POPLAR_LOG_LEVEL=INFO, POPART_LOG_LEVEL=INFO.
+
+    \b
+    Examples:
+      memreport compiles run.log                      one row per compilation, then findings
+      memreport compiles cold.log warm.log            did the warm run load from the cache?
+      memreport compiles run.log --format json -o compiles.json
+      memreport compiles run.log --fail-on-recompile  CI gate: exit 3 on a recompilation
+
+    Exit status: 0 success, 1 a log could not be read or holds no
+    compilation lines, 2 bad usage, 3 a gate failed.
+    """
+    from .analysis.compiles import check_recompile, summarize_compiles
+    from .progress import ReadProgress, file_progress
+    from .readers.compile_log import read_compile_logs
+    bars: list[ReadProgress] = []
+
+    def progress(path: str) -> ReadProgress | None:
+        while bars:  # the previous log's bar is done
+            bars.pop().close()
+        bar = file_progress(path)
+        if bar is not None:
+            bars.append(bar)
+        return bar
+
+    try:
+        history = read_compile_logs(logs, progress=progress)
+    except MemreportError as exc:
+        fail(str(exc))
+    finally:
+        while bars:
+            bars.pop().close()
+    summary = summarize_compiles(history)
+    try:
+        write_output(output, render.render("compiles", fmt, summary))
+    except MemreportError as exc:
+        fail(str(exc))
+    exit_on_gates(check_recompile(summary) if fail_on_recompile else [])
 
 
 if __name__ == "__main__":  # pragma: no cover

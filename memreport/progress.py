@@ -60,3 +60,9 @@ def _is_terminal(stream: TextIO) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):  # no isatty, or a closed stream
         return False
+
+
+def file_progress(label: str, stream: TextIO | None = None) -> ReadProgress | None:
+    """A progress bar for reading one file on ``stream`` (stderr) when it is a terminal; else None."""
+    stream = sys.stderr if stream is None else stream
+    return ReadProgress(label, stream) if _is_terminal(stream) else None

@@ -180,7 +180,7 @@ def test_help_lists_the_commands_and_how_to_report_a_file_named_like_one(tmp_pat
     out = runner.invoke(main, ["--help"]).output
     assert out.startswith("Usage: memreport [OPTIONS] FILE...\n")
     commands = out.split("Commands (memreport COMMAND --help for each):\n")[1]
-    assert "  diff  Compare two builds tile by tile" in commands
+    assert "  diff      Compare two builds tile by tile" in commands
     assert "A file whose name is a command's is reported with a path: memreport ./diff" in out
     monkeypatch.chdir(tmp_path)
     with open(os.path.join(os.path.dirname(SAMPLE), "mk1_summary.txt"), "rb") as f:

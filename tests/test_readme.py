@@ -20,7 +20,7 @@ import click
 import pytest
 
 from memreport.analysis import summarize_all
-from memreport.cli import diff_command, report
+from memreport.cli import compiles_command, diff_command, report
 from tests.synth.archive import ar_archive, tile_elf
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -169,7 +169,7 @@ def test_ci_commands_run_as_documented(builds, tmp_path):
 
 
 def test_every_option_is_documented():
-    for command in (report, diff_command):
+    for command in (report, diff_command, compiles_command):
         for param in command.params:
             if isinstance(param, click.Option):
                 for opt in param.opts:
@@ -251,3 +251,60 @@ def test_docs_cite_no_file_outside_the_repository():
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "sample_reports" / "README.md"]:
         text = path.read_text(encoding="utf-8")
         assert "../shared" not in text and "/work/" not in text, path
+# -- memreport compiles ----------------------------------------------------------------------------------------
+
+COMPILES = "## Compilations and the executable cache"
+
+
+@pytest.fixture(scope="module")
+def run_logs(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """cold.log, warm.log (a PopTorch run and its warm rerun) and train.log (TensorFlow recompiling), as run.log too."""
+    from datetime import timedelta
+
+    from tests.readers.test_compile_log import popart_cold, popart_warm, tf_batch_size_change
+    from tests.synth.compile_logs import Clock
+    tmp = tmp_path_factory.mktemp("compiles")
+    cold = popart_cold()
+    (tmp / "cold.log").write_text(cold.text())
+    (tmp / "warm.log").write_text(popart_warm(Clock(cold.clock.now + timedelta(hours=1))).text())
+    (tmp / "train.log").write_text(tf_batch_size_change().text())
+    shutil.copy(tmp / "train.log", tmp / "run.log")
+    return tmp, memreport_on_path(tmp)
+
+
+def test_compiles_transcripts_are_what_a_terminal_shows(run_logs):
+    cwd, env = run_logs
+    transcripts = [body for lang, body in code_blocks(section(COMPILES)) if body.startswith("$ ")]
+    assert len(transcripts) == 2
+    for transcript in transcripts:
+        command, _, expected = transcript.partition("\n")
+        assert shell(command[2:], cwd, env) == expected.rstrip("\n") + "\n", command
+
+
+def test_compiles_ci_commands_run_as_documented(run_logs):
+    cwd, env = run_logs
+    yaml, = [body for lang, body in code_blocks(section(COMPILES)) if lang == "yaml"]
+    commands = [line.strip() for line in yaml.splitlines() if line.strip().startswith("memreport ")]
+    first = subprocess.run(["bash", "-c", commands[0]], cwd=cwd, env=env, capture_output=True, text=True)
+    assert first.returncode == 3 and "gate failed: --fail-on-recompile" in first.stderr
+    assert (cwd / "compiles.txt").read_text().startswith("Logs: run.log")  # written before the gate
+    second = subprocess.run(["bash", "-c", commands[1]], cwd=cwd, env=env, capture_output=True, text=True)
+    assert second.returncode == 0, second.stderr
+    assert json.loads((cwd / "compiles.json").read_text())["schema"] == "memreport-compiles/1"
+
+
+def test_every_compiles_json_key_and_csv_column_is_documented(run_logs):
+    from memreport.analysis.compiles import summarize_compiles
+    from memreport.readers.compile_log import read_compile_logs
+    from memreport.render.compiles import CSV_COLUMNS, render_json
+    cwd, _ = run_logs
+    docs = [json.loads(render_json(summarize_compiles(read_compile_logs([cwd / name for name in names]))))
+            for names in (["cold.log", "warm.log"], ["train.log"])]
+    schema = section("### JSON schema `memreport-compiles/1`")
+    documented = set(re.findall(r'"(\w+)":', schema))
+    for doc in docs:
+        for key in json_keys(doc):
+            assert key.rsplit(".", 1)[-1] in documented, key
+    columns = section("### CSV columns `memreport compiles`")
+    for column in CSV_COLUMNS:
+        assert f"`{column}`" in columns, column

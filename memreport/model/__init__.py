@@ -5,6 +5,15 @@ numpy is imported where arrays are made or checked, not here, so
 ``memreport --version`` stays quick; :mod:`.tensor_map` (numpy-backed) is
 imported where it is used.
 """
+from .compiles import (
+                     Compilation,
+                     CompileHistory,
+                     CompileLogInfo,
+                     CompileTarget,
+                     ExecutableLoad,
+                     Finding,
+                     LineRef,
+)
 from .report import (
                      BREAKDOWN_KINDS,
                      FORMAT_NAMES,
@@ -41,7 +50,14 @@ __all__ = [
                      "Arch",
                      "Bin",
                      "Column",
+                     "Compilation",
+                     "CompileHistory",
+                     "CompileLogInfo",
+                     "CompileTarget",
+                     "ExecutableLoad",
+                     "Finding",
                      "Histogram",
+                     "LineRef",
                      "MemoryReport",
                      "OptionNames",
                      "PrintedSummary",

@@ -3,7 +3,8 @@
 Every output format is a :class:`Renderer` in one registry, keyed by what it
 renders (its *subject*: ``"report"`` takes a list of
 :class:`~memreport.analysis.Summary`, ``"diff"`` a
-:class:`~memreport.analysis.diff.Diff`) and its name, which is the
+:class:`~memreport.analysis.diff.Diff`, ``"compiles"`` a
+:class:`~memreport.analysis.compiles.CompileSummary`) and its name, which is the
 ``--format`` value. The CLI takes its ``--format`` choices from here
 (pyinstrument's renderers and Pillow's ``register_save`` are the models).
 Built-in renderers are declared below with the module that implements them,
@@ -120,5 +121,11 @@ for _declared in (
     DeclaredRenderer("json", "diff", ".json", False, "JSON (schema memreport-diff/1)",
                      "memreport.render.diff:render_json"),
     DeclaredRenderer("csv", "diff", ".csv", False, "CSV, one row per changed tile", "memreport.render.diff:render_csv"),
+    DeclaredRenderer("text", "compiles", ".txt", False, "a table, then findings",
+                     "memreport.render.compiles:render_text"),
+    DeclaredRenderer("json", "compiles", ".json", False, "JSON (schema memreport-compiles/1)",
+                     "memreport.render.compiles:render_json"),
+    DeclaredRenderer("csv", "compiles", ".csv", False, "CSV, one row per compilation",
+                     "memreport.render.compiles:render_csv"),
 ):
     register(_declared)

@@ -1,0 +1,154 @@
+"""What a run's logs say about compilation: each compilation or cache load, each executable load, the findings.
+
+A :class:`CompileHistory` is the sequence of events read from one or more
+logs (docs/FORMATS.md §8.7-§8.12), in order; several logs (a cold and a warm
+run) are one sequence. Every field is what a log line states, or None where
+no line states it: a time the logger did not print, a hash no line names, a
+cache nobody mentioned. Analysis (:mod:`memreport.analysis.compiles`) turns a
+history into :class:`Finding` records.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SCHEMA = "memreport-compiles/1"
+RESULTS = ("compiled", "loaded", "precompiled", "skipped")
+CACHE_STATES = ("hit", "miss", "off")
+FRAMEWORKS = ("tensorflow", "popart", "poplar")
+DURATION_SOURCES = ("phase timings", "timestamps")
+FINDING_KINDS = ("recompiled", "cache-not-working", "hash-drift", "late-compile", "executable-switching",
+                 "not-cacheable")
+
+
+@dataclass(frozen=True, order=True)
+class LineRef:
+    """A line of a log: the file as given and its 1-based line number."""
+
+    source: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}"
+
+
+@dataclass(frozen=True)
+class CompileTarget:
+    """What Poplar's ``Target info:`` line names (each part None where it is not printed)."""
+
+    arch: str | None
+    ipus: int | None
+    tiles_per_ipu: int | None
+
+
+@dataclass(frozen=True)
+class Compilation:
+    """One compilation, cache load, pre-compilation or skipped compilation, as the log shows it.
+
+    ``result`` is None when the log shows the start and not the outcome (the
+    run stopped, or failed, before the end line). ``hash`` is the program's
+    hash as printed: TensorFlow's HLO module hash (``0x...``) or PopART's IR
+    hash (decimal). ``executable_hash`` is TensorFlow's executable (cache)
+    hash, ``0x...``, from a cache file name or the ``has not been compiled
+    yet`` line. ``peak_rss_mb`` is the largest host RSS Poplar printed for
+    the compilation's phases, in its own unit (MiB in SDK 3.x, "MB" in 2.x).
+    """
+
+    source: str
+    line: int
+    end_line: int | None
+    process: str | None            # the launcher rank ("1,0") of a tagged line; None when untagged
+    framework: str                 # tensorflow, popart (PopART, PopXL, PopTorch) or poplar (its lines alone)
+    time: str | None               # ISO 8601 of the first line, as the logger printed it (see README)
+    module: str | None
+    hash: str | None
+    executable_hash: str | None
+    result: str | None
+    cache: str | None
+    duration_s: float | None
+    duration_from: str | None      # "phase timings" or "timestamps"
+    peak_rss_mb: float | None
+    tiles_overflowed: int | None
+    target: CompileTarget | None
+    cache_file: str | None
+    not_cacheable: bool = False
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.result is not None and self.result not in RESULTS:
+            raise ValueError(f"result must be one of {RESULTS} or None, not {self.result!r}")
+        if self.cache is not None and self.cache not in CACHE_STATES:
+            raise ValueError(f"cache must be one of {CACHE_STATES} or None, not {self.cache!r}")
+        if self.framework not in FRAMEWORKS:
+            raise ValueError(f"framework must be one of {FRAMEWORKS}, not {self.framework!r}")
+        if self.duration_from is not None and self.duration_from not in DURATION_SOURCES:
+            raise ValueError(f"duration_from must be one of {DURATION_SOURCES}, not {self.duration_from!r}")
+        if (self.duration_s is None) != (self.duration_from is None):
+            raise ValueError("duration_s and duration_from are known together")
+
+    @property
+    def ref(self) -> LineRef:
+        return LineRef(self.source, self.line)
+
+    @property
+    def cache_key(self) -> str | None:
+        """The hash the executable cache is keyed by: TensorFlow's executable hash, PopART's IR hash."""
+        return self.executable_hash or (self.hash if self.framework == "popart" else None)
+
+    @property
+    def compiles(self) -> bool:
+        """Whether Poplar compiled a program here (a compilation or a pre-compilation)."""
+        return self.result in ("compiled", "precompiled")
+
+
+@dataclass(frozen=True)
+class ExecutableLoad:
+    """One load of an executable onto the IPUs (Poplar's ``Loading executable`` phase).
+
+    ``reload`` is True when no compilation or cache load came between this
+    load and the previous one in the same process: the run switched back to
+    an executable it had loaded before.
+    """
+
+    source: str
+    line: int
+    process: str | None
+    time: str | None
+    duration_s: float | None
+    reload: bool
+    end_line: int
+
+    @property
+    def ref(self) -> LineRef:
+        return LineRef(self.source, self.line)
+
+
+@dataclass(frozen=True)
+class CompileLogInfo:
+    """One log read: its path, size and what it held."""
+
+    source: str
+    size_bytes: int
+    compilations: int
+    loads: int
+
+
+@dataclass(frozen=True)
+class CompileHistory:
+    """Every compilation and executable load of one or more logs, in order (logs in the order given)."""
+
+    logs: tuple[CompileLogInfo, ...]
+    compilations: tuple[Compilation, ...]
+    loads: tuple[ExecutableLoad, ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something worth an engineer's attention, with the lines that show it."""
+
+    kind: str
+    message: str
+    lines: tuple[LineRef, ...]
+
+    def __post_init__(self) -> None:
+        if self.kind not in FINDING_KINDS:
+            raise ValueError(f"kind must be one of {FINDING_KINDS}, not {self.kind!r}")

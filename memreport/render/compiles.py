@@ -1,0 +1,185 @@
+"""Render a compile summary: a table for people, JSON (``memreport-compiles/1``) and CSV for tools.
+
+The text shows one row per compilation with only the columns some row
+knows ("?" where a log does not say), then executable loads, findings,
+totals and notes. JSON holds everything; CSV one row per compilation.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Sequence
+
+from ..analysis.compiles import CompileSummary, CompileTotals, plural
+from ..model import Compilation, CompileTarget, ExecutableLoad, Finding, LineRef
+from ..model.compiles import SCHEMA
+from . import RenderOptions
+
+UNKNOWN = "?"
+
+
+def _seconds(value: float | None) -> str:
+    return UNKNOWN if value is None else f"{value:,.3f} s"
+
+
+def _target(target: CompileTarget | None) -> str:
+    if target is None:
+        return UNKNOWN
+    ipus = UNKNOWN if target.ipus is None else f"{target.ipus:,}"
+    tiles = UNKNOWN if target.tiles_per_ipu is None else f"{target.tiles_per_ipu:,}"
+    return f"{target.arch or UNKNOWN}, {ipus} x {tiles} tiles"
+
+
+def _cell(value: object) -> str:
+    return UNKNOWN if value is None else str(value)
+
+
+# (heading, cell, always shown): a column some row knows, or always.
+_COLUMNS: tuple[tuple[str, Callable[[Compilation], str | None], bool], ...] = (
+    ("line", lambda c: str(c.ref), True),
+    ("rank", lambda c: c.process, False),
+    ("time", lambda c: c.time, True),
+    ("framework", lambda c: c.framework, True),
+    ("module", lambda c: c.module, False),
+    ("hash", lambda c: c.hash, False),
+    ("executable hash", lambda c: c.executable_hash, False),
+    ("result", lambda c: c.result, True),
+    ("cache", lambda c: c.cache, True),
+    ("duration", lambda c: None if c.duration_s is None else _seconds(c.duration_s), True),
+    ("peak RSS", lambda c: None if c.peak_rss_mb is None else f"{c.peak_rss_mb:,.1f} MB", False),
+    ("overflowed", lambda c: None if c.tiles_overflowed is None else f"{c.tiles_overflowed:,}", False),
+    ("target", lambda c: None if c.target is None else _target(c.target), False),
+    ("cache file", lambda c: c.cache_file, False),
+)
+_RIGHT = {"duration", "peak RSS", "overflowed"}
+
+
+def _table(headings: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [headings, *rows]) for i in range(len(headings))]
+    lines = []
+    for row in [headings, *rows]:
+        cells = [cell.rjust(w) if h in _RIGHT else cell.ljust(w) for h, cell, w in zip(headings, row, widths)]
+        lines.append(("  " + "  ".join(cells)).rstrip())
+    return lines
+
+
+def _compilations(compilations: Sequence[Compilation]) -> list[str]:
+    if not compilations:
+        return ["Compilations: none (only executable loads)"]
+    shown = [(h, get) for h, get, always in _COLUMNS if always or any(get(c) is not None for c in compilations)]
+    hidden = [h for h, get, always in _COLUMNS if not always and all(get(c) is None for c in compilations)]
+    rows = [[str(i), *(_cell(get(c)) for _, get in shown)] for i, c in enumerate(compilations, 1)]
+    lines = [f"Compilations ({len(compilations):,}):", *_table(["#", *(h for h, _ in shown)], rows)]
+    if any(UNKNOWN in row for row in rows):
+        lines.append("  ?: the log does not say")
+    if hidden:
+        lines.append(f"  Not stated for any compilation: {', '.join(hidden)}")
+    notes = [(i, n) for i, c in enumerate(compilations, 1) for n in c.notes]
+    lines += [f"  #{i}: {note}" for i, note in notes]
+    return lines
+
+
+def _loads(loads: Sequence[ExecutableLoad], totals: CompileTotals) -> list[str]:
+    if not loads:
+        return []
+    spent = _timed(totals.loads, totals.load_s, totals.load_unknown)
+    return [f"Executable loads onto the IPUs: {totals.loads:,} ({spent}); "
+            f"{plural(totals.reloads, 'reload')} (no compilation since the previous load)"]
+
+
+def _findings(findings: Sequence[Finding]) -> list[str]:
+    if not findings:
+        return ["Findings: none"]
+    return [f"Findings ({len(findings):,}):", *(f"  {f.kind}: {f.message}" for f in findings)]
+
+
+def _timed(count: int, seconds: float, untimed: int) -> str:
+    if untimed == count:
+        return "untimed"
+    return f"{_seconds(seconds)}" + (f", {untimed:,} untimed" if untimed else "")
+
+
+def _totals(t: CompileTotals) -> str:
+    parts = [f"{t.compiled:,} compiled ({_timed(t.compiled, t.compile_s, t.compile_unknown)})"]
+    if t.loaded:
+        parts.append(f"{t.loaded:,} loaded from a cache or file "
+                     f"({_timed(t.loaded, t.cache_load_s, t.cache_load_unknown)})")
+    if t.skipped:
+        parts.append(f"{t.skipped:,} skipped")
+    if t.unfinished:
+        parts.append(f"{t.unfinished:,} unfinished")
+    if t.loads:
+        parts.append(f"{plural(t.loads, 'executable load')} ({_timed(t.loads, t.load_s, t.load_unknown)})")
+    return "Total: " + ", ".join(parts)
+
+
+def render_text(summary: CompileSummary, options: RenderOptions | None = None) -> str:
+    """The compilations table, loads, findings, totals and notes."""
+    width = max(len(log.source) for log in summary.history.logs)
+    logs = [f"{'Logs:' if i == 0 else '':<6}{log.source:<{width}}  {plural(log.compilations, 'compilation')}, "
+            f"{plural(log.loads, 'executable load')}" for i, log in enumerate(summary.history.logs)]
+    sections = [logs, _compilations(summary.history.compilations),
+                _loads(summary.history.loads, summary.totals), _findings(summary.findings),
+                [_totals(summary.totals)] + [f"Note: {n}" for n in summary.notes]]
+    return "\n\n".join("\n".join(s) for s in sections if s) + "\n"
+
+
+def _ref(ref: LineRef) -> dict:
+    return {"source": ref.source, "line": ref.line}
+
+
+def compilation_dict(c: Compilation) -> dict:
+    """One compilation as JSON."""
+    target = None if c.target is None else {"arch": c.target.arch, "ipus": c.target.ipus,
+                                            "tiles_per_ipu": c.target.tiles_per_ipu}
+    return {"source": c.source, "line": c.line, "end_line": c.end_line, "process": c.process,
+            "framework": c.framework, "time": c.time, "module": c.module, "hash": c.hash,
+            "executable_hash": c.executable_hash, "result": c.result, "cache": c.cache, "duration_s": c.duration_s,
+            "duration_from": c.duration_from, "peak_rss_mb": c.peak_rss_mb, "tiles_overflowed": c.tiles_overflowed,
+            "target": target, "cache_file": c.cache_file, "not_cacheable": c.not_cacheable, "notes": list(c.notes)}
+
+
+def compiles_dict(summary: CompileSummary) -> dict:
+    """The ``memreport-compiles/1`` record."""
+    t = summary.totals
+    return {
+        "schema": SCHEMA,
+        "logs": [{"source": log.source, "size_bytes": log.size_bytes, "compilations": log.compilations,
+                  "loads": log.loads} for log in summary.history.logs],
+        "compilations": [compilation_dict(c) for c in summary.history.compilations],
+        "loads": [{"source": ld.source, "line": ld.line, "end_line": ld.end_line, "process": ld.process,
+                   "time": ld.time, "duration_s": ld.duration_s, "reload": ld.reload}
+                  for ld in summary.history.loads],
+        "findings": [{"kind": f.kind, "message": f.message, "lines": [_ref(r) for r in f.lines]}
+                     for f in summary.findings],
+        "totals": {"compilations": t.compilations, "compiled": t.compiled, "loaded": t.loaded, "skipped": t.skipped,
+                   "unfinished": t.unfinished, "compile_s": t.compile_s, "compile_untimed": t.compile_unknown,
+                   "cache_load_s": t.cache_load_s, "cache_load_untimed": t.cache_load_unknown, "loads": t.loads,
+                   "reloads": t.reloads, "load_s": t.load_s, "load_untimed": t.load_unknown},
+        "notes": list(summary.notes),
+    }
+
+
+def render_json(summary: CompileSummary, options: RenderOptions | None = None) -> str:
+    """The summary as one ``memreport-compiles/1`` JSON document."""
+    return json.dumps(compiles_dict(summary), indent=2) + "\n"
+
+
+CSV_COLUMNS = ("source", "line", "end_line", "process", "framework", "time", "module", "hash", "executable_hash",
+               "result", "cache", "duration_s", "duration_from", "peak_rss_mb", "tiles_overflowed", "arch", "ipus",
+               "tiles_per_ipu", "cache_file", "not_cacheable")
+
+
+def render_csv(summary: CompileSummary, options: RenderOptions | None = None) -> str:
+    """One row per compilation, in order; unknown cells are blank."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for c in summary.history.compilations:
+        row = compilation_dict(c)
+        target = row.pop("target") or {}
+        row.update(arch=target.get("arch"), ipus=target.get("ipus"), tiles_per_ipu=target.get("tiles_per_ipu"))
+        row["not_cacheable"] = "true" if c.not_cacheable else "false"
+        writer.writerow(["" if row[k] is None else row[k] for k in CSV_COLUMNS])
+    return out.getvalue()
