@@ -5,6 +5,7 @@ numpy is imported where arrays are made or checked, not here, so
 ``memreport --version`` stays quick; :mod:`.tensor_map` (numpy-backed) is
 imported where it is used.
 """
+from .liveness import ALWAYS_LIVE, NOT_ALWAYS_LIVE, NOT_ALWAYS_LIVE_MAX, ProgramLiveness
 from .report import (
                      BREAKDOWN_KINDS,
                      FORMAT_NAMES,
@@ -13,7 +14,9 @@ from .report import (
                      TensorMapReport,
                      TileReport,
                      install_views,
+                     source_notes,
 )
+from .symbols import Symbol, TileSymbols
 from .target import (
                      ARCH_BY_EFLAGS,
                      ARCHES,
@@ -25,11 +28,13 @@ from .target import (
                      OptionNames,
                      StatedTarget,
                      Target,
+                     overrides_of,
                      resolve_target,
 )
 from .values import Bin, Column, Histogram, PrintedSummary, SkippedMember, TileBytes, TileDetail
 
 __all__ = [
+                     "ALWAYS_LIVE",
                      "ARCHES",
                      "ARCH_BY_EFLAGS",
                      "BREAKDOWN_KINDS",
@@ -37,6 +42,8 @@ __all__ = [
                      "FORMAT_NAMES",
                      "KIB",
                      "MAX_TILES",
+                     "NOT_ALWAYS_LIVE",
+                     "NOT_ALWAYS_LIVE_MAX",
                      "PYTHON_NAMES",
                      "Arch",
                      "Bin",
@@ -45,14 +52,19 @@ __all__ = [
                      "MemoryReport",
                      "OptionNames",
                      "PrintedSummary",
+                     "ProgramLiveness",
                      "SkippedMember",
                      "StatedTarget",
                      "SummaryReport",
+                     "Symbol",
                      "Target",
                      "TensorMapReport",
                      "TileBytes",
                      "TileDetail",
                      "TileReport",
+                     "TileSymbols",
                      "install_views",
+                     "overrides_of",
                      "resolve_target",
+                     "source_notes",
 ]
