@@ -25,6 +25,7 @@ class RenderOptions:
     top: int = 20              # diff: how many changed tiles the text lists
     color: bool = False        # ANSI colour (terminals)
     width: int | None = None   # columns to fit the text to (None: its natural width)
+    symbols: int | None = None  # symbols listed per tile (None: the format's default, 10 in text, all in JSON)
 
 
 class Renderer(Protocol):
