@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from . import notebook as _notebook  # noqa: F401  (installs report.plot() and the other conveniences)
 from .errors import (
@@ -28,15 +29,21 @@ from .model import (
     Histogram,
     MemoryReport,
     PrintedSummary,
+    ProgramLiveness,
     SkippedMember,
     SummaryReport,
+    Symbol,
     Target,
     TensorMapReport,
     TileBytes,
     TileDetail,
     TileReport,
+    TileSymbols,
 )
 from .readers import ReadOptions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .analysis.diff import Diff
 
 __version__ = "0.1.0"
 
@@ -49,21 +56,25 @@ __all__ = [
     "MemreportError",
     "MissingDependency",
     "PrintedSummary",
+    "ProgramLiveness",
     "ReadError",
     "ReadOptions",
     "SkippedMember",
     "SummaryReport",
+    "Symbol",
     "Target",
     "TensorMapReport",
     "TileBytes",
     "TileCountMismatch",
     "TileDetail",
     "TileReport",
+    "TileSymbols",
     "Truncated",
     "UnexpectedError",
     "UnrecognisedFormat",
     "UnsupportedOperation",
     "__version__",
+    "diff",
     "read",
     "read_all",
 ]
@@ -86,3 +97,21 @@ def read(path: str | os.PathLike, **kwargs) -> MemoryReport:
     """The report a file holds; for a file holding several, the largest (by excluding-gaps total)."""
     from .analysis import largest
     return largest(read_all(path, **kwargs))
+
+
+def diff(old: str | os.PathLike | MemoryReport, new: str | os.PathLike | MemoryReport, *, top: int = 20,
+         min_change: int = 0, sort: str = "delta", **kwargs) -> Diff:
+    """Two builds compared tile by tile, and below the tile for the ``top`` largest changes.
+
+    ``old`` and ``new`` are files (read as :func:`read` does, with ``kwargs``)
+    or reports. Symbol tables of archives and ELF files are read for the
+    tiles detailed below the tile. Changes under ``min_change`` bytes are
+    counted but not listed; ``sort`` orders the items ("delta", "growth", "new").
+    """
+    from .analysis.diff import diff_reports, with_items
+    from .readers.symbols import has_symbols, with_symbols
+    sides = [side if isinstance(side, MemoryReport) else read(side, **kwargs) for side in (old, new)]
+    changes = diff_reports(sides[0], sides[1], min_change=min_change)
+    tiles = [c.tile for c in changes.changes(top)]
+    sides = [with_symbols(s, tiles) if isinstance(s, TileReport) and has_symbols(s) else s for s in sides]
+    return with_items(changes, sides[0], sides[1], top, sort=sort)
