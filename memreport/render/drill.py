@@ -48,7 +48,7 @@ def symbols_lines(tile: TopTile, table: TileSymbols, limit: int | None) -> list[
     if shown:
         size_w = max(len("Bytes"), *(len(f"{s.size:,}") for s in shown))
         section_w = max(len("Section"), *(len(s.section) for s in shown))
-        lines.append(f"  {'Bytes':>{size_w}}  {'% tile':>6}  {'Section':<{section_w}}  Symbol")
+        lines.append(f"  {'Bytes':>{size_w}}  {'Share':>6}  {'Section':<{section_w}}  Symbol")
         for s in shown:
             lines.append(f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {s.section:<{section_w}}  "
                          f"{s.display_name}".rstrip())

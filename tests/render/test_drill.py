@@ -24,7 +24,7 @@ def test_a_tiles_largest_symbols_and_what_they_leave():
     s = summarize(archive(), top=1)
     assert drill.symbols_lines(s.top[0], s.top[0].symbols, 3) == [
         "Symbols on tile 0 (tile_0.elf), largest 3 of 8 sized symbol(s):",
-        "  Bytes  % tile  Section  Symbol",
+        "  Bytes   Share  Section  Symbol",
         "  6,000   57.0%  .bss     conv2d_7/weights",
         "  6,000   57.0%  .bss     conv2d_7/weights_alias",
         "  3,000   28.5%  .bss     relu_3/activations",
