@@ -120,6 +120,7 @@ for _declared in (
     DeclaredRenderer("text", "diff", ".txt", False, "text", "memreport.render.diff:render_text"),
     DeclaredRenderer("json", "diff", ".json", False, "JSON (schema memreport-diff/1)",
                      "memreport.render.diff:render_json"),
-    DeclaredRenderer("csv", "diff", ".csv", False, "CSV, one row per changed tile", "memreport.render.diff:render_csv"),
+    DeclaredRenderer("csv", "diff", ".csv", False, "CSV, one row per changed tile, then one per item below the tile",
+                     "memreport.render.diff:render_csv"),
 ):
     register(_declared)
