@@ -30,18 +30,22 @@ from .model import (
     Histogram,
     MemoryReport,
     PrintedSummary,
+    ProgramLiveness,
     SkippedMember,
     SummaryReport,
+    Symbol,
     Target,
     TensorMapReport,
     TileBytes,
     TileDetail,
     TileReport,
+    TileSymbols,
 )
 from .readers import ReadOptions
 
 if TYPE_CHECKING:  # numpy-backed analysis loads with the call
     from .analysis.compiles import CompileSummary
+    from .analysis.diff import Diff
 
 __version__ = "0.1.0"
 
@@ -54,21 +58,25 @@ __all__ = [
     "MemreportError",
     "MissingDependency",
     "PrintedSummary",
+    "ProgramLiveness",
     "ReadError",
     "ReadOptions",
     "SkippedMember",
     "SummaryReport",
+    "Symbol",
     "Target",
     "TensorMapReport",
     "TileBytes",
     "TileCountMismatch",
     "TileDetail",
     "TileReport",
+    "TileSymbols",
     "Truncated",
     "UnexpectedError",
     "UnrecognisedFormat",
     "UnsupportedOperation",
     "__version__",
+    "diff",
     "read",
     "read_all",
     "read_compiles",
@@ -137,3 +145,21 @@ def read_compiles(*paths: str | os.PathLike) -> CompileSummary:
     from .analysis.compiles import summarize_compiles
     from .readers.compile_log import read_compile_logs
     return summarize_compiles(read_compile_logs(paths))
+
+
+def diff(old: str | os.PathLike | MemoryReport, new: str | os.PathLike | MemoryReport, *, top: int = 20,
+         min_change: int = 0, sort: str = "delta", **kwargs) -> Diff:
+    """Two builds compared tile by tile, and below the tile for the ``top`` largest changes.
+
+    ``old`` and ``new`` are files (read as :func:`read` does, with ``kwargs``)
+    or reports. Symbol tables of archives and ELF files are read for the
+    tiles detailed below the tile. Changes under ``min_change`` bytes are
+    counted but not listed; ``sort`` orders the items ("delta", "growth", "new").
+    """
+    from .analysis.diff import diff_reports, with_items
+    from .readers.symbols import has_symbols, with_symbols
+    sides = [side if isinstance(side, MemoryReport) else read(side, **kwargs) for side in (old, new)]
+    changes = diff_reports(sides[0], sides[1], min_change=min_change)
+    tiles = [c.tile for c in changes.changes(top)]
+    sides = [with_symbols(s, tiles) if isinstance(s, TileReport) and has_symbols(s) else s for s in sides]
+    return with_items(changes, sides[0], sides[1], top, sort=sort)

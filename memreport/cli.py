@@ -8,14 +8,15 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
 
 from . import __version__, render
 from .errors import MemreportError, UnsupportedOperation
-from .model import ARCHES, MemoryReport
+from .model import ARCHES, MemoryReport, TileReport
 from .output import write_output
 from .readers import ReadOptions, read_path
 from .units import check_size, parse_size
@@ -47,19 +48,21 @@ SIZE = SizeType()
 TILE_MEMORY = SizeType(minimum=1, what="bytes per tile")  # 0 B per tile is no IPU: a usage error, not the file's
 
 
-def output_options(subject: str, what: str):
+def output_options(subject: str, what: str, formats: bool = True):
     """``--format`` and ``-o``, shared by the commands (sqlite-utils' habit): the formats are the registered
-    text renderers of ``subject``."""
+    text renderers of ``subject`` (``formats=False``: ``-o`` alone, for a command with one output format)."""
     text_renderers = render.renderers(subject, binary=False)
-    formats = "; ".join(f"{r.name}: {r.description}" for r in text_renderers)
+    described = "; ".join(f"{r.name}: {r.description}" for r in text_renderers)
 
     def decorator(command):
         command = click.option("-o", "--output", default="-", metavar="PATH", show_default=True,
                                help=f"Write the {what} here ('-' is stdout); a file is written whole or not at "
                                     "all.")(command)
+        if not formats:
+            return command
         return click.option("--format", "fmt", type=click.Choice([r.name for r in text_renderers]),
                             default=text_renderers[0].name, show_default=True,
-                            help=f"Output format ({formats}).")(command)
+                            help=f"Output format ({described}).")(command)
     return decorator
 
 
@@ -111,6 +114,17 @@ def fail(message: str, code: int = EXIT_READ) -> None:
     sys.exit(code)
 
 
+@contextmanager
+def exit_codes() -> Iterator[None]:
+    """Inside: a request the input cannot answer is bad usage (exit 2), any other memreport error exit 1."""
+    try:
+        yield
+    except UnsupportedOperation as exc:
+        raise click.UsageError(str(exc)) from None
+    except MemreportError as exc:
+        fail(str(exc))
+
+
 def exit_on_gates(results: Sequence[GateResult]) -> None:
     """Name every failed gate on stderr and exit 3; the output is already written."""
     failed = [r for r in results if r.failed]
@@ -120,16 +134,51 @@ def exit_on_gates(results: Sequence[GateResult]) -> None:
         sys.exit(EXIT_GATE)
 
 
+def drill_options(command):
+    """What to show below the tile, shared by the report and export commands: ``--tile``, ``--symbols``."""
+    command = click.option(
+        "--symbols", "symbols", type=click.IntRange(min=0), metavar="N",
+        help="How many of the largest symbols to list per tile of an archive or ELF file (default 10 in text, "
+             "all in JSON).")(command)
+    return click.option(
+        "--tile", "tiles_asked", type=click.IntRange(min=0), multiple=True, metavar="N",
+        help="Also detail tile N (repeatable): its bytes, breakdown, regions, liveness and symbols.")(command)
+
+
 def load(paths: Sequence[str], options: ReadOptions) -> list[MemoryReport]:
     """Read every file, in order; the first unreadable one ends the run with exit 1."""
+    return [report for _, report in load_from(paths, options)]
+
+
+def with_symbols(read: Sequence[tuple[str, MemoryReport]], top: int, tiles_asked: Sequence[int]) -> list[MemoryReport]:
+    """The reports, those read from an archive or ELF file holding the symbol tables of their top tiles and of
+    ``tiles_asked`` (tiles outside a report are left for the summary to refuse); exit 1 when one cannot be read."""
+    from .analysis import top_tile_ids
+    from .readers.symbols import has_symbols
+    from .readers.symbols import with_symbols as read_symbols
+    reports = []
+    for path, report in read:
+        if has_symbols(report) and report.source == path:  # a saved report holds the symbols it saved, no more
+            assert isinstance(report, TileReport)
+            wanted = top_tile_ids(report, top).tolist() + [t for t in tiles_asked if t < report.num_tiles]
+            try:
+                report = read_symbols(report, wanted)
+            except MemreportError as exc:
+                fail(str(exc))
+        reports.append(report)
+    return reports
+
+
+def load_from(paths: Sequence[str], options: ReadOptions) -> list[tuple[str, MemoryReport]]:
+    """(path, report) of every report of every file, in order; the first unreadable file ends the run with exit 1."""
     from .progress import with_progress
-    reports: list[MemoryReport] = []
+    reports: list[tuple[str, MemoryReport]] = []
     for path in paths:
         file_options, bar = with_progress(options, path)  # a bar on stderr for slow reads, terminals only
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                reports.extend(read_path(path, file_options))
+                reports.extend((path, report) for report in read_path(path, file_options))
         except MemreportError as exc:
             if bar is not None:
                 bar.close()
@@ -164,6 +213,7 @@ def main() -> None:
 @output_options("report", "report")
 @click.option("--top", default=5, show_default=True, type=click.IntRange(min=0), metavar="N",
               help="How many of the most memory-subscribed tiles to detail.")
+@drill_options
 @read_options
 @click.option("--bin-kib", type=click.IntRange(min=1), metavar="N",
               help="Histogram bin width in KiB (default: the smallest power of two giving at most 128 bins).")
@@ -185,7 +235,8 @@ def main() -> None:
 def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory: int | None,
            arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | None = None,
            min_headroom: int | None = None, tensor_map_path: str | None = None,
-           png: str | None = None, skip_bad_members: bool = False) -> None:
+           png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
+           symbols: int | None = None) -> None:
     """Show the memory of every tile of a compiled IPU program.
 
     FILE is any report Poplar writes, recognised by its content: an ELF
@@ -198,10 +249,12 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
       memreport archive.a                      By Tile histogram, top 5 tiles, OOM count
       memreport profile.json --top 10          ten most memory-subscribed tiles
       memreport profile.json --tensor-map tensor_map.json   tensors on the top tiles
+      memreport archive.a --tile 17 --symbols 20   tile 17 too, 20 symbols a tile
       memreport archive.a --format csv -o tiles.csv
       memreport archive.a --png memory.png     also a picture: per tile, histogram, heat map
       memreport archive.a --format json | jq '.reports[0].tiles_out_of_memory'
       memreport diff old.a new.a               what a change did to every tile
+      memreport export profile.pop -o memory.json   a saved report, readable anywhere
       memreport archive.a --fail-on-oom --max-tile 600KiB   CI gate: exit 3 on failure
       memreport compiles run.log               every compilation and cache hit in a run's log
 
@@ -210,13 +263,14 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     """
     from .analysis import gates, summarize_all
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
-    reports = load(files, options)
+    shown = fmt != "csv"  # the CSV has no place for symbols: read none
+    reports = with_symbols(load_from(files, options), top if shown else 0, tiles_asked if shown else ())
     tensor_map = load_tensor_map(tensor_map_path, reports) if tensor_map_path else None
     if png == "-" and (output == "-" or len(reports) > 1):
         raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
-    try:
-        summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
-        rendered = render.render("report", fmt, summaries)
+    with exit_codes():
+        summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map, tiles_asked=tiles_asked)
+        rendered = render.render("report", fmt, summaries, render.RenderOptions(symbols=symbols))
         gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
                                       min_headroom=min_headroom)
         pngs: list[tuple[str, str | bytes]] = []
@@ -224,10 +278,6 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
             picture = render.get("report", "png")
             pngs = list(zip(numbered_paths(png, len(summaries), picture.extension),
                             render.render_each(picture, summaries, render.RenderOptions())))
-    except UnsupportedOperation as exc:
-        raise click.UsageError(str(exc)) from None
-    except MemreportError as exc:
-        fail(str(exc))
     try:
         write_output(output, rendered)
         for path, data in pngs:
@@ -256,14 +306,21 @@ def numbered_paths(path: str, count: int, extension: str) -> list[str]:
 @click.argument("new_path", metavar="NEW")
 @output_options("diff", "diff")
 @click.option("--top", default=20, show_default=True, type=click.IntRange(min=0), metavar="N",
-              help="How many of the largest changes the text lists (JSON and CSV list all).")
+              help="How many of the largest changes the text lists (JSON and CSV list all) and shows below the tile "
+                   "(what changed inside them: sections, categories, regions, liveness, symbols).")
+@click.option("--min-change", type=SIZE, default=0, metavar="SIZE",
+              help="Hide changes smaller than SIZE: tiles from the lists, items from below the tile (the counts "
+                   "still cover every change).")
+@click.option("--sort", "sort", type=click.Choice(["delta", "growth", "new"]), default="delta", show_default=True,
+              help="Order of the items below the tile: delta (largest change either way), growth (largest growth "
+                   "first), new (new items, then removed, then the rest).")
 @read_options
 @click.option("--fail-on-growth", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile grows by more than SIZE.")
 @click.option("--fail-on-oom", is_flag=True, help="Gate: exit 3 if any tile of NEW is out of memory.")
 def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, tile_memory: int | None,
                  arch: str | None, fail_on_growth: int | None, fail_on_oom: bool,
-                 skip_bad_members: bool = False) -> None:
+                 skip_bad_members: bool = False, min_change: int = 0, sort: str = "delta") -> None:
     """Compare two builds tile by tile (excluding-gaps bytes).
 
     OLD and NEW are any two readable reports of programs with the same tile
@@ -276,6 +333,7 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
       memreport diff main.a pr.a                        totals, OOM changes, top 20 changes
       memreport diff main.a pr.a --format csv -o changes.csv
       memreport diff main.a pr.a --fail-on-growth 4KiB  CI gate: exit 3 on failure
+      memreport diff baseline.json build/archive.a --min-change 1KiB   against a saved report
 
     Exit status: 0 success, 1 an input could not be read or the tile counts
     differ, 2 bad usage, 3 a gate failed.
@@ -287,11 +345,15 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     new, new_note = diffing.choose_report(load([new_path], options))
     try:
         summaries = (summarize(old), summarize(new))
-        changes = diffing.diff_reports(old, new, notes=[n for n in (old_note, new_note) if n], summaries=summaries)
+        changes = diffing.diff_reports(old, new, notes=[n for n in (old_note, new_note) if n], summaries=summaries,
+                                       min_change=min_change)
     except UnsupportedOperation as exc:  # a tensor map: nothing to compare, whatever the file holds
         raise click.UsageError(str(exc)) from None
     except diffing.TileCountMismatch as exc:
         fail(f"diff: {exc}")
+    below = [c.tile for c in changes.changes(top)]
+    old, new = (with_symbols([(path, report)], 0, below)[0] for path, report in ((old_path, old), (new_path, new)))
+    changes = diffing.with_items(changes, old, new, top, sort=sort)
     try:
         results = [gates.check_growth(changes, fail_on_growth)] if fail_on_growth is not None else []
         if fail_on_oom:
@@ -357,6 +419,40 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
     except MemreportError as exc:
         fail(str(exc))
     exit_on_gates(check_recompile(summary) if fail_on_recompile else [])
+@main.command("export", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", metavar="FILE...", nargs=-1, required=True)
+@output_options("report", "memreport/1 JSON", formats=False)
+@click.option("--top", default=5, show_default=True, type=click.IntRange(min=0), metavar="N",
+              help="How many of the most memory-subscribed tiles to detail (with their symbols).")
+@drill_options
+@read_options
+def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: int | None, arch: str | None,
+                   skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
+                   symbols: int | None = None) -> None:
+    """Save reports as memreport/1 JSON that memreport reads back as the same reports.
+
+    FILE is anything memreport reads. The JSON holds every tile's values,
+    the target as the source stated it and the overrides applied, and the
+    symbols of the top tiles, so every command works on it later, on a
+    machine without the input (a profile.pop needs Graphcore's libpva to
+    read; its export does not).
+
+    \b
+    Examples:
+      memreport export profile.pop -o memory.json       where the Poplar SDK is installed
+      memreport export build/archive.a -o baseline.json
+      memreport diff baseline.json build/archive.a      later, against a new build
+
+    Exit status: 0 success, 1 an input could not be read, 2 bad usage.
+    """
+    from .analysis import summarize_all
+    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
+    reports = with_symbols(load_from(files, options), top, tiles_asked)
+    with exit_codes():
+        summaries = summarize_all(reports, top=top, tiles_asked=tiles_asked)
+        rendered = render.render("report", "json", summaries, render.RenderOptions(symbols=symbols))
+    with exit_codes():
+        write_output(output, rendered)
 
 
 if __name__ == "__main__":  # pragma: no cover

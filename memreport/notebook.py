@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import MemreportError
-from .model import PYTHON_NAMES, Histogram, MemoryReport, install_views
+from .errors import MemreportError, UnsupportedOperation
+from .model import PYTHON_NAMES, Histogram, MemoryReport, TileReport, TileSymbols, install_views
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -66,6 +66,17 @@ def top_tiles(report: MemoryReport, n: int = 5) -> list[TopTile]:
     return top(report, n)
 
 
+def tile_symbols(report: MemoryReport, tile: int) -> TileSymbols:
+    """One tile's symbol table: the one the report holds, or read again from its archive or ELF file."""
+    found = report.symbols.get(tile)
+    if found is not None:
+        return found
+    from .readers.symbols import read_symbols
+    if not isinstance(report, TileReport):
+        raise UnsupportedOperation(f"{report.label}: a {report.format_name} holds no ELF symbol tables")
+    return read_symbols(report, [tile])[tile]
+
+
 def histogram(report: MemoryReport, bin_kib: int | None = None) -> Histogram:
     """Poplar's By Tile histogram (a text summary's printed bins)."""
     from .analysis import histogram as bins
@@ -73,4 +84,4 @@ def histogram(report: MemoryReport, bin_kib: int | None = None) -> Histogram:
 
 
 install_views(plot=plot, to_dataframe=to_dataframe, html=html, png=png, tiles_out_of_memory=tiles_out_of_memory,
-              top_tiles=top_tiles, histogram=histogram)
+              top_tiles=top_tiles, histogram=histogram, tile_symbols=tile_symbols)

@@ -155,7 +155,12 @@ def test_diff_prints_the_changes_and_exits_0():
     assert result.stderr == ""
     assert result.stdout.startswith("Old: old.a (ELF archive, per tile: complete)\n")
     assert "Newly out of memory (1): tile 3\nNo longer out of memory (1): tile 2\n" in result.stdout
-    assert result.stdout.endswith("  4 more changed tiles (--top to show more; --format json or csv lists all)\n")
+    assert "  4 more changed tiles (--top to show more; --format json or csv lists all)\n\n" in result.stdout
+    assert result.stdout.endswith("Below the tile (largest change first):\n"
+                                  "  Tile 3 (IPU 0): 200,000 B -> 643,072 B, +443,072 B\n"
+                                  "    section  .bss  198,720 B -> 641,792 B  +443,072 B\n"
+                                  "  Tile 2 (IPU 0): 640,000 B -> 630,000 B, -10,000 B\n"
+                                  "    section  .bss  638,720 B -> 628,720 B  -10,000 B\n")
 
 
 def test_diff_of_identical_builds_is_empty():
@@ -185,8 +190,8 @@ def test_fail_on_growth(tmp_path):
     assert result.exit_code == 3
     assert result.stderr == ("memreport: gate failed: 2 tile(s) grew by more than 4,096 B from old.a to new.a: "
                              "tile 3 by 443,072 B, tile 1 by 8,192 B\n")
-    assert (tmp_path / "changes.csv").read_text().splitlines()[:2] == ["tile,ipu,old,new,delta",
-                                                                      "3,0,200000,643072,443072"]
+    assert (tmp_path / "changes.csv").read_text().splitlines()[:2] == [
+        "tile,ipu,old,new,delta,kind,item,section,change", "3,0,200000,643072,443072,tile,,,"]
 
 
 def test_diff_fail_on_oom_checks_the_new_build():
@@ -200,7 +205,8 @@ def test_diff_fail_on_oom_checks_the_new_build():
 def test_diff_json_schema_and_options():
     doc = json.loads(run("diff", "old.a", "new.a", "--format", "json", "--top", "1").stdout)
     assert list(doc) == ["schema", "old", "new", "per_tile", "compared_tiles", "tiles", "newly_out_of_memory",
-                         "no_longer_out_of_memory", "totals", "max_excluding_gaps", "notes"]
+                         "no_longer_out_of_memory", "totals", "max_excluding_gaps", "notes", "min_change",
+                         "unlisted_tiles", "sort", "tile_details"]
     assert doc["schema"] == "memreport-diff/1"
     assert len(doc["tiles"]) == 6  # --top limits the text only
     assert doc["old"]["bytes_per_tile"] == LIMIT

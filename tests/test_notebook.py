@@ -47,3 +47,15 @@ def test_the_tour_runs_and_shows_reports_and_pictures(executed):
     pictures = [s for s in shown if "image/png" in s and "text/html" not in s]
     assert len(pictures) == 2  # report.plot() and step.plot(), each shown once
     assert any("including_gaps" in s.get("text/html", "") for s in shown)  # a DataFrame
+
+
+def test_the_tour_drills_below_the_tile(executed):
+    shown = [outputs(cell) for cell in executed]
+    symbols, categories, diff = shown[-3], shown[-2], shown[-1]
+    assert symbols["stream"].splitlines()[0] == "  393,288 B   49.8%  .bss   conv2d_7/weights"
+    assert symbols["stream"].splitlines()[-1] == "unattributed: 618 B {'.text': 218, '.data': 16, '.bss': 384}"
+    assert categories["text/plain"] == ("({'stack': 3168,\n  'variable': 1108,\n  'controlCode': 700,\n"
+                                        "  'hostExchangeCode': 582},\n 'always-live',\n '81%')")
+    assert diff["stream"] == ("tile 1024: +150,000 B\n"
+                              "  section  .bss                 490740 -> 640740 (grew)\n"
+                              "  symbol   attention_4/scores   None -> 150000 (new)\n")

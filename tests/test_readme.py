@@ -20,15 +20,15 @@ import click
 import pytest
 
 from memreport.analysis import summarize_all
-from memreport.cli import compiles_command, diff_command, report
-from tests.synth.archive import ar_archive, tile_elf
+from memreport.cli import compiles_command, diff_command, export_command, report
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 SAMPLE = "sample_reports/mk2_1472_tiles.a"
 ELISION = "..."
-# pr.a in the README: the sample with four tiles changed (tile -> change of its .bss, in bytes).
-PR_CHANGES = {1024: 150_000, 100: 12_288, 731: -6_144, 5: -2_048}
+# pr.a in the README: the sample with four tiles changed (tile -> .bss variable -> change in bytes).
+PR_CHANGES = {1024: {"attention_4/scores": 150_000}, 100: {"relu_3/activations": 12_288},
+              731: {"relu_3/activations": -6_144}, 5: {"conv2d_7/momentum": -2_048}}
 
 
 def section(title: str) -> str:
@@ -68,29 +68,23 @@ def pr_archive() -> bytes:
     spec = importlib.util.spec_from_file_location("make_sample_archive", ROOT / "scripts" / "make_sample_archive.py")
     make = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(make)
-    sizes = make.tile_sizes()
-    members = [(f"tile_{tile:04d}.elf", tile_elf(tile, text, data, bss + PR_CHANGES.get(tile, 0), e_flags=0x2))
-               for tile, (text, data, bss) in enumerate(sizes)]
-    return ar_archive(members, symbol_index=True)
+    return make.build(changes=PR_CHANGES)
 
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """A directory holding main.a (the sample), pr.a and build/archive.a, and an environment to run in."""
+    """A directory holding main.a (the sample), pr.a, build/archive.a and a profile.pop, and an environment."""
     tmp = tmp_path_factory.mktemp("readme")
     shutil.copy(ROOT / SAMPLE, tmp / "main.a")
     (tmp / "pr.a").write_bytes(pr_archive())
     (tmp / "build").mkdir()
     shutil.copy(ROOT / SAMPLE, tmp / "build" / "archive.a")
+    (tmp / "profile.pop").write_bytes(b"SQLite format 3\0" + bytes(84))
     return tmp, memreport_on_path(tmp)
 
 
-def test_what_it_shows_is_the_real_output(builds):
-    _, env = builds
-    text = section("## What it shows")
-    assert f"`memreport {SAMPLE}`" in text
-    (_, expected), = [b for b in code_blocks(text) if b[0] == ""]
-    actual = shell(f"memreport {SAMPLE}", ROOT, env).splitlines()
+def assert_shown(expected: str, actual: list[str]) -> None:
+    """The output's lines are the README block's, where ``...`` lines elide any run of lines."""
     chunks: list[list[str]] = [[]]
     for line in expected.splitlines():
         if line.strip() == ELISION:
@@ -106,6 +100,44 @@ def test_what_it_shows_is_the_real_output(builds):
         at = found + len(chunk)
 
 
+def test_what_it_shows_is_the_real_output(builds):
+    _, env = builds
+    text = section("## What it shows")
+    assert f"`memreport {SAMPLE}`" in text
+    (_, expected), = [b for b in code_blocks(text) if b[0] == ""]
+    assert_shown(expected, shell(f"memreport {SAMPLE}", ROOT, env).splitlines())
+
+
+@pytest.mark.parametrize("title", ["### Symbols on a tile (archives and ELF files)",
+                                   "### Categories and liveness (profiles)"])
+def test_below_the_tile_shows_real_output(builds, title):
+    _, env = builds
+    text = section(title)
+    command = re.search(r"^`(memreport [^`]+)`", text, re.MULTILINE)[1]
+    (_, expected), = [b for b in code_blocks(text) if b[0] == ""]
+    assert_shown(expected, shell(command, ROOT, env).splitlines())
+
+
+def transcripts(text: str) -> list[tuple[str, str]]:
+    """(command, what the terminal shows) of every ``$ `` run in the section's transcripts."""
+    found = []
+    for _, body in code_blocks(text):
+        if body.startswith("$ "):
+            for run in re.split(r"^\$ ", body, flags=re.MULTILINE)[1:]:
+                command, _, expected = run.partition("\n")
+                found.append((command, expected.rstrip("\n") + "\n"))
+    return found
+
+
+@pytest.mark.parametrize("title", ["## Saved reports: baselines for CI", "### The libpva bridge (profile.pop)"])
+def test_saved_reports_and_libpva_transcripts(builds, title):
+    cwd, env = builds
+    runs = transcripts(section(title))
+    assert runs
+    for command, expected in runs:
+        assert shell(command, cwd, env) == expected, command
+
+
 def test_quick_start_runs_the_same_command():
     block = code_blocks(section("## Quick start"))[0][1]
     assert f"memreport {SAMPLE}" in block
@@ -115,14 +147,16 @@ def test_ci_transcript_is_what_a_terminal_shows(builds):
     cwd, env = builds
     text = section("## Use in CI")
     transcript, = [body for lang, body in code_blocks(text) if body.startswith("$ ")]
-    runs = re.split(r"^\$ ", transcript, flags=re.MULTILINE)[1:]
+    runs = transcripts(text)
     assert len(runs) == 2
-    for run in runs:
-        command, _, expected = run.partition("\n")
-        assert shell(command, cwd, env) == expected.rstrip("\n") + "\n", command
-    # The pasted diff is of the sample and pr.a as built here (the changed tiles and their deltas).
-    for tile, change in PR_CHANGES.items():
+    for command, expected in runs:
+        assert shell(command, cwd, env) == expected, command
+    # The pasted diff is of the sample and pr.a as built here (the changed tiles, their deltas and symbols).
+    for tile, changes in PR_CHANGES.items():
+        (symbol, change), = changes.items()
         assert re.search(rf"^\s+{tile}\s+0\s.*\s{re.escape(f'{change:+,}')} B", transcript, re.MULTILINE), tile
+        assert re.search(rf"^    symbol   {re.escape(symbol)} \(\.bss\) .*{re.escape(f'{change:+,}')} B", transcript,
+                         re.MULTILINE), symbol
 
 
 def actions_step(yaml: str) -> str:
@@ -169,7 +203,7 @@ def test_ci_commands_run_as_documented(builds, tmp_path):
 
 
 def test_every_option_is_documented():
-    for command in (report, diff_command, compiles_command):
+    for command in (report, diff_command, compiles_command, export_command):
         for param in command.params:
             if isinstance(param, click.Option):
                 for opt in param.opts:
@@ -204,21 +238,28 @@ def json_keys(value, prefix: str = "") -> set[str]:
 
 def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
     import memreport
+    from memreport.readers.symbols import with_symbols
     from memreport.render.table import render_json
+    from tests.readers.test_saved import profile_with_everything
+    from tests.synth.profile import encode_json
     samples = ROOT / "sample_reports"
     reports = [memreport.read(samples / name) for name in ("mk2_1472_tiles.a", "mk1_profile.json",
                                                             "trace_two_modules.rep", "tensor_map.json")]
+    reports[0] = with_symbols(reports[0], [1402, 3])
+    (tmp_path / "p.json").write_bytes(encode_json(profile_with_everything()))
+    reports.append(memreport.read(tmp_path / "p.json"))
     tensor_map_path = samples / "tensor_map.json"
     from memreport.readers.tensor_map import read_tensor_map
     doc = json.loads(render_json(summarize_all(reports[1:2], tensor_map=read_tensor_map(str(tensor_map_path)))))
-    doc2 = json.loads(render_json(summarize_all(reports)))
+    doc2 = json.loads(render_json(summarize_all(reports, tiles_asked=[3])))
     schema = section("## JSON schema `memreport/1`")
     documented = set(re.findall(r'"(\w+)":', schema))
+    free_form = (".extra.", ".breakdown.", ".regions.", ".sections.", ".attributed.", ".unattributed.",
+                 "breakdown_totals.", "top_tiles_pressure.")
     for key in json_keys(doc) | json_keys(doc2):
         name = key.rsplit(".", 1)[-1]
-        if key.startswith(("reports[].info.", "reports[].detailed_tiles[].extra")) or ".extra." in key or \
-                ".breakdown." in key or ".regions." in key:
-            continue  # free-form: whatever the source held, item and region names
+        if key.startswith(("reports[].info.", "reports[].detailed_tiles[].extra")) or any(f in key for f in free_form):
+            continue  # free-form: whatever the source held, item, region, section and pressure names
         assert name in documented, key
     assert "top_tiles[].regions" in schema or '"regions": {name: bytes}|null' in schema
 
@@ -226,8 +267,22 @@ def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
 def test_every_csv_column_kind_is_documented():
     csv_section = section("## CSV columns")
     for column in ("tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements", "liveness.alwaysLive",
-                   "liveness.notAlwaysLiveMax", ".overlapped", "region.<name>", "source", "module"):
+                   "liveness.notAlwaysLiveMax", "liveness.notAlwaysLive`", ".overlapped", "region.<name>", "source",
+                   "module"):
         assert column in csv_section, column
+    diff_csv = section("## Use in CI")
+    from memreport.render.diff import CSV_HEADER
+    assert f"`{','.join(CSV_HEADER)}`" in diff_csv
+
+
+def test_every_diff_json_key_is_in_its_schema(builds):
+    cwd, env = builds
+    doc = json.loads(shell("memreport diff main.a pr.a --format json --min-change 4KiB", cwd, env))
+    assert doc["tile_details"] and doc["tile_details"][0]["items"]
+    schema = section("## Use in CI")
+    documented = set(re.findall(r'"(\w+)":', schema))
+    for key in json_keys(doc):
+        assert key.rsplit(".", 1)[-1] in documented, key
 
 
 def test_the_notebook_extra_is_declared_and_documented():

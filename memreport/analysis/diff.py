@@ -12,7 +12,7 @@ tensor map holds no bytes: it cannot be diffed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import TileCountMismatch, UnsupportedOperation
 from ..model import MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileReport
 from . import tiles as figures
+from .diff_items import SORTS, TileItems, tiles_items
 from .oom import out_of_memory_count
 from .summary import Summary, summarize
 
@@ -106,7 +107,9 @@ class Diff:
     ``new_bytes``) sorted by ``|delta|`` descending, then tile id, so a pod
     of tiles diffs without a Python object per tile; ``tiles`` builds the
     records on demand. The out-of-memory lists are None when either side's
-    bytes per tile is unknown.
+    bytes per tile is unknown. ``min_change`` hides smaller changes from the
+    listings (``listed``, ``changes()``; the counts cover every change);
+    ``below`` holds what changed inside the largest changes (:func:`with_items`).
     """
 
     old: BuildSummary
@@ -120,6 +123,9 @@ class Diff:
     no_longer_out_of_memory: tuple[int, ...] | None
     notes: tuple[str, ...] = ()
     figures_over: str = "every tile"  # "compared tiles" (members skipped), or "not comparable": no deltas
+    min_change: int = 0
+    below: tuple[TileItems, ...] = ()
+    sort: str = "delta"
 
     @property
     def per_tile(self) -> str:
@@ -171,12 +177,24 @@ class Diff:
             return None
         return _delta(self.old.tiles_out_of_memory, self.new.tiles_out_of_memory)
 
+    @cached_property
+    def listed(self) -> np.ndarray:
+        """Positions (in ``tile_ids`` order) of the changes of at least ``min_change`` bytes: those listed."""
+        if self.min_change <= 1:
+            return np.arange(self.num_changed)
+        return np.flatnonzero(np.abs(self.delta) >= self.min_change)
+
+    @property
+    def num_unlisted(self) -> int:
+        """Changed tiles left out of the listings: their change is under ``min_change``."""
+        return self.num_changed - int(self.listed.size)
+
     def changes(self, n: int | None = None) -> list[TileChange]:
-        """The first ``n`` changed tiles (all when None), largest change first."""
-        end = self.num_changed if n is None else min(n, self.num_changed)
+        """The first ``n`` listed changed tiles (all when None), largest change first."""
+        picked = self.listed if n is None else self.listed[:n]
         tpi = self.tiles_per_ipu
         return [TileChange(t, None if not tpi else t // tpi, o, w, w - o) for t, o, w in zip(
-            self.tile_ids[:end].tolist(), self.old_bytes[:end].tolist(), self.new_bytes[:end].tolist())]
+            self.tile_ids[picked].tolist(), self.old_bytes[picked].tolist(), self.new_bytes[picked].tolist())]
 
     @cached_property
     def tiles(self) -> tuple[TileChange, ...]:
@@ -256,11 +274,12 @@ def choose_report(reports: Sequence[MemoryReport]) -> tuple[MemoryReport, str | 
 
 
 def diff_reports(old: MemoryReport, new: MemoryReport, notes: Sequence[str] = (), *,
-                 summaries: tuple[Summary, Summary] | None = None) -> Diff:
+                 summaries: tuple[Summary, Summary] | None = None, min_change: int = 0) -> Diff:
     """Every tile's change from ``old`` to ``new``; both must have the same tile count.
 
-    ``summaries`` are the two reports' summaries when already computed. A
-    tensor map (elements, not bytes) raises UnsupportedOperation.
+    ``summaries`` are the two reports' summaries when already computed;
+    changes under ``min_change`` bytes are counted but not listed. A tensor
+    map (elements, not bytes) raises UnsupportedOperation.
     """
     for report in (old, new):
         if isinstance(report, TensorMapReport):
@@ -298,5 +317,17 @@ def diff_reports(old: MemoryReport, new: MemoryReport, notes: Sequence[str] = ()
         tile_ids=tiles[picked], old_bytes=old_values[picked], new_bytes=new_values[picked],
         compared_tiles=int(tiles.size),
         tiles_per_ipu=new.target.tiles_per_ipu or old.target.tiles_per_ipu,
-        newly_out_of_memory=newly, no_longer_out_of_memory=recovered, notes=notes,
+        newly_out_of_memory=newly, no_longer_out_of_memory=recovered, notes=notes, min_change=min_change,
     )
+
+
+def with_items(diff: Diff, old: MemoryReport, new: MemoryReport, n: int, *, sort: str = "delta") -> Diff:
+    """``diff`` with what changed inside its ``n`` largest listed changes (:mod:`.diff_items`), ordered by ``sort``.
+
+    Symbols are compared where both reports hold the tile's symbol table
+    (read them first, e.g. with ``memreport.readers.symbols.with_symbols``).
+    """
+    if sort not in SORTS:
+        raise ValueError(f"sort must be one of {', '.join(SORTS)}, not {sort!r}")
+    rows = [(c.tile, c.ipu, c.old, c.new) for c in diff.changes(n)]
+    return replace(diff, below=tiles_items(old, new, rows, min_change=diff.min_change, sort=sort), sort=sort)

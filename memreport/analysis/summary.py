@@ -7,12 +7,13 @@ each figure once, and every output agrees.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..errors import UnsupportedOperation
 from ..model import (
     CLI_NAMES,
     Histogram,
@@ -24,6 +25,7 @@ from ..model import (
     TileReport,
 )
 from . import tiles
+from .liveness import LivenessSummary, summarize_liveness
 from .oom import OutOfMemoryCount, bins_out_of_memory, out_of_memory_count
 from .tiles import IpuSummary, TopTile
 
@@ -42,8 +44,12 @@ class Summary:
     is the per-tile mask of a report with per-tile bytes (None when bytes
     per tile is unknown). ``top`` are the most memory-subscribed tiles (a
     summary's first ``top_n`` detailed tiles), ``detailed`` every tile a text
-    summary detailed. ``tensors`` are the tensors on the top tiles when a
-    tensor map of the program was given.
+    summary detailed, ``selected`` the tiles asked for by id (``tiles=``).
+    ``tensors`` are the tensors on the top tiles when a tensor map of the
+    program was given. ``breakdown_totals`` sums each counted breakdown item
+    (section, category) over the tiles, largest first; ``liveness`` is the
+    program's always-live and not-always-live picture where the source has
+    one. ``notes`` say what a selection could not show.
     """
 
     report: MemoryReport
@@ -63,6 +69,10 @@ class Summary:
     partial_reason: str | None
     tensor_map: TensorMap | None = None
     tensors: tuple[TileTensors, ...] | None = None
+    selected: tuple[TopTile, ...] = ()
+    breakdown_totals: Mapping[str, int] = field(default_factory=dict)
+    liveness: LivenessSummary | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -96,12 +106,15 @@ class Summary:
 
 
 def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
-              tensor_map: TensorMap | None = None, names: OptionNames = CLI_NAMES) -> Summary:
+              tensor_map: TensorMap | None = None, tiles_asked: Sequence[int] = (),
+              names: OptionNames = CLI_NAMES) -> Summary:
     """The figures of ``report`` (its ``top`` tiles; histogram bins of ``bin_kib`` KiB where it can be re-binned).
 
+    ``tiles_asked`` are tiles to detail beside the top tiles, by id.
     Raises :class:`~memreport.errors.UnsupportedOperation` for a ``bin_kib``
-    a text summary's printed bins cannot take, and a ReadError naming the
-    tensor map when ``tensor_map`` uses tiles the report does not have.
+    a text summary's printed bins cannot take or a tile the report does not
+    have, and a ReadError naming the tensor map when ``tensor_map`` uses
+    tiles the report does not have.
     ``names`` spells the overrides in reasons: ``--tile-memory`` on the
     command line, ``tile_memory=`` in Python.
     """
@@ -111,6 +124,7 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
     top_tiles = tuple(tiles.top_tiles(report, top, over))
     detailed = tuple(tiles.top_tiles(report, len(report.detailed_tiles))) if isinstance(report, SummaryReport) \
         else ()
+    selected, notes = _selected(report, tiles_asked, over)
     tensors = None
     if tensor_map is not None and not isinstance(report, TensorMapReport):
         from .tensors import attribute
@@ -122,9 +136,29 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
         including_gaps=tiles.total_including_gaps(report), excluding_gaps=tiles.total_excluding_gaps(report),
         max_including_gaps=tiles.max_including_gaps(report), max_excluding_gaps=tiles.max_excluding_gaps(report),
         top=top_tiles, detailed=detailed, per_ipu=tuple(tiles.per_ipu(report, over)),
-        partial_reason=tiles.partial_reason(report), tensor_map=tensor_map, tensors=tensors)
+        partial_reason=tiles.partial_reason(report), tensor_map=tensor_map, tensors=tensors,
+        selected=selected, breakdown_totals=tiles.breakdown_totals(report) if isinstance(report, TileReport) else {},
+        liveness=summarize_liveness(report, [t.tile for t in top_tiles]), notes=notes)
 
 
-def summarize_all(reports: Sequence[MemoryReport], **kwargs) -> list[Summary]:
+def _selected(report: MemoryReport, asked: Sequence[int], over: np.ndarray | None
+              ) -> tuple[tuple[TopTile, ...], tuple[str, ...]]:
+    """The tiles asked for, as records, and notes on those a text summary did not detail."""
+    asked = list(dict.fromkeys(int(t) for t in asked))
+    for tile in asked:
+        if not 0 <= tile < report.num_tiles:
+            raise UnsupportedOperation(f"{report.label}: has no tile {tile} (its tiles are 0..{report.num_tiles - 1})")
+    if not asked:
+        return (), ()
+    if isinstance(report, TensorMapReport):
+        return (), ("a tensor map holds no bytes per tile: the tiles asked for are not detailed",)
+    found = tuple(tiles.tiles_of(report, asked, over))
+    missing = sorted(set(asked) - {t.tile for t in found})
+    notes = () if not missing else (f"tile(s) {', '.join(map(str, missing))} asked for: a text summary holds only "
+                                    "the tiles it detailed",)
+    return found, notes
+
+
+def summarize_all(reports: Sequence[MemoryReport], **kwargs: Any) -> list[Summary]:
     """:func:`summarize` for each report, in order."""
     return [summarize(r, **kwargs) for r in reports]

@@ -15,15 +15,31 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UnsupportedOperation
-from ..model import KIB, Bin, Histogram, MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileDetail, TileReport
+from ..model import (
+    KIB,
+    Bin,
+    Histogram,
+    MemoryReport,
+    SummaryReport,
+    TensorMapReport,
+    TileBytes,
+    TileDetail,
+    TileReport,
+    TileSymbols,
+)
 from .binning import aligned_counts, power_of_two_width
+from .liveness import Liveness, span_liveness, tile_liveness
 
 MAX_BINS = 128
 
 
 @dataclass(frozen=True)
 class TopTile:
-    """One of the most memory-subscribed tiles, with its largest breakdown items."""
+    """One of the most memory-subscribed tiles (or a tile asked for), with its largest breakdown items.
+
+    ``liveness`` is its always-live and not-always-live bytes where the
+    source has them; ``symbols`` its symbol table where one was read.
+    """
 
     tile: int
     ipu: int | None
@@ -33,11 +49,13 @@ class TopTile:
     breakdown: Mapping[str, int] = field(default_factory=dict)
     name: str | None = None
     regions: Mapping[str, int] = field(default_factory=dict)
+    liveness: Liveness | None = None
+    symbols: TileSymbols | None = None
 
 
 @dataclass(frozen=True)
 class IpuSummary:
-    """One IPU's share of a complete report."""
+    """One IPU's share of a complete report; ``breakdown`` its counted items (categories, sections), largest first."""
 
     ipu: int
     first_tile: int
@@ -46,6 +64,8 @@ class IpuSummary:
     including_gaps: int | None
     max_excluding_gaps: TileBytes
     tiles_out_of_memory: int | None
+    breakdown: Mapping[str, int] = field(default_factory=dict)
+    liveness: Liveness | None = None
 
 
 def choose_bin_kib(low_bytes: int, high_bytes: int, max_bins: int = MAX_BINS) -> int:
@@ -215,25 +235,67 @@ def top_tiles(report: MemoryReport, n: int = 5, over: np.ndarray | None = None) 
 
     ``over`` is the report's out-of-memory mask (:func:`.oom.out_of_memory`), when it is known.
     """
-    target = report.target
     if isinstance(report, SummaryReport):
-        return [TopTile(
-            tile=d.tile, ipu=target.ipu_of(d.tile), excluding_gaps=d.excluding_gaps,
-            including_gaps=d.including_gaps, out_of_memory=detail_out_of_memory(report, d),
-            breakdown=dict(sorted(d.breakdown.items(), key=lambda kv: (-kv[1], kv[0]))),
-            regions=dict(d.regions),
-        ) for d in report.detailed_tiles[:n]]
+        return [_detail_tile(report, d) for d in report.detailed_tiles[:n]]
     if not isinstance(report, TileReport):
         return []
+    return tiles_of(report, top_tile_ids(report, n).tolist(), over)
+
+
+def tiles_of(report: MemoryReport, tiles: Sequence[int], over: np.ndarray | None = None) -> list[TopTile]:
+    """The given tiles as :class:`TopTile` records, in the order given.
+
+    For a text summary only the tiles it detailed can be given (others are
+    left out); for a report without per-tile bytes, none.
+    """
+    if isinstance(report, SummaryReport):
+        detailed = {d.tile: d for d in report.detailed_tiles}
+        return [_detail_tile(report, detailed[t]) for t in tiles if t in detailed]
+    if not isinstance(report, TileReport):
+        return []
+    target = report.target
     over = out_of_memory(report) if over is None else over
-    return [TopTile(
-        tile=int(t), ipu=target.ipu_of(t), excluding_gaps=int(report.excluding_gaps[t]),
-        including_gaps=None if report.including_gaps is None else int(report.including_gaps[t]),
-        out_of_memory=None if over is None else bool(over[t]),
-        breakdown=tile_breakdown(report, int(t)),
-        name=None if report.tile_names is None else report.tile_names[t],
-        regions={name: int(values[t]) for name, values in report.regions.items()},
-    ) for t in top_tile_ids(report, n)]
+    known = report.known
+    rows = []
+    for t in tiles:
+        unknown = known is not None and not known[t]  # a skipped member: its bytes are not known
+        rows.append(TopTile(
+            tile=int(t), ipu=target.ipu_of(t), excluding_gaps=None if unknown else int(report.excluding_gaps[t]),
+            including_gaps=None if report.including_gaps is None or unknown else int(report.including_gaps[t]),
+            out_of_memory=None if over is None or unknown else bool(over[t]),
+            breakdown=tile_breakdown(report, int(t)),
+            name=None if report.tile_names is None else report.tile_names[t],
+            regions={} if unknown else {name: int(values[t]) for name, values in report.regions.items()},
+            liveness=None if unknown else tile_liveness(report, int(t)),
+            symbols=report.symbols.get(int(t)),
+        ))
+    return rows
+
+
+def _detail_tile(report: SummaryReport, d: TileDetail) -> TopTile:
+    return TopTile(
+        tile=d.tile, ipu=report.target.ipu_of(d.tile), excluding_gaps=d.excluding_gaps,
+        including_gaps=d.including_gaps, out_of_memory=detail_out_of_memory(report, d),
+        breakdown=dict(sorted(d.breakdown.items(), key=lambda kv: (-kv[1], kv[0]))),
+        regions=dict(d.regions),
+    )
+
+
+def breakdown_totals(report: MemoryReport, part: slice | np.ndarray | None = None) -> dict[str, int]:
+    """The counted breakdown items summed over tiles (``part``: some of them), largest first, ties by name.
+
+    Items no tile in ``part`` has are left out; so are skipped tiles (their placeholders hold 0 and no item).
+    """
+    part = slice(None) if part is None else part
+    items = []
+    for name, col in report.breakdown.items():
+        if not col.counted:
+            continue
+        if col.present is not None and not col.present[part].any():
+            continue
+        items.append((name, int(col.values[part].sum(dtype=np.int64))))
+    items.sort(key=lambda kv: (-kv[1], kv[0]))
+    return dict(items)
 
 
 def per_ipu(report: MemoryReport, over: np.ndarray | None = None) -> list[IpuSummary]:
@@ -257,5 +319,6 @@ def per_ipu(report: MemoryReport, over: np.ndarray | None = None) -> list[IpuSum
             else int(report.including_gaps[part].sum(dtype=np.int64)),
             max_excluding_gaps=TileBytes(first + peak.tile, peak.bytes),
             tiles_out_of_memory=None if over is None else int(np.count_nonzero(over[part])),
+            breakdown=breakdown_totals(report, part), liveness=span_liveness(report, part),
         ))
     return result

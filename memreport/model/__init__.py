@@ -14,6 +14,7 @@ from .compiles import (
                      Finding,
                      LineRef,
 )
+from .liveness import ALWAYS_LIVE, NOT_ALWAYS_LIVE, NOT_ALWAYS_LIVE_MAX, ProgramLiveness
 from .report import (
                      BREAKDOWN_KINDS,
                      FORMAT_NAMES,
@@ -22,7 +23,9 @@ from .report import (
                      TensorMapReport,
                      TileReport,
                      install_views,
+                     source_notes,
 )
+from .symbols import Symbol, TileSymbols
 from .target import (
                      ARCH_BY_EFLAGS,
                      ARCHES,
@@ -34,11 +37,13 @@ from .target import (
                      OptionNames,
                      StatedTarget,
                      Target,
+                     overrides_of,
                      resolve_target,
 )
 from .values import Bin, Column, Histogram, PrintedSummary, SkippedMember, TileBytes, TileDetail
 
 __all__ = [
+                     "ALWAYS_LIVE",
                      "ARCHES",
                      "ARCH_BY_EFLAGS",
                      "BREAKDOWN_KINDS",
@@ -46,6 +51,8 @@ __all__ = [
                      "FORMAT_NAMES",
                      "KIB",
                      "MAX_TILES",
+                     "NOT_ALWAYS_LIVE",
+                     "NOT_ALWAYS_LIVE_MAX",
                      "PYTHON_NAMES",
                      "Arch",
                      "Bin",
@@ -61,14 +68,19 @@ __all__ = [
                      "MemoryReport",
                      "OptionNames",
                      "PrintedSummary",
+                     "ProgramLiveness",
                      "SkippedMember",
                      "StatedTarget",
                      "SummaryReport",
+                     "Symbol",
                      "Target",
                      "TensorMapReport",
                      "TileBytes",
                      "TileDetail",
                      "TileReport",
+                     "TileSymbols",
                      "install_views",
+                     "overrides_of",
                      "resolve_target",
+                     "source_notes",
 ]

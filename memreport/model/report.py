@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, cast
 
-from .target import StatedTarget, Target
+from .liveness import ProgramLiveness
+from .symbols import TileSymbols
+from .target import CLI_NAMES, PYTHON_NAMES, StatedTarget, Target, overrides_of, resolve_target
 from .values import Column, PrintedSummary, SkippedMember, TileDetail, check_bytes_array
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,7 +35,8 @@ if TYPE_CHECKING:  # pragma: no cover
 FORMAT_NAMES: Mapping[str, str] = MappingProxyType({
     "archive": "ELF archive", "thin-archive": "thin ELF archive", "elf": "ELF file",
     "poplar-text": "Poplar text summary", "json-profile": "JSON graph profile",
-    "cbor-profile": "CBOR graph profile", "tensor-map": "tensor map",
+    "cbor-profile": "CBOR graph profile", "tensor-map": "tensor map", "pop-profile": "PopVision profile (libpva)",
+    "csv": "memreport CSV",
 })
 BREAKDOWN_KINDS = ("section", "category", "data type", "tensor", "item")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -72,6 +75,8 @@ class MemoryReport:
     regions: Mapping[str, np.ndarray]
     tile_names: Sequence[str] | None
     skipped: tuple[SkippedMember, ...]
+    symbols: Mapping[int, TileSymbols]
+    liveness_steps: tuple[ProgramLiveness, ...] | None
     printed: PrintedSummary | None
     detailed_tiles: tuple[TileDetail, ...]
 
@@ -126,6 +131,10 @@ class MemoryReport:
         """One row per tile (per detailed tile for a text report), the CSV's columns; needs pandas."""
         return _views["to_dataframe"](self)
 
+    def tile_symbols(self, tile: int) -> TileSymbols:
+        """The symbols of one tile's ELF (archives and ELF files): held by the report, else read from its source."""
+        return _views["tile_symbols"](self, tile)
+
     def _repr_html_(self) -> str:
         return _views["html"](self)
 
@@ -152,6 +161,8 @@ class _NoTiles:
     regions: Mapping[str, np.ndarray] = _EMPTY
     tile_names: Sequence[str] | None = None
     skipped: tuple[SkippedMember, ...] = ()
+    symbols: Mapping[int, TileSymbols] = MappingProxyType({})
+    liveness_steps: tuple[ProgramLiveness, ...] | None = None
 
 
 class _NotPrinted:
@@ -170,6 +181,10 @@ class TileReport(_NotPrinted, MemoryReport):
     place (later tile ids do not shift), hold 0 in the arrays as a
     placeholder and no breakdown item, and :attr:`known` is False for them
     so no figure counts them.
+
+    ``symbols`` holds the symbol tables read for a few tiles (by tile id:
+    the top tiles, tiles asked for); ``liveness_steps`` the not-always-live
+    bytes by program step where the source has them.
     """
 
     kind: ClassVar[str] = "tiles"
@@ -187,6 +202,8 @@ class TileReport(_NotPrinted, MemoryReport):
     notes: tuple[str, ...] = ()
     skipped: tuple[SkippedMember, ...] = ()
     stated: StatedTarget | None = None
+    symbols: Mapping[int, TileSymbols] = field(default_factory=dict)
+    liveness_steps: tuple[ProgramLiveness, ...] | None = None
 
     def __post_init__(self) -> None:
         n = self.target.num_tiles
@@ -209,6 +226,9 @@ class TileReport(_NotPrinted, MemoryReport):
                 raise ValueError(f"skipped tiles must be distinct tiles of 0..{n - 1}")
             if self.excluding_gaps[tiles].any():
                 raise ValueError("a skipped tile must hold the placeholder 0")
+        for tile, table in self.symbols.items():
+            if not isinstance(table, TileSymbols) or table.tile != tile or not 0 <= tile < n:
+                raise ValueError(f"symbols of tile {tile}: must be a TileSymbols of that tile, one of 0..{n - 1}")
 
     @property
     def per_tile(self) -> str:
@@ -289,3 +309,27 @@ class TensorMapReport(_NoTiles, _NotPrinted, MemoryReport):
 def _check_kind(kind: str) -> None:
     if kind not in BREAKDOWN_KINDS:
         raise ValueError(f"breakdown_kind must be one of {', '.join(BREAKDOWN_KINDS)}, not {kind!r}")
+
+
+def source_notes(report: MemoryReport) -> tuple[str, ...]:
+    """The report's notes without those its target's overrides left (:func:`~.target.resolve_target`'s).
+
+    What the source itself said: a saved report keeps these, and reading it
+    back resolves the target again, which says the rest anew.
+    """
+    stated = report.stated
+    if stated is None:
+        return report.notes
+    from dataclasses import replace
+    tile_memory, arch = overrides_of(stated, report.target)
+    source = replace(stated, given_tile_memory=None, given_arch=None)
+    for names in (CLI_NAMES, PYTHON_NAMES):
+        try:
+            _, notes = resolve_target(source, tile_memory=tile_memory, arch=arch, names=names)
+        except ValueError:  # pragma: no cover - the target was resolved from this once already
+            return report.notes
+        if not notes:
+            return report.notes
+        if report.notes[len(report.notes) - len(notes):] == tuple(notes):
+            return report.notes[:len(report.notes) - len(notes)]
+    return report.notes

@@ -97,6 +97,10 @@ class StatedTarget:
     whole_ipus: bool = False
     bytes_unknown_reason: str | None = None
     source_kind: str = "source"  # for notes: "the profile's 638,976"
+    # The overrides a saved report (memreport/1 JSON) was made with: they apply again when read back,
+    # each unless the user gives that override anew.
+    given_tile_memory: int | None = None
+    given_arch: str | None = None
 
 
 @dataclass(frozen=True)
@@ -124,9 +128,12 @@ def resolve_target(stated: StatedTarget, *, tile_memory: int | None = None, arch
     figures a source states itself (tiles per IPU, bytes per tile) win over
     an architecture's nominal ones, which only fill what it does not say.
     ``tile_memory`` overrides bytes per tile from every source (with a note
-    when the source stated another figure). Raises ValueError for a target
-    no IPU system has.
+    when the source stated another figure). The overrides a saved report
+    was made with (``stated.given_*``) stand in for those not given. Raises
+    ValueError for a target no IPU system has.
     """
+    arch = stated.given_arch if arch is None else arch
+    tile_memory = stated.given_tile_memory if tile_memory is None else tile_memory
     notes: list[str] = []
     name = stated.arch
     if arch is not None:
@@ -156,3 +163,18 @@ def resolve_target(stated: StatedTarget, *, tile_memory: int | None = None, arch
         notes.append(f"bytes per tile unknown ({stated.bytes_unknown_reason}): give {names.tile_memory} or "
                      f"{names.arch} to count out-of-memory tiles")
     return target, notes
+
+
+def overrides_of(stated: StatedTarget, target: Target) -> tuple[int | None, str | None]:
+    """``(tile_memory, arch)`` overrides that turn ``stated`` into ``target`` (None where none is needed).
+
+    A report does not remember the options it was read with; what they did is
+    what matters for reading it back, and :func:`resolve_target` with these
+    gives ``target`` again.
+    """
+    from dataclasses import replace
+    source = replace(stated, given_tile_memory=None, given_arch=None)
+    arch = target.arch if target.arch != source.arch else None
+    nominal, _ = resolve_target(source, arch=arch)
+    tile_memory = target.bytes_per_tile if target.bytes_per_tile != nominal.bytes_per_tile else None
+    return tile_memory, arch

@@ -11,7 +11,7 @@ import contextlib
 import mmap
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -99,7 +99,7 @@ def iter_members(buf: bytes | mmap.mmap, start: int = 8, long_names: bytes = b""
         offset += offset % 2
 
 
-def _read_thin_member(archive: str, member: Member) -> bytes:
+def read_thin_member(archive: str, member: Member) -> bytes:
     path = os.path.join(os.path.dirname(archive), member.name)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
@@ -321,13 +321,65 @@ class _Tiles:
                                self.table.names, skipped=tuple(self.skipped))
 
 
+# Where the members of the last archive read lie (its identity -> names, header offsets, data offsets, sizes), so
+# reading a few tiles' symbols again need not walk a pod's 94,208 headers twice. One archive only: a few MB.
+_LAYOUT: dict[tuple, tuple[list[str], np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def file_identity(path: str, fd: int) -> tuple:
+    """What says an archive is unchanged since it was read: its path, inode, size and modification time."""
+    st = os.fstat(fd)
+    return (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def find_members(buf: mmap.mmap, positions: Iterable[int], identity: tuple | None = None) -> dict[int, Member]:
+    """The members at ``positions`` (tile ids: file members in order) of the archive in ``buf``.
+
+    When ``identity`` (:func:`file_identity`) is that of the archive read
+    last, its member table answers at once; otherwise the fast walk hops over
+    the members before them in batches, and thin archives and whatever the
+    walk leaves go through :func:`iter_members` (which raises its errors).
+    Positions past the last member are left out.
+    """
+    wanted = set(positions)
+    found: dict[int, Member] = {}
+    if not wanted:
+        return found
+    known = _LAYOUT.get(identity) if identity is not None else None
+    if known is not None:
+        names, headers, starts, sizes = known
+        return {p: Member(names[p], int(headers[p]), int(starts[p]), int(sizes[p])) for p in wanted if p < len(names)}
+    last = max(wanted)
+    offset, long_names, seen = 8, b"", 0
+    if buf[:8] != THIN_MAGIC:
+        while offset < len(buf) and seen <= last:
+            walked = _walk(buf, offset, long_names, BATCH_MEMBERS, BATCH_BYTES)
+            for i in [p - seen for p in wanted if seen <= p < seen + len(walked.names)]:
+                found[seen + i] = Member(walked.names[i], int(walked.headers[i]), int(walked.starts[i]),
+                                         int(walked.sizes[i]))
+            seen += len(walked.names)
+            _release(buf, offset, walked.offset)
+            offset, long_names = walked.offset, walked.long_names
+            if walked.stopped or not walked.names:
+                break
+    if seen <= last:
+        for position, member in enumerate(iter_members(buf, offset, long_names), seen):
+            if position in wanted:
+                found[position] = member
+            if position >= last:
+                break
+    return found
+
+
 def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
     """Every tile ELF in an archive, as one report."""
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        identity = file_identity(path, f.fileno())
     tiles = _Tiles(path, options.skip_bad_members)
     progress = options.progress
+    layout: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     try:
         offset, long_names = 8, b""
         if isinstance(buf, mmap.mmap) and not prefix.startswith(THIN_MAGIC):
@@ -336,6 +388,7 @@ def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
                 room = BATCH_MEMBERS - len(tiles.names) % BATCH_MEMBERS
                 walked = _walk(buf, offset, long_names, room, BATCH_BYTES)
                 if walked.names:
+                    layout.append((walked.headers, walked.starts, walked.sizes))
                     tiles.add_batch(buf, walked)
                     if progress is not None and len(tiles.names) % BATCH_MEMBERS == 0:
                         progress(int(walked.headers[-1]), size)
@@ -348,7 +401,7 @@ def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
         for member in iter_members(buf, offset, long_names):
             try:
                 if member.data_offset is None:
-                    blob = _read_thin_member(path, member)
+                    blob = read_thin_member(path, member)
                     tile = scan_elf(blob, 0, len(blob), names_cache=tiles.cache)
                 else:
                     tile = scan_elf(buf, member.data_offset, member.size, names_cache=tiles.cache)
@@ -374,7 +427,12 @@ def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
     if progress is not None:
         progress(size, size)
     fmt = "thin-archive" if prefix.startswith(THIN_MAGIC) else "archive"
-    return [tiles.report(fmt)]
+    report = tiles.report(fmt)
+    if layout and sum(part[0].size for part in layout) == len(tiles.names):  # the fast walk found every member
+        _LAYOUT.clear()
+        headers, starts, sizes = (np.concatenate([part[i] for part in layout]) for i in range(3))
+        _LAYOUT[identity] = (tiles.names, headers, starts, sizes)
+    return [report]
 
 
 register(Reader("ar", "ar archive of tile ELF files",

@@ -18,6 +18,8 @@ Where things land in the model:
   ``notAlwaysLive.maxBytesByTile`` -> ``breakdown["liveness.alwaysLive"]``
   and ``breakdown["liveness.notAlwaysLiveMax"]``, not counted: another view
   of the same bytes, kept per tile so CSV and notebooks see it.
+- ``memory.liveness.notAlwaysLive.byProgram`` (a tree of ``{"bytes",
+  "children"}``, SDK 2.1) -> ``liveness_steps``.
 - ``graph.*`` counts -> ``info["graph"]``; other target figures ->
   ``info["target"]``.
 """
@@ -31,7 +33,18 @@ from typing import Any
 import numpy as np
 
 from ..errors import ReadError
-from ..model import ARCHES, MAX_TILES, Column, MemoryReport, StatedTarget, TileReport, resolve_target
+from ..model import (
+    ALWAYS_LIVE,
+    ARCHES,
+    MAX_TILES,
+    NOT_ALWAYS_LIVE_MAX,
+    Column,
+    MemoryReport,
+    ProgramLiveness,
+    StatedTarget,
+    TileReport,
+    resolve_target,
+)
 from .bulk_decode import decode_cbor_arrays, decode_json_arrays
 from .document import (
     child,
@@ -50,8 +63,6 @@ REGIONS = {"nonInterleaved": "non_interleaved", "interleaved": "interleaved", "o
 GRAPH_COUNTS = {"numVertices": "num_vertices", "numEdges": "num_edges", "numVars": "num_vars",
                 "numComputeSets": "num_compute_sets"}
 TARGET_EXTRAS = {"bytesPerIPU": "bytes_per_ipu", "totalMemory": "total_memory"}
-ALWAYS_LIVE = "liveness.alwaysLive"
-NOT_ALWAYS_LIVE_MAX = "liveness.notAlwaysLiveMax"
 _PROFILE_KEYS = ("graphProfile", "memory", "target", "graph")
 
 
@@ -80,6 +91,9 @@ def read_cbor(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryRepo
 
 def read_tree(tree: Any, source: str, encoding: str) -> list[MemoryReport]:
     """Dispatch a decoded document on its top-level keys."""
+    from .saved import is_saved, reports_from_document
+    if is_saved(tree):  # memreport's own JSON, its keys reordered (jq -S): not sniffed as such
+        return reports_from_document(tree)
     if is_tensor_map(tree):
         return [report_from_tensor_map(tensor_map_from_document(tree, source))]
     if is_profile(tree):
@@ -119,6 +133,7 @@ def profile_report(tree: Mapping, source: str, fmt: str) -> MemoryReport:
                  if by_tile.get("totalIncludingGaps") is not None else None)
     breakdown, extra, regions = _categories(memory.get("byCategory"), base, num_tiles, per_tile, notes)
     extra.update(_liveness(memory.get("liveness"), base, per_tile))
+    steps = _liveness_steps(memory.get("liveness"), base)
 
     if excluding is None and not breakdown:
         raise ReadError(f"{base}memory.byTile.total is missing and no byCategory list gives per-tile bytes")
@@ -143,7 +158,8 @@ def profile_report(tree: Mapping, source: str, fmt: str) -> MemoryReport:
     try:
         return TileReport(source=source, format=fmt, target=resolve_target(stated)[0], excluding_gaps=excluding,
                           including_gaps=including, breakdown={**breakdown, **extra},
-                          breakdown_kind="category", regions=regions, info=info, notes=tuple(notes), stated=stated)
+                          breakdown_kind="category", regions=regions, info=info, notes=tuple(notes), stated=stated,
+                          liveness_steps=steps)
     except (TypeError, ValueError) as exc:  # pragma: no cover - the checks above should catch these first
         raise ReadError(f"inconsistent profile: {exc}") from None
 
@@ -243,6 +259,32 @@ def _liveness(node: Any, base: str, per_tile) -> dict[str, Column]:
         if part.get(leaf) is not None:
             columns[name] = Column(per_tile(part[leaf], f"memory.liveness.{key}.{leaf}"), counted=False)
     return columns
+
+
+def _liveness_steps(node: Any, base: str) -> tuple[ProgramLiveness, ...] | None:
+    """``memory.liveness.notAlwaysLive.byProgram``: a tree of ``{"bytes": N, "children": [...]}`` (None if absent)."""
+    if not isinstance(node, Mapping) or not isinstance(node.get("notAlwaysLive"), Mapping):
+        return None
+    tree = node["notAlwaysLive"].get("byProgram")
+    if tree is None:
+        return None
+    return _program_nodes(tree, f"{base}memory.liveness.notAlwaysLive.byProgram")
+
+
+def _program_nodes(value: Any, path: str) -> tuple[ProgramLiveness, ...]:
+    if isinstance(value, np.ndarray) and value.size == 0:  # an empty list, decoded as an array
+        return ()
+    if not isinstance(value, (list, tuple)):
+        raise ReadError(f"{path} must be a list of program nodes, not {type(value).__name__}")
+    nodes = []
+    for i, item in enumerate(value):
+        where = f"{path}[{i}]"
+        item = mapping(item, where)
+        name = next((item[k] for k in ("name", "program") if isinstance(item.get(k), str)), None)
+        children = _program_nodes(item["children"], where + ".children") if item.get("children") is not None else ()
+        nodes.append(ProgramLiveness(whole_number(child(item, "bytes", where + ".", required=True), where + ".bytes"),
+                                     name, children))
+    return tuple(nodes)
 
 
 def _stated_target(node: Mapping, base: str, num_tiles: int) -> StatedTarget:

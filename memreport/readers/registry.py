@@ -58,14 +58,21 @@ def register(reader: Reader) -> Reader:
 
 
 def readers() -> list[Reader]:
-    """The registered readers, in sniffing order."""
+    """The registered readers, in sniffing order: the built-in ones in :data:`BUILTIN` order, whichever module
+    was imported first, then the others in registration order."""
     _load_builtin()
-    return list(_READERS)
+    return sorted(_READERS, key=_rank)
+
+
+def _rank(reader: Reader) -> int:
+    module = getattr(reader.read, "__module__", "") or ""
+    package, _, name = module.rpartition(".")
+    return BUILTIN.index(name) if package == __package__ and name in BUILTIN else len(BUILTIN)
 
 
 # The built-in reader modules, in registration order, which is sniffing order. They are loaded by name (Pillow's
 # plugin habit): the registry knows the list, not their code, and each module registers itself on import.
-BUILTIN = ("ar", "elf", "poplar_text", "profile")
+BUILTIN = ("ar", "elf", "saved_csv", "poplar_text", "saved", "profile", "pva")
 _BUILTIN_LOADED = False
 _BUILTIN_LOCK = threading.Lock()
 

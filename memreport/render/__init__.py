@@ -26,6 +26,7 @@ class RenderOptions:
     top: int = 20              # diff: how many changed tiles the text lists
     color: bool = False        # ANSI colour (terminals)
     width: int | None = None   # columns to fit the text to (None: its natural width)
+    symbols: int | None = None  # symbols listed per tile (None: the format's default, 10 in text, all in JSON)
 
 
 class Renderer(Protocol):
@@ -120,7 +121,8 @@ for _declared in (
     DeclaredRenderer("text", "diff", ".txt", False, "text", "memreport.render.diff:render_text"),
     DeclaredRenderer("json", "diff", ".json", False, "JSON (schema memreport-diff/1)",
                      "memreport.render.diff:render_json"),
-    DeclaredRenderer("csv", "diff", ".csv", False, "CSV, one row per changed tile", "memreport.render.diff:render_csv"),
+    DeclaredRenderer("csv", "diff", ".csv", False, "CSV, one row per changed tile, then one per item below the tile",
+                     "memreport.render.diff:render_csv"),
     DeclaredRenderer("text", "compiles", ".txt", False, "a table, then findings",
                      "memreport.render.compiles:render_text"),
     DeclaredRenderer("json", "compiles", ".json", False, "JSON (schema memreport-compiles/1)",

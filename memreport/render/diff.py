@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator, Sequence
 
 from ..analysis.diff import BuildSummary, Diff
+from ..analysis.diff_items import ItemChange, TileItems
 from ..model import FORMAT_NAMES, TileBytes
 from . import RenderOptions
 from .table import tile_bytes_json
@@ -102,10 +103,51 @@ def _changes_table(diff: Diff, top: int) -> list[str]:
     for row in [(*head, ""), *cells]:
         line = "  " + "  ".join(f"{cell:>{w}}" for cell, w in zip(row[:5], widths))
         lines.append((line + "  " + row[5]).rstrip())
-    rest = diff.num_changed - len(shown)
+    rest = int(diff.listed.size) - len(shown)
     if rest > 0:
         lines.append(f"  {rest:,} more changed tile{'s' if rest > 1 else ''} (--top to show more; "
                      "--format json or csv lists all)")
+    if diff.num_unlisted:
+        lines.append(f"  {diff.num_unlisted:,} smaller change{'s' if diff.num_unlisted > 1 else ''} "
+                     f"(under --min-change {diff.min_change:,} B) not listed")
+    return lines
+
+
+_SORTED_BY = {"delta": "largest change first", "growth": "largest growth first", "new": "new and removed first"}
+
+
+def _item_cells(item: ItemChange) -> tuple[str, ...]:
+    name = item.name + (f" ({item.section})" if item.section else "")
+    old = "-" if item.old is None else f"{item.old:,} B"
+    new = "-" if item.new is None else f"{item.new:,} B"
+    return (item.kind, name, old, new, f"{item.delta:+,} B", item.status if item.status in ("new", "removed") else "")
+
+
+def below_lines(diff: Diff) -> list[str]:
+    """What changed inside the largest changes: each tile's changed items, old -> new."""
+    shown = [t for t in diff.below if t.items or t.notes or t.hidden]
+    if not shown:
+        return []
+    least = f"; changes of at least {diff.min_change:,} B" if diff.min_change > 1 else ""
+    lines = [f"Below the tile ({_SORTED_BY[diff.sort]}{least}):"]
+    for tile in shown:
+        lines += _tile_items_lines(tile)
+    return lines
+
+
+def _tile_items_lines(tile: TileItems) -> list[str]:
+    ipu = "" if tile.ipu is None else f" (IPU {tile.ipu})"
+    lines = [f"  Tile {tile.tile}{ipu}: {tile.old:,} B -> {tile.new:,} B, {tile.delta:+,} B"]
+    cells = [_item_cells(item) for item in tile.items]
+    if cells:
+        widths = [max(len(c[i]) for c in cells) for i in range(6)]
+        for c in cells:
+            line = (f"    {c[0]:<{widths[0]}}  {c[1]:<{widths[1]}}  {c[2]:>{widths[2]}} -> {c[3]:>{widths[3]}}  "
+                    f"{c[4]:>{widths[4]}}  {c[5]}")
+            lines.append(line.rstrip())
+    if tile.hidden:
+        lines.append(f"    {tile.hidden:,} smaller item change{'s' if tile.hidden > 1 else ''} not listed")
+    lines += [f"    Note: {note}" for note in tile.notes]
     return lines
 
 
@@ -126,6 +168,9 @@ def render_text(diff: Diff, options: RenderOptions | None = None) -> str:
         sections.append([what])
     else:
         sections.append(_changes_table(diff, top))
+    below = below_lines(diff)
+    if below:
+        sections.append(below)
     return "\n\n".join("\n".join(s) for s in sections) + "\n"
 
 
@@ -140,11 +185,26 @@ def _totals(side: BuildSummary) -> dict:
 
 
 def _tile_columns(diff: Diff) -> Iterator[tuple[int, int | None, int, int, int]]:
-    """(tile, ipu, old, new, delta) per changed tile, from whole columns: a pod has ~94k tiles."""
+    """(tile, ipu, old, new, delta) per listed changed tile, from whole columns: a pod has ~94k tiles."""
     tpi = diff.tiles_per_ipu
-    ids = diff.tile_ids.tolist()
-    ipus = (diff.tile_ids // tpi).tolist() if tpi else [None] * len(ids)
-    return zip(ids, ipus, diff.old_bytes.tolist(), diff.new_bytes.tolist(), diff.delta.tolist())
+    picked = diff.listed
+    tile_ids = diff.tile_ids[picked]
+    ids = tile_ids.tolist()
+    ipus = (tile_ids // tpi).tolist() if tpi else [None] * len(ids)
+    old, new = diff.old_bytes[picked], diff.new_bytes[picked]
+    return zip(ids, ipus, old.tolist(), new.tolist(), (new - old).tolist())
+
+
+def item_json(item: ItemChange) -> dict:
+    return {"kind": item.kind, "name": item.name, "section": item.section, "old": item.old, "new": item.new,
+            "delta": item.delta, "change": item.status}
+
+
+def below_json(diff: Diff) -> list[dict]:
+    """The ``tile_details`` records: each detailed tile's changed items."""
+    return [{"tile": t.tile, "ipu": t.ipu, "old": t.old, "new": t.new, "delta": t.delta,
+             "items": [item_json(i) for i in t.items], "hidden_items": t.hidden, "notes": list(t.notes)}
+            for t in diff.below]
 
 
 def diff_dict(diff: Diff, *, tiles: bool = True) -> dict:
@@ -166,6 +226,10 @@ def diff_dict(diff: Diff, *, tiles: bool = True) -> dict:
         "max_excluding_gaps": {"old": tile_bytes_json(diff.old.max_excluding_gaps),
                                "new": tile_bytes_json(diff.new.max_excluding_gaps), "delta": diff.max_delta},
         "notes": list(diff.notes),
+        "min_change": diff.min_change,
+        "unlisted_tiles": diff.num_unlisted,
+        "sort": diff.sort,
+        "tile_details": below_json(diff),
     }
 
 
@@ -182,10 +246,21 @@ def render_json(diff: Diff, options: RenderOptions | None = None) -> str:
     return text.replace(json.dumps(TILES_PLACEHOLDER), tiles, 1) + "\n"
 
 
+CSV_HEADER = ["tile", "ipu", "old", "new", "delta", "kind", "item", "section", "change"]
+
+
 def render_csv(diff: Diff, options: RenderOptions | None = None) -> str:
-    """One row per changed tile: tile, ipu, old, new, delta (largest change first)."""
+    """One row per listed changed tile (largest change first, ``kind`` "tile"), then one per item below the tile.
+
+    An item row repeats its tile and IPU; ``old``, ``new`` and ``delta`` are
+    the item's (blank where it is new or removed); ``kind`` is the item's kind.
+    """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["tile", "ipu", "old", "new", "delta"])
-    writer.writerows((t, "" if i is None else i, o, n, d) for t, i, o, n, d in _tile_columns(diff))
+    writer.writerow(CSV_HEADER)
+    writer.writerows((t, "" if i is None else i, o, n, d, "tile", "", "", "") for t, i, o, n, d in _tile_columns(diff))
+    for tile in diff.below:
+        ipu = "" if tile.ipu is None else tile.ipu
+        writer.writerows((tile.tile, ipu, "" if item.old is None else item.old, "" if item.new is None else item.new,
+                          item.delta, item.kind, item.name, item.section or "", item.status) for item in tile.items)
     return out.getvalue()

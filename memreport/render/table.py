@@ -14,9 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis import Summary
+from ..analysis import Summary, TopTile
 from ..model import MemoryReport, TensorMapReport, TileBytes, TileReport
 from . import RenderOptions, csvlines
+from .drill import liveness_json, liveness_summary_json, symbols_json
+from .saved import Inline, saved_sections
 from .tensors import CSV_COLUMNS as TENSOR_COLUMNS
 
 SCHEMA = "memreport/1"
@@ -42,9 +44,22 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def report_dict(summary: Summary) -> dict:
-    """One report as the ``memreport/1`` record (tensor-map keys from :mod:`.tensors`)."""
+def tile_json(tt: TopTile, symbols: int | None = None) -> dict:
+    """A top tile (or a tile asked for) as JSON, with its ``symbols`` largest symbols (all when None)."""
+    return {"tile": tt.tile, "ipu": tt.ipu, "including_gaps": tt.including_gaps,
+            "excluding_gaps": tt.excluding_gaps, "out_of_memory": tt.out_of_memory,
+            "breakdown": dict(tt.breakdown), "member": tt.name, "regions": dict(tt.regions) or None,
+            "liveness": liveness_json(tt.liveness),
+            "symbols": symbols_json(tt.symbols, tt.excluding_gaps, symbols)}
+
+
+def report_dict(summary: Summary, options: RenderOptions | None = None, inline: Inline | None = None) -> dict:
+    """One report as the ``memreport/1`` record (tensor-map keys from :mod:`.tensors`).
+
+    ``inline`` collects the per-tile arrays to write on one line each (plain lists when None).
+    """
     from . import tensors
+    symbols = (options or RenderOptions()).symbols
     report = summary.report
     t = report.target
     hist = summary.histogram
@@ -62,30 +77,33 @@ def report_dict(summary: Summary) -> dict:
         "max_excluding_gaps": tile_bytes_json(summary.max_excluding_gaps),
         "tiles_out_of_memory": summary.oom.count,
         "histogram": None if hist is None else {"bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins]},
-        "top_tiles": [{"tile": tt.tile, "ipu": tt.ipu, "including_gaps": tt.including_gaps,
-                       "excluding_gaps": tt.excluding_gaps, "out_of_memory": tt.out_of_memory,
-                       "breakdown": dict(tt.breakdown), "member": tt.name, "regions": dict(tt.regions) or None}
-                      for tt in summary.top],
+        "top_tiles": [tile_json(tt, symbols) for tt in summary.top],
         "per_ipu": [{"ipu": s.ipu, "first_tile": s.first_tile, "num_tiles": s.num_tiles,
                      "excluding_gaps": s.excluding_gaps, "including_gaps": s.including_gaps,
                      "max_excluding_gaps": tile_bytes_json(s.max_excluding_gaps),
-                     "tiles_out_of_memory": s.tiles_out_of_memory} for s in summary.per_ipu],
+                     "tiles_out_of_memory": s.tiles_out_of_memory, "breakdown": dict(s.breakdown),
+                     "liveness": liveness_json(s.liveness)} for s in summary.per_ipu],
         "breakdown_kind": report.breakdown_kind,
         "detailed_tiles": [{"tile": d.tile, "including_gaps": d.including_gaps,
                             "excluding_gaps": d.excluding_gaps, "breakdown": dict(d.breakdown),
                             "regions": dict(d.regions), "extra": _plain(dict(d.extra))}
                            for d in report.detailed_tiles],
         "info": _plain(dict(report.info)),
-        "notes": list(report.notes) + ([oom_note] if oom_note else []),
+        "notes": list(report.notes) + ([oom_note] if oom_note else []) + list(summary.notes),
         "skipped_members": [{"tile": s.tile, "member": s.member, "reason": s.reason} for s in report.skipped],
         **tensors.json_sections(summary),
+        "selected_tiles": [tile_json(tt, symbols) for tt in summary.selected],
+        "breakdown_totals": dict(summary.breakdown_totals),
+        "liveness": liveness_summary_json(summary.liveness),
+        **saved_sections(report, inline),
     }
 
 
 def render_json(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
-    """Every report in one ``memreport/1`` document."""
-    doc = {"schema": SCHEMA, "reports": [report_dict(s) for s in summaries]}
-    return json.dumps(doc, indent=2) + "\n"
+    """Every report in one ``memreport/1`` document; per-tile arrays one line each."""
+    inline = Inline()
+    doc = {"schema": SCHEMA, "reports": [report_dict(s, options, inline) for s in summaries]}
+    return inline.fill(json.dumps(doc, indent=2)) + "\n"
 
 
 def _columns(report: MemoryReport) -> list[str]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..analysis import Summary
+from ..analysis import Summary, TopTile
 from ..model import SummaryReport, TensorMapReport, TileReport
-from . import RenderOptions
+from . import RenderOptions, drill
 from .poplar import HISTOGRAM_HEADER, histogram_rows, maximum_line, plural
 
 RULE = "=" * 78
@@ -38,7 +38,7 @@ def header_lines(summary: Summary) -> list[str]:
     report = summary.report
     lines = [f"Source:   {summary.label}", f"Format:   {report.format_name}", f"Target:   {summary.target_text}",
              f"Per tile: {report.per_tile}"]
-    lines += [f"Note:     {note}" for note in report.notes]
+    lines += [f"Note:     {note}" for note in (*report.notes, *summary.notes)]
     oom = summary.oom
     if oom.count is not None and oom.reason:  # a count judged, not printed: say why the printed one is not used
         lines.append(f"Note:     out-of-memory count judged from what the summary printed: {oom.reason}")
@@ -79,14 +79,27 @@ def top_tiles_lines(summary: Summary, items: int = 3) -> list[str]:
     report, top = summary.report, summary.top
     if not top:
         return []
-    limit = report.target.bytes_per_tile
-    show_incl = any(t.including_gaps is not None for t in top)
-    show_name = any(t.name for t in top)
     printed = isinstance(report, SummaryReport)  # its detailed tiles, in its order, not a ranking
     title = "Detailed tiles (as printed)" if printed else f"Top {len(top)} tiles"
     by = "including gaps" if isinstance(report, TileReport) and report.including_gaps is not None \
         else "excluding gaps"
-    lines = [f"{title}:" if printed else f"{title} (by {by}):"]
+    return tiles_lines(summary, top, f"{title}:" if printed else f"{title} (by {by}):", items)
+
+
+def selected_lines(summary: Summary, items: int = 3) -> list[str]:
+    """The tiles asked for by id (``--tile``), laid out as the top tiles are."""
+    if not summary.selected:
+        return []
+    return tiles_lines(summary, summary.selected, f"Tile{'s' if len(summary.selected) > 1 else ''} asked for:", items)
+
+
+def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int = 3) -> list[str]:
+    """A table of tiles under ``title``: tile, IPU, bytes, % of tile memory, largest items, regions, liveness."""
+    report = summary.report
+    limit = report.target.bytes_per_tile
+    show_incl = any(t.including_gaps is not None for t in top)
+    show_name = any(t.name for t in top)
+    lines = [title]
     head = f"  {'':1} {'Tile':>6}  {'IPU':>4}  {'Excluding gaps':>16}"
     if show_incl:
         head += f"  {'Including gaps':>16}"
@@ -115,18 +128,25 @@ def top_tiles_lines(summary: Summary, items: int = 3) -> list[str]:
         if t.regions:
             regions = ", ".join(f"{name.replace('_', '-')} {size:,} B" for name, size in t.regions.items())
             lines.append(f"  {'':1} {'':>6}  regions: {regions}")
+        if t.liveness is not None:
+            lines.append(f"  {'':1} {'':>6}  liveness: {drill.liveness_phrase(t.liveness)}")
     if any(t.out_of_memory for t in top):
         lines.append("  (! = out of memory)")
     return lines
 
 
-def render_report(summary: Summary) -> str:
+def render_report(summary: Summary, options: RenderOptions | None = None) -> str:
     """One report as text (with a tensor map, the tensors on its top tiles)."""
     from . import tensors
     if isinstance(summary.report, TensorMapReport):  # elements only, no bytes: its own sections
         return "\n\n".join("\n".join(s) for s in [header_lines(summary), tensors.tensor_map_lines(summary)]) + "\n"
+    symbols = (options or RenderOptions()).symbols
+    limit = drill.TEXT_SYMBOLS if symbols is None else symbols
     sections: list[Sequence[str]] = [header_lines(summary), totals_lines(summary) + [""] + by_tile_block(summary)]
-    for extra in (per_ipu_lines(summary), top_tiles_lines(summary)):
+    for extra in (per_ipu_lines(summary), top_tiles_lines(summary), selected_lines(summary),
+                  *drill.all_symbols_lines([*summary.top, *(t for t in summary.selected
+                                                            if t.tile not in {u.tile for u in summary.top})], limit),
+                  drill.categories_lines(summary), drill.liveness_lines(summary)):
         if extra:
             sections.append(extra)
     if summary.tensors is not None:
@@ -136,4 +156,4 @@ def render_report(summary: Summary) -> str:
 
 def render(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
     """Several reports, one after another, separated by a rule."""
-    return f"\n{RULE}\n\n".join(render_report(s) for s in summaries)
+    return f"\n{RULE}\n\n".join(render_report(s, options) for s in summaries)

@@ -346,3 +346,35 @@ def test_split_categories_sums_exactly():
     summed = sum(r["nonInterleaved"] + r["overflowed"] for r in parts.values())
     np.testing.assert_array_equal(summed, totals)
     np.testing.assert_array_equal(sum(r["overflowed"] for r in parts.values()), [0, 0, 0, 37857])
+
+
+def by_program(tree) -> dict:
+    doc = small_profile()
+    doc["memory"]["liveness"]["notAlwaysLive"]["byProgram"] = tree
+    return doc
+
+
+@pytest.mark.parametrize("encode", [encode_json, encode_cbor])
+def test_program_step_liveness_is_a_typed_tree(tmp_path, encode):
+    """TF's sdk-release-2.1 helpers read memory.liveness.notAlwaysLive.byProgram: nodes of bytes and children."""
+    from memreport.model import ProgramLiveness
+    tree = [{"bytes": 10, "children": [{"bytes": 500, "children": []},
+                                       {"bytes": 70, "name": "fwd/conv", "children": [{"bytes": 9}]}]},
+            {"bytes": 300, "children": []}]
+    report = read_one(write(tmp_path, encode(by_program(tree))))
+    assert report.liveness_steps == (
+        ProgramLiveness(10, None, (ProgramLiveness(500), ProgramLiveness(70, "fwd/conv", (ProgramLiveness(9),)))),
+        ProgramLiveness(300))
+    assert read_one(write(tmp_path, encode(small_profile()))).liveness_steps is None
+    assert read_one(write(tmp_path, encode(by_program([])))).liveness_steps == ()
+
+
+@pytest.mark.parametrize("tree,expected", [
+    ({"bytes": 1}, "memory.liveness.notAlwaysLive.byProgram must be a list of program nodes, not dict"),
+    ([{"children": []}], "memory.liveness.notAlwaysLive.byProgram[0].bytes is missing"),
+    ([{"bytes": 1, "children": [{"bytes": -4}]}],
+     "memory.liveness.notAlwaysLive.byProgram[0].children[0].bytes must be non-negative, not -4"),
+    ([7], "memory.liveness.notAlwaysLive.byProgram[0] must be an object, not"),
+])
+def test_a_damaged_program_tree_names_the_node(tmp_path, tree, expected):
+    assert str(error_for(tmp_path, encode_json(by_program(tree)))).split(": ", 1)[1].startswith(expected)

@@ -122,6 +122,7 @@ def test_json_fields_are_exact(builds):
         "max_excluding_gaps": {"old": {"tile": 7, "bytes": 700_000}, "new": {"tile": 7, "bytes": 700_000},
                                "delta": 0},
         "notes": [],
+        "min_change": 0, "unlisted_tiles": 0, "sort": "delta", "tile_details": [],
     }
 
 
@@ -146,16 +147,17 @@ def test_json_of_identical_builds_and_unknown_values(builds):
 
 def test_csv_has_one_row_per_changed_tile(builds):
     rows = list(csv.reader(io.StringIO(render_diff.render_csv(diff_reports(*builds)))))
-    assert rows == [["tile", "ipu", "old", "new", "delta"],
-                    ["3", "0", "200000", "643072", "443072"],
-                    ["2", "0", "640000", "630000", "-10000"],
-                    ["1", "0", "310000", "318192", "8192"],
-                    ["6", "0", "250000", "254096", "4096"],
-                    ["0", "0", "300000", "304000", "4000"],
-                    ["5", "0", "100000", "96000", "-4000"]]
+    assert rows == [["tile", "ipu", "old", "new", "delta", "kind", "item", "section", "change"],
+                    ["3", "0", "200000", "643072", "443072", "tile", "", "", ""],
+                    ["2", "0", "640000", "630000", "-10000", "tile", "", "", ""],
+                    ["1", "0", "310000", "318192", "8192", "tile", "", "", ""],
+                    ["6", "0", "250000", "254096", "4096", "tile", "", "", ""],
+                    ["0", "0", "300000", "304000", "4000", "tile", "", "", ""],
+                    ["5", "0", "100000", "96000", "-4000", "tile", "", "", ""]]
     a = TileReport("a.elf", "elf", Target(1), excluding_gaps=np.array([10]))
     b = TileReport("b.elf", "elf", Target(1), excluding_gaps=np.array([12]))
-    assert render_diff.render_csv(diff_reports(a, b)) == "tile,ipu,old,new,delta\n0,,10,12,2\n"
+    assert render_diff.render_csv(diff_reports(a, b)) == \
+        "tile,ipu,old,new,delta,kind,item,section,change\n0,,10,12,2,tile,,,\n"
 
 
 def test_render_picks_the_format(builds):

@@ -13,6 +13,10 @@ from dataclasses import dataclass
 EM_GRAPHCORE_IPU = 248
 SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_NOBITS = 1, 2, 3, 8
 SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR = 0x1, 0x2, 0x4
+STT_NOTYPE, STT_OBJECT, STT_FUNC, STT_SECTION, STT_FILE = 0, 1, 2, 3, 4
+STB_LOCAL, STB_GLOBAL, STB_WEAK = 0, 1, 2
+SHN_UNDEF, SHN_ABS, SHN_COMMON = 0, 0xFFF1, 0xFFF2
+IMAGE_BASE = 0x4C000  # where the writer lays out allocated sections when it writes symbols (made up: not public)
 
 
 @dataclass(frozen=True)
@@ -43,27 +47,102 @@ def note(size: int, name: str = ".comment") -> Section:
     return Section(name, size, SHT_PROGBITS, 0, b"c")
 
 
+@dataclass(frozen=True)
+class Sym:
+    """One symbol to write: ``value`` is its offset in ``section`` (the writer adds the section's address).
+
+    ``section`` names one of the file's sections; None writes ``shndx``
+    instead (SHN_UNDEF, SHN_ABS, SHN_COMMON). Symbols are written in the
+    order given, locals moved first as the ELF specification requires.
+    """
+
+    name: str
+    section: str | None
+    value: int = 0
+    size: int = 0
+    type: int = STT_OBJECT
+    bind: int = STB_GLOBAL
+    shndx: int = SHN_UNDEF
+
+
+def section_symbols(sections: Sequence[Section], file_name: str | None = None) -> list[Sym]:
+    """What assemblers and linkers write first: an STT_FILE symbol and an STT_SECTION symbol per allocated section."""
+    syms = [Sym(file_name, None, type=STT_FILE, bind=STB_LOCAL, shndx=SHN_ABS)] if file_name else []
+    return syms + [Sym("", s.name, type=STT_SECTION, bind=STB_LOCAL) for s in sections if s.flags & SHF_ALLOC]
+
+
+def _symbol_table(syms: Sequence[Sym], index_of: dict[str, int], address_of: dict[str, int], end: str,
+                  is64: bool) -> tuple[bytes, bytes, int]:
+    """(.symtab bytes, .strtab bytes, index of the first non-local symbol)."""
+    ordered = [s for s in syms if s.bind == STB_LOCAL] + [s for s in syms if s.bind != STB_LOCAL]
+    strtab = bytearray(b"\0")
+    entries = [bytes(24 if is64 else 16)]
+    for s in ordered:
+        name = 0
+        if s.name:
+            name = len(strtab)
+            strtab += s.name.encode() + b"\0"
+        shndx = s.shndx if s.section is None else index_of[s.section]
+        value = s.value + (address_of.get(s.section, 0) if s.section is not None else 0)
+        info = (s.bind << 4) | s.type
+        if is64:
+            entries.append(struct.pack(end + "IBBHQQ", name, info, 0, shndx, value, s.size))
+        else:
+            entries.append(struct.pack(end + "IIIBBH", name, value, s.size, info, 0, shndx))
+    first_global = 1 + sum(1 for s in ordered if s.bind == STB_LOCAL)
+    return b"".join(entries), bytes(strtab), first_global
+
+
 def elf_file(sections: Sequence[Section], *, elfclass: int = 32, little: bool = True,
-             machine: int = EM_GRAPHCORE_IPU, e_flags: int = 0x2, e_type: int = 2) -> bytes:
-    """An ELF file holding ``sections`` plus ``.shstrtab``; section headers at the end."""
+             machine: int = EM_GRAPHCORE_IPU, e_flags: int = 0x2, e_type: int = 2,
+             symbols: Sequence[Sym] | None = None) -> bytes:
+    """An ELF file holding ``sections`` plus ``.shstrtab``; section headers at the end.
+
+    With ``symbols``, it also holds ``.symtab`` and ``.strtab`` (not
+    allocated), and allocated sections get addresses from
+    :data:`IMAGE_BASE` on, as a linker lays out an executable (``e_type`` 2);
+    in a relocatable object (``e_type`` 1) symbol values stay offsets.
+    """
     end = "<" if little else ">"
     is64 = elfclass == 64
     ehsize, shentsize = (64, 64) if is64 else (52, 40)
+    sections = list(sections)
+    address_of: dict[str, int] = {}
+    symtab = strtab = b""
+    first_global = 0
+    if symbols is not None:
+        index_of = {sec.name: i for i, sec in enumerate(sections, 1)}
+        if e_type == 2:
+            at = IMAGE_BASE
+            for sec in sections:
+                if sec.flags & SHF_ALLOC:
+                    address_of[sec.name] = at
+                    at += (sec.size + 7) // 8 * 8
+        symtab, strtab, first_global = _symbol_table(symbols, index_of, address_of, end, is64)
+        sections += [Section(".symtab", len(symtab), SHT_SYMTAB, 0), Section(".strtab", len(strtab), SHT_STRTAB, 0)]
+    contents = {".symtab": symtab, ".strtab": strtab}
     names = b"\0"
     name_offsets = []
     for sec in list(sections) + [Section(".shstrtab", 0, SHT_STRTAB, 0)]:
         name_offsets.append(len(names))
         names += sec.name.encode() + b"\0"
     body = bytearray()
-    headers = [(0, 0, 0, 0, 0, 0)]  # name, type, flags, offset, size, align
-    for sec, name_off in zip(sections, name_offsets):
+    headers = [(0, 0, 0, 0, 0, 0, 0, 0, 0, 0)]  # name, type, flags, offset, size, align, addr, link, info, entsize
+    for index, (sec, name_off) in enumerate(zip(sections, name_offsets), 1):
         offset = ehsize + len(body)
-        if sec.type != SHT_NOBITS:
+        link = info = entsize = 0
+        if symbols is not None and sec.name in contents and sec.type in (SHT_SYMTAB, SHT_STRTAB) \
+                and index > len(sections) - 2:
+            body += contents[sec.name]
+            if sec.type == SHT_SYMTAB:
+                link, info, entsize = index + 1, first_global, 24 if is64 else 16
+        elif sec.type != SHT_NOBITS:
             body += (sec.fill * (sec.size // len(sec.fill) + 1))[:sec.size]
-            while len(body) % 4:
-                body += b"\0"
-        headers.append((name_off, sec.type, sec.flags, offset, sec.size, 4))
-    headers.append((name_offsets[-1], SHT_STRTAB, 0, ehsize + len(body), len(names), 1))
+        while len(body) % 4:
+            body += b"\0"
+        headers.append((name_off, sec.type, sec.flags, offset, sec.size, 4, address_of.get(sec.name, 0), link, info,
+                        entsize))
+    headers.append((name_offsets[-1], SHT_STRTAB, 0, ehsize + len(body), len(names), 1, 0, 0, 0, 0))
     body += names
     while len(body) % 8:
         body += b"\0"
@@ -78,7 +157,8 @@ def elf_file(sections: Sequence[Section], *, elfclass: int = 32, little: bool = 
         header = struct.pack(end + "HHIIIIIHHHHHH", e_type, machine, 1, 0, 0, shoff, e_flags,
                              ehsize, 0, 0, shentsize, shnum, shnum - 1)
         fmt = end + "IIIIIIIIII"
-    table = b"".join(struct.pack(fmt, n, t, f, 0, o, s, 0, 0, a, 0) for n, t, f, o, s, a in headers)
+    table = b"".join(struct.pack(fmt, n, t, f, ad, o, s, lk, inf, a, es)
+                     for n, t, f, o, s, a, ad, lk, inf, es in headers)
     return ident + header + bytes(body) + table
 
 

@@ -21,7 +21,7 @@ SUFFIXES = {
     "archive": ".a", "archive_bsd": ".a", "elf32": ".elf", "elf64_be": ".elf", "json_profile": ".json",
     "cbor_profile": ".cbor", "cbor_typed": ".cbor", "tensor_map": ".json", "text_summary": ".txt",
     "json_profile_bulk": ".json", "cbor_profile_bulk": ".cbor",
-    "rep_trace": ".rep",
+    "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv",
 }
 
 
@@ -69,6 +69,22 @@ def _small_summary() -> str:
         max_including_gaps=TileBytes(1, 6_000), max_excluding_gaps=TileBytes(1, 3_100), tiles_out_of_memory=0))
 
 
+def _saved(profile: dict) -> tuple[bytes, bytes]:
+    """memreport's own JSON and CSV of a profile (with liveness and regions), as ``--format json|csv`` write them."""
+    from memreport.analysis import summarize_all
+    from memreport.readers import resolve
+    from memreport.readers.profile import read_tree
+    from memreport.readers.registry import ReadOptions
+    from memreport.render.table import render_csv, render_json
+    doc = synth_profile.build_profile([1200, 3400, 650_000, 800], bytes_per_tile=638_976, num_ipus=2,
+                                      always_live=[200, 400, 600, 100], not_always_live_max=[1000, 3000, 649_400, 700])
+    doc["memory"]["liveness"]["notAlwaysLive"]["byProgram"] = [{"bytes": 40, "children": [{"bytes": 90}]}]
+    reports = [resolve(r, ReadOptions()) for r in read_tree(json.loads(synth_profile.encode_json(doc)), "p.json",
+                                                           "json")]
+    summaries = summarize_all(reports, top=2, tiles_asked=[3])
+    return render_json(summaries).encode(), render_csv(summaries).encode()
+
+
 def seeds() -> dict[str, bytes]:
     """Every seed, by name (see :data:`SUFFIXES` for their file suffixes)."""
     members = _members()
@@ -92,4 +108,5 @@ def seeds() -> dict[str, bytes]:
         "tensor_map": json.dumps(_tensor_map()).encode(),
         "text_summary": _summary().encode(),
         "rep_trace": rep.encode(),
+        **dict(zip(("saved_json", "saved_csv"), _saved(profile))),
     }

@@ -1,0 +1,135 @@
+"""Always-live and not-always-live bytes: per tile, per IPU, over the program, and by program step.
+
+Graph profiles say, per tile, how many bytes are always live (code, vertex
+state, weights and optimiser state: what a program holds from start to end)
+and how many are live only for part of it (activations and other
+temporaries, which share addresses). Which of the two dominates a crowded
+tile says where to look: a tile full of always-live bytes needs its weights
+or code spread out; one full of not-always-live bytes needs recomputation
+or a smaller batch. Nothing here guesses: a report without liveness columns
+has no liveness (None).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import ALWAYS_LIVE, NOT_ALWAYS_LIVE, NOT_ALWAYS_LIVE_MAX, MemoryReport, ProgramLiveness, TileReport
+from ..model.liveness import walk
+
+# How each source measures a tile's not-always-live bytes.
+BASES = {NOT_ALWAYS_LIVE_MAX: "the most live at once (maxBytesByTile)",
+         NOT_ALWAYS_LIVE: "libpva notAlwaysLiveBytes"}
+
+
+@dataclass(frozen=True)
+class Liveness:
+    """Always-live and not-always-live bytes of a tile (or a sum of tiles); ``basis``: how the second is measured."""
+
+    always_live: int
+    not_always_live: int
+    basis: str
+
+    @property
+    def always_live_share(self) -> float | None:
+        """The always-live fraction of the two (None when both are 0)."""
+        total = self.always_live + self.not_always_live
+        return None if total == 0 else self.always_live / total
+
+    @property
+    def pressure(self) -> str | None:
+        """Which holds more bytes: "always-live", "not-always-live" or "even" (None when both are 0)."""
+        if self.always_live == self.not_always_live:
+            return None if self.always_live == 0 else "even"
+        return "always-live" if self.always_live > self.not_always_live else "not-always-live"
+
+
+@dataclass(frozen=True)
+class StepPeak:
+    """The program step with the most not-always-live bytes: its path in the step tree ("3.0"), name, bytes."""
+
+    step: str
+    name: str | None
+    bytes: int
+
+
+@dataclass(frozen=True)
+class LivenessSummary:
+    """A program's liveness: totals over its tiles, the pressure on its top tiles, and its peak step.
+
+    ``top_pressure`` counts the top tiles by :attr:`Liveness.pressure`.
+    ``num_steps`` and ``peak`` come from the program-step liveness where the
+    source has it (None otherwise).
+    """
+
+    total: Liveness | None
+    top_pressure: dict[str, int]
+    num_steps: int | None
+    peak: StepPeak | None
+
+    @property
+    def peak_live_bytes(self) -> int | None:
+        """Always-live bytes of every tile plus the peak step's not-always-live bytes (libpva users' peak)."""
+        if self.total is None or self.peak is None:
+            return None
+        return self.total.always_live + self.peak.bytes
+
+
+def liveness_columns(report: MemoryReport) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """(always-live per tile, not-always-live per tile, basis), or None when the report lacks either."""
+    always = report.breakdown.get(ALWAYS_LIVE)
+    if always is None:
+        return None
+    for name, basis in BASES.items():
+        column = report.breakdown.get(name)
+        if column is not None:
+            return always.values, column.values, basis
+    return None
+
+
+def tile_liveness(report: MemoryReport, tile: int) -> Liveness | None:
+    """One tile's liveness, or None when the report has no liveness columns."""
+    columns = liveness_columns(report)
+    if columns is None:
+        return None
+    always, never, basis = columns
+    return Liveness(int(always[tile]), int(never[tile]), basis)
+
+
+def span_liveness(report: MemoryReport, part: slice | np.ndarray) -> Liveness | None:
+    """Liveness summed over some tiles (an IPU's slice, or the known tiles), None without liveness columns."""
+    columns = liveness_columns(report)
+    if columns is None:
+        return None
+    always, never, basis = columns
+    return Liveness(int(always[part].sum(dtype=np.int64)), int(never[part].sum(dtype=np.int64)), basis)
+
+
+def step_peak(steps: Sequence[ProgramLiveness]) -> tuple[int, StepPeak | None]:
+    """(how many steps, the step with the most not-always-live bytes: the first among equals)."""
+    count, best = 0, None
+    for path, step in walk(tuple(steps)):
+        count += 1
+        if best is None or step.bytes > best.bytes:
+            best = StepPeak(path, step.name, step.bytes)
+    return count, best
+
+
+def summarize_liveness(report: MemoryReport, top: Sequence[int]) -> LivenessSummary | None:
+    """The liveness of ``report`` (None when it has neither liveness columns nor program steps)."""
+    if not isinstance(report, TileReport):
+        return None
+    steps = report.liveness_steps
+    if liveness_columns(report) is None and steps is None:
+        return None
+    known = report.known
+    total = span_liveness(report, slice(None) if known is None else known)
+    pressure: dict[str, int] = {}
+    for tile in top:
+        found = tile_liveness(report, tile)
+        if found is not None and found.pressure is not None:
+            pressure[found.pressure] = pressure.get(found.pressure, 0) + 1
+    num_steps, peak = step_peak(steps) if steps is not None else (None, None)
+    return LivenessSummary(total, pressure, num_steps, peak)
