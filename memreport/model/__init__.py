@@ -8,6 +8,7 @@ imported where it is used.
 from .report import (
                      BREAKDOWN_KINDS,
                      FORMAT_NAMES,
+                     OOM_MESSAGES_FORMAT,
                      MemoryReport,
                      SummaryReport,
                      TensorMapReport,
@@ -25,9 +26,21 @@ from .target import (
                      OptionNames,
                      StatedTarget,
                      Target,
+                     inferred_arch,
                      resolve_target,
 )
-from .values import Bin, Column, Histogram, PrintedSummary, SkippedMember, TileBytes, TileDetail
+from .values import (
+                     OOM_KINDS,
+                     Bin,
+                     Column,
+                     Histogram,
+                     OutOfMemoryMessage,
+                     PrintedSummary,
+                     ReportPosition,
+                     SkippedMember,
+                     TileBytes,
+                     TileDetail,
+)
 
 __all__ = [
                      "ARCHES",
@@ -37,6 +50,8 @@ __all__ = [
                      "FORMAT_NAMES",
                      "KIB",
                      "MAX_TILES",
+                     "OOM_KINDS",
+                     "OOM_MESSAGES_FORMAT",
                      "PYTHON_NAMES",
                      "Arch",
                      "Bin",
@@ -44,7 +59,9 @@ __all__ = [
                      "Histogram",
                      "MemoryReport",
                      "OptionNames",
+                     "OutOfMemoryMessage",
                      "PrintedSummary",
+                     "ReportPosition",
                      "SkippedMember",
                      "StatedTarget",
                      "SummaryReport",
@@ -53,6 +70,7 @@ __all__ = [
                      "TileBytes",
                      "TileDetail",
                      "TileReport",
+                     "inferred_arch",
                      "install_views",
                      "resolve_target",
 ]

@@ -83,7 +83,11 @@ class StatedTarget:
     for the note an override leaves. ``whole_ipus`` marks a tile count that
     is only the highest tile used + 1 (a tensor map): an arch rounds it up
     to whole IPUs. ``bytes_unknown_reason`` is said in a note when bytes per
-    tile stays unknown after the overrides.
+    tile stays unknown after the overrides. ``infer_arch`` lets a source that
+    names no arch but states tiles per IPU and bytes per tile (a text
+    summary's Target) be given the arch with exactly those figures, with a
+    note that it was inferred. A tile count of 0 means the source does not
+    give one (a lone detailed tile, out-of-memory messages).
     """
 
     num_tiles: int
@@ -97,6 +101,7 @@ class StatedTarget:
     whole_ipus: bool = False
     bytes_unknown_reason: str | None = None
     source_kind: str = "source"  # for notes: "the profile's 638,976"
+    infer_arch: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,15 @@ class OptionNames:
 
 CLI_NAMES = OptionNames()
 PYTHON_NAMES = OptionNames("tile_memory=", "arch=")
+
+
+def inferred_arch(tiles_per_ipu: int | None, bytes_per_tile: int | None) -> str | None:
+    """The first arch (ipu1, then ipu2) with exactly these nominal figures; None when none has them.
+
+    ipu2 and ipu21 share their figures (docs/FORMATS.md §6): ipu2 is named.
+    """
+    return next((a.name for a in ARCHES.values()
+                 if (a.tiles_per_ipu, a.bytes_per_tile) == (tiles_per_ipu, bytes_per_tile)), None)
 
 
 def resolve_target(stated: StatedTarget, *, tile_memory: int | None = None, arch: str | None = None,
@@ -124,6 +138,11 @@ def resolve_target(stated: StatedTarget, *, tile_memory: int | None = None, arch
     """
     notes: list[str] = []
     name = stated.arch
+    if arch is None and name is None and stated.infer_arch:
+        name = inferred_arch(stated.tiles_per_ipu, stated.bytes_per_tile)
+        if name is not None:
+            notes.append(f"arch {name} inferred from the {stated.source_kind}'s {stated.tiles_per_ipu:,} tiles per "
+                         f"IPU x {stated.bytes_per_tile:,} B per tile (it names no arch)")
     if arch is not None:
         if stated.arch is not None and stated.arch != arch:
             notes.append(f"{names.arch} {arch} overrides the {stated.arch} "
