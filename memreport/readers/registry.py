@@ -65,7 +65,7 @@ def readers() -> list[Reader]:
 
 # The built-in reader modules, in registration order, which is sniffing order. They are loaded by name (Pillow's
 # plugin habit): the registry knows the list, not their code, and each module registers itself on import.
-BUILTIN = ("ar", "elf", "poplar_text", "profile")
+BUILTIN = ("ar", "elf", "profile", "poplar_text")  # text last: it takes any text the others leave
 _BUILTIN_LOADED = False
 _BUILTIN_LOCK = threading.Lock()
 
