@@ -319,3 +319,24 @@ def test_read_options_reach_every_report_of_a_log(tmp_path):
     assert [r.target.bytes_per_tile for r in reports] == [700_000, 700_000]
     assert [analysis.count_out_of_memory(r) for r in reports] == [1, 1]
     assert int((EXCLUDING > 700_000).sum()) == 1
+
+
+def test_a_line_of_digits_is_searched_in_linear_time(tmp_path, alone):
+    """A fuzzed log line of 100,000 digits took half a minute: a digit run was tried from every digit."""
+    assert scan._START.search("0123" * 100_000 + " Memory allocation error") is None
+    text = "[1,0]<stderr>:" + "023" * 40_000 + " E: Memory allocation error : " + \
+        logs.tile_memory_message(1, 700_000, 638_976) + "\n" + SMALL_TEXT
+    report = memreport.read(write(tmp_path, text))
+    assert facts(report) == alone[0] and report.oom_messages == ()  # rank 0's message, not the untagged run's
+
+
+@pytest.mark.parametrize("line,kept", [
+    (b"Memory Usage:", True), (b"  Total Memory:           897.0 MB", True), (b"Tile # 1,234 memory usage:", True),
+    (b"Out of memory on tile 0", True), (b"remaining host buffer 12 memory.", True),
+    (b"Max tile memory (tile 3)", True),
+    (b"2 tile(s) out of memory", True), (b"in exchange: total memory in exchange 'x'", True),
+    (b"[INFO] Host memory usage: 12.5 GiB", False), (b"the dataset is memory mapped", False), (b"emory", False),
+])
+def test_which_needles_are_worth_a_line(line, kept):
+    buf = bytearray(line + b"\n")
+    assert scan.worth_reading(buf, buf.find(b"emory")) is kept

@@ -1,6 +1,6 @@
 """Memory text inside a log of any size: every summary, wherever it is, and the out-of-memory messages.
 
-A log is searched, never read whole (docs/FORMATS.md §8): one needle,
+A log is searched, never read whole (docs/FORMATS.md §8.14): one needle,
 ``emory``, is in every summary (``Memory Per-Tile``, ``Memory Usage``, ``tile(s)
 out of memory``) and in every out-of-memory message, so
 :meth:`~memreport.readers.logtext.LogFile.find` hands over only the lines
@@ -46,7 +46,7 @@ _HOST_BUFFER = re.compile(rb"buffer \d+ $")
 
 def worth_reading(buf: bytearray, at: int) -> bool:
     """Whether the "emory" at ``buf[at]`` is in a summary's or an out-of-memory message's words."""
-    before = bytes(buf[max(0, at - 13):at - 1])
+    before = bytes(buf[max(0, at - 13):max(0, at - 1)])
     if before.endswith(_BEFORE) or _HOST_BUFFER.search(before):
         return True
     head = bytes(buf[at - 1:at + 17]) if at else b""
@@ -64,9 +64,10 @@ MAX_SUMMARY_LINES = 250_000     # no summary Poplar prints is this long
 MAX_REPORTS = 1_000             # per file
 MAX_MESSAGES = 1_000            # per report
 
-# A line that can belong only to a summary: where one is read from (case as Poplar prints it).
+# A line that can belong only to a summary: where one is read from (case as Poplar prints it). A run of digits
+# is tried from its start only (the lookbehind): from every digit it was quadratic on a line of digits.
 _START = re.compile(r"(?:Memory Usage ?|Tile ?# ?[\d,]+ memory usage ?):\s*$|(?:Memory Per-Tile|Total Memory|"
-                    r"Memory per Replica) ?:\s+[\d,.]+\s*[kMG]?B\s*$|[\d,]+ tile\(s\) out of memory\s*$|"
+                    r"Memory per Replica) ?:\s+[\d,.]+\s*[kMG]?B\s*$|(?<![\d,])[\d,]+ tile\(s\) out of memory\s*$|"
                     r"Max tile memory \(tile [\d,]+\) ?:")
 _START_WORDS = re.compile(r"Memory|memory usage|tile\(s\) out|Max tile")
 # The first line of a summary under a header its other lines lack (a Python logger's multi-line record).
