@@ -31,19 +31,26 @@ _FILLER = (
     "10:10:50.154 1 POPRUN [D] Target options from environment: {}",
     "step 3 of epoch 0, loss: 10.829036712646484, acc: 1.9878149032592773e-05, lr: 0.0, throughput: "
     "1064.4397806661352 samples/sec",
-    "[INFO] Host memory usage: 12.5 GiB of 503.8 GiB",   # holds the needle but is no summary
-    "\x1b[33mWARNING\x1b[0m: the dataset cache holds 4096 samples; memory mapped",
+    "\x1b[33mWARNING\x1b[0m: the dataset cache holds 4096 samples",
     "",
+)
+# Lines that say "memory" without being memory text memreport reads (the reader's needle finds them).
+_MEMORY_FILLER = (
+    "[INFO] Host memory usage: 12.5 GiB of 503.8 GiB",
+    "{ts}Z PO:ENGINE   79.79 I: Ending phase: memoryAllocation (duration 12 ms; diff RSS: 0 MB; total RSS: "
+    "2423.74 MB)",
+    "\x1b[33mWARNING\x1b[0m: the dataset is memory mapped",
 )
 
 Part = Union[str, "Filler"]
 
 
 class Filler:
-    """``size`` bytes (at least) of other output, drawn from realistic lines with a seeded generator."""
+    """``size`` bytes (at least) of other output, drawn from realistic lines with a seeded generator;
+    ``memory_share`` of them say "memory" (in passing: no summary, no out-of-memory message)."""
 
-    def __init__(self, size: int, seed: int = 0) -> None:
-        self.size, self.seed = size, seed
+    def __init__(self, size: int, seed: int = 0, memory_share: float = 0.005) -> None:
+        self.size, self.seed, self.memory_share = size, seed, memory_share
 
     def chunks(self, block: int = 1 << 20) -> Iterator[bytes]:
         """The filler as blocks of whole lines (one block, repeated, past a megabyte: fast to write)."""
@@ -52,7 +59,8 @@ class Filler:
         while length < min(self.size, block):
             hour, minute, second = rng.randrange(24), rng.randrange(60), rng.randrange(60)
             stamp = f"2023-04-27T{hour:02d}:{minute:02d}:{second:02d}.{rng.randrange(10**6):06d}"
-            line = rng.choice(_FILLER).replace("{ts}", stamp) + "\n"
+            pool = _MEMORY_FILLER if rng.random() < self.memory_share else _FILLER
+            line = rng.choice(pool).replace("{ts}", stamp) + "\n"
             lines.append(line)
             length += len(line.encode())
         data = "".join(lines).encode()
