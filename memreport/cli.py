@@ -242,11 +242,14 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     FILE is any report Poplar writes, recognised by its content: an ELF
     archive (target.saveArchive) or a single tile ELF, a text summary
     (printProfileSummary) or a TensorFlow .rep trace, a JSON or CBOR graph
-    profile, or a tensor map. Several files give one report each, in order.
+    profile, or a tensor map; or a run log or document of any size, whose
+    summaries (anywhere in it) and out-of-memory errors are read. Several
+    files give one report each, in order; a file may hold several.
 
     \b
     Examples:
       memreport archive.a                      By Tile histogram, top 5 tiles, OOM count
+      memreport run.log                        every summary and out-of-memory error in a log
       memreport profile.json --top 10          ten most memory-subscribed tiles
       memreport profile.json --tensor-map tensor_map.json   tensors on the top tiles
       memreport archive.a --tile 17 --symbols 20   tile 17 too, 20 symbols a tile

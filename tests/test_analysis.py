@@ -10,6 +10,7 @@ from memreport.errors import UnsupportedOperation
 from memreport.model import (
     Bin,
     Histogram,
+    OutOfMemoryMessage,
     PrintedSummary,
     StatedTarget,
     SummaryReport,
@@ -233,6 +234,46 @@ def test_detail_out_of_memory_is_strictly_above_bytes_per_tile():
         TileDetail(0, None, LIMIT), TileDetail(0, None, LIMIT + 1), TileDetail(0, 9, None))] == [False, True, None]
     assert analysis.detail_out_of_memory(summary(bytes_per_tile=None, printed_limit=None),
                                          TileDetail(0, None, 10 ** 9)) is None
+
+
+def test_a_non_zero_overflowed_region_is_out_of_memory_without_bytes_per_tile():
+    """docs/FORMATS.md §0: excluding gaps above bytes per tile is the same as a non-zero Overflowed region."""
+    overflowed = TileDetail(0, 834_416, 834_339, regions={"overflowed": 580_387})
+    fits = TileDetail(1, 5_000, 4_000, regions={"overflowed": 0})
+    unknown = summary(bytes_per_tile=None, printed_limit=None)
+    assert [analysis.detail_out_of_memory(unknown, d) for d in (overflowed, fits)] == [True, None]
+    assert analysis.detail_out_of_memory(summary(), overflowed) is True
+    # Another bytes per tile than the one the compile used: Poplar's verdict no longer applies, the figures do.
+    assert analysis.detail_out_of_memory(summary(bytes_per_tile=900_000), overflowed) is False
+    report = summary(None, None, oom=None, peak=None, bins=(), details=())
+    report = report.evolve(detailed_tiles=(overflowed, fits))
+    status = analysis.out_of_memory_count(report)
+    assert (status.count, status.at_least) == (None, 1)
+    assert status.describe().startswith("at least 1 tile(s) out of memory (from its printed detailed tiles")
+
+
+def message(kind="tile-memory", tile=0, used=876_476, capacity=638_976, line=3):
+    return OutOfMemoryMessage(kind=kind, line=line, text="...", tile=tile, bytes_used=used, bytes_per_tile=capacity)
+
+
+def test_messages_name_tiles_for_the_bytes_per_tile_they_state():
+    report = summary(oom=None, peak=None, bins=(), details=()).evolve(
+        oom_messages=(message(tile=3), message(tile=3, line=9), message("exchange", 7, None, None),
+                      message("host-stream", None, None, None)))
+    assert list(analysis.tiles.message_tiles(report)) == [3, 7]
+    status = analysis.out_of_memory_count(report)
+    assert (status.count, status.at_least, status.basis) == (None, 2, "from its out-of-memory messages")
+    # With more bytes per tile than the message's capacity, its tile counts only if it used more than that.
+    assert list(analysis.tiles.message_tiles(report.evolve(target=Target(1472, None, 1, 1472, 900_000)))) == [7]
+    unnamed = summary(oom=None, peak=None, bins=(), details=()).evolve(
+        oom_messages=(message("variables", None, None, None),))
+    assert analysis.out_of_memory_count(unnamed).at_least == 1  # "one or more tiles"
+
+
+def test_a_message_marks_a_detailed_tile_the_summary_cannot_judge():
+    report = summary(None, None, oom=None, peak=None, bins=(), details=(500_000, 400_000))
+    report = report.evolve(oom_messages=(message(tile=9),))
+    assert [t.out_of_memory for t in analysis.top_tiles(report)] == [None, True]
 
 
 # ---------------------------------------------------------------- which histogram bins hold out-of-memory tiles

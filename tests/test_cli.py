@@ -90,7 +90,7 @@ def test_unreadable_inputs_exit_1_with_one_line(tmp_path, archive):
         str(tmp_path / "missing.a"): "no such file",
         str(tmp_path): "is a directory",
         str(tmp_path / "empty"): "empty file",
-        str(tmp_path / "notes.txt"): "unrecognised format (expected ",
+        str(tmp_path / "notes.txt"): "no memory information found: looked for a Poplar memory summary",
     }
     for path, message in cases.items():
         proc = subprocess.run([sys.executable, "-m", "memreport", str(archive), path], capture_output=True, text=True)

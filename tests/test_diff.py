@@ -136,6 +136,25 @@ def test_choose_report_takes_the_largest_and_says_so():
     assert notes[0] == "t.rep holds 2 reports"
 
 
+def test_a_side_of_unknown_tile_count_is_compared_by_tile_id(builds):
+    """A lone ``Tile # N`` excerpt gives no tile count: nothing to check against, and the diff says so."""
+    from memreport.model import ReportPosition
+    old, _ = builds
+    lone = SummaryReport("tile.txt", "poplar-text", Target(0),
+                         detailed_tiles=(TileDetail(2, None, 650_000),))
+    diff = diff_reports(old, lone)
+    assert diff.tiles == (TileChange(2, 0, 640_000, 650_000, 10_000),)
+    assert "the tile count of tile.txt is unknown: tiles are compared by id" in diff.notes
+    assert diff.new.num_tiles is None and diff.old.num_tiles == old.num_tiles
+    import json
+
+    from memreport.render.diff import render_json
+    assert json.loads(render_json(diff))["new"]["num_tiles"] is None
+    second = lone.evolve(position=ReportPosition(40, 2, 2), printed=PrintedSummary(excluding_gaps=9))
+    assert choose_report([lone.evolve(position=ReportPosition(1, 1, 2)), second])[1] == \
+        "tile.txt holds 2 reports; comparing the largest (#2, line 40)"
+
+
 def test_a_pod_diffs_well_under_a_second():
     n = 94_208  # 64 Mk2 IPUs
     rng = np.random.default_rng(6)

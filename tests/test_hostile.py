@@ -34,9 +34,9 @@ ELF = tile_elf(0, 100, 10, 300)  # ELF32 LE: section table at 220, 6 entries of 
 SHOFF = struct.unpack_from("<I", ELF, 32)[0]
 TEXT = SEEDS["text_summary"]
 REP = SEEDS["rep_trace"]
-UNRECOGNISED = ("unrecognised format (expected ar archive of tile ELF files, ELF file, memreport CSV, Poplar text "
-                "summary or TensorFlow .rep trace, memreport JSON, JSON graph profile or tensor map, CBOR graph "
-                "profile, PopVision profile.pop)")
+UNRECOGNISED = ("unrecognised format (expected ar archive of tile ELF files, ELF file, memreport CSV, memreport "
+                "JSON, JSON graph profile or tensor map, CBOR graph profile, PopVision profile.pop, text: a Poplar "
+                "summary, a TensorFlow .rep trace or a log)")
 
 
 def patch(blob: bytes, at: int, fmt: str, value: int) -> bytes:
@@ -220,13 +220,21 @@ CASES: dict[str, tuple[bytes, str, str]] = {
                                ".txt",
                                "line 1: Target: 99,000,000,000 tiles is beyond any IPU system (at most 2,097,152)"),
     "text_not_utf8": (TEXT[:100] + b"\xe9" + TEXT[100:], ".txt", "line 5: not UTF-8 text (at byte offset 100)"),
-    "text_binary_after_the_prefix": (TEXT + b"\x00" * 8, ".txt",
-                                     "line 136: binary data (a NUL byte) in a text report (at byte offset 5911)"),
+    "text_binary_after_the_prefix": (TEXT[:4643] + b"\x00" + TEXT[4644:], ".txt",
+                                     "line 112: binary data (a NUL byte) in a text report (at byte offset 4643)"),
     "text_cut_mid_line": (TEXT[:TEXT.index(b"Maximum (Excluding") + 20], ".txt",
                           "line 56: the file ends mid-line (cut short?): cannot read the Maximum line "
                           "'Maximum (Excluding G'"),
     "text_cut_at_a_line_end": (TEXT[:TEXT.index(b"    Maximum (Including")], ".txt",
                                "line 53: the file ends in the By Tile block before its Maximum lines"),
+    "text_without_memory_information": (b"Epoch 1 (99%), accuracy 76%\n" * 100, ".log",
+                                        "no memory information found: looked for a Poplar memory summary (Target, "
+                                        "Memory Usage or By Tile sections), a 'Tile # N memory usage:' block or an "
+                                        "out-of-memory message"),
+    "git_lfs_pointer": (b"version https://git-lfs.github.com/spec/v1\n"
+                        b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n",
+                        ".pop", "a Git LFS pointer, not the file itself (the real file: 12,345 bytes, oid "
+                                "sha256:4d7a2146...): fetch it with `git lfs pull`"),
     "rep_cut_mid_line": (REP[:len(REP) * 2 // 3], ".rep",
                          "line 124: the file ends mid-line (cut short?): cannot read 'Shared Da' under 'By Data Type' "
                          "(expected 'name: N B')"),

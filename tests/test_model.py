@@ -62,3 +62,43 @@ def test_is_printed_summary_only_for_a_summary_that_printed_its_figures():
                            skipped=(SkippedMember(0, "t0.elf", "not an ELF file"),))
     assert skipped.per_tile == "partial" and not skipped.is_printed_summary
     assert not TileReport("a.a", "archive", t, excluding_gaps=np.array([1, 2])).is_printed_summary
+
+
+def test_arch_is_inferred_only_from_figures_an_arch_has():
+    from memreport.model import StatedTarget, inferred_arch, resolve_target
+    assert (inferred_arch(1216, 262_144), inferred_arch(1472, 638_976), inferred_arch(1472, 262_144)) == \
+        ("ipu1", "ipu2", None)
+    stated = StatedTarget(1216, tiles_per_ipu=1216, bytes_per_tile=262_144, source_kind="summary", infer_arch=True)
+    target, notes = resolve_target(stated)
+    assert target.arch == "ipu1"
+    assert notes == ["arch ipu1 inferred from the summary's 1,216 tiles per IPU x 262,144 B per tile "
+                     "(it names no arch)"]
+    assert resolve_target(stated, arch="ipu2") == (Target(1216, "ipu2", 1, 1216, 262_144), [])  # given: no note
+    assert resolve_target(StatedTarget(1216, tiles_per_ipu=1216, bytes_per_tile=262_144))[0].arch is None
+
+
+def test_out_of_memory_messages_and_positions_check_themselves():
+    from memreport.model import Histogram, OutOfMemoryMessage, ReportPosition
+    with pytest.raises(ValueError, match="kind must be one of"):
+        OutOfMemoryMessage(kind="oops", line=1, text="")
+    with pytest.raises(ValueError, match="bytes_used must be in"):
+        OutOfMemoryMessage(kind="tile-memory", line=1, text="", bytes_used=2 ** 63)
+    with pytest.raises(ValueError, match="report position"):
+        ReportPosition(line=3, index=2, count=1)
+    with pytest.raises(ValueError, match="elided_before"):
+        Histogram(1, (), (1,))
+    message = OutOfMemoryMessage(kind="tile-memory", line=1, text="", tile=9)
+    with pytest.raises(ValueError, match="names tile 9, outside 0..7"):
+        SummaryReport(source="s", format="poplar-text", target=Target(8), oom_messages=(message,))
+    unknown = SummaryReport(source="s", format="oom-messages", target=Target(0), oom_messages=(message,))
+    assert not unknown.num_tiles_known
+
+
+def test_a_report_of_a_log_is_named_by_its_place():
+    from memreport.model import ReportPosition
+    report = SummaryReport(source="run.log", format="poplar-text", target=Target(8))
+    assert report.label == "run.log"
+    assert report.evolve(position=ReportPosition(12_345, 2, 3)).label == "run.log#2 (line 12,345)"
+    assert report.evolve(position=ReportPosition(40, 1, 1)).label == "run.log (line 40)"
+    assert report.evolve(position=ReportPosition(1, 1, 1)).label == "run.log"
+    assert report.evolve(module="m", position=ReportPosition(7, 1, 2)).label == "run.log (module m)"

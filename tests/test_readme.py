@@ -83,6 +83,30 @@ def builds(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     return tmp, memreport_on_path(tmp)
 
 
+def test_from_a_log_is_the_real_output(tmp_path):
+    """The README's 100 MB log, written by the command it names, read as it shows."""
+    text = section("## From a log")
+    assert "`python scripts/bench_logs.py --sample run.log`" in " ".join(text.split())
+    (_, block), = [b for b in code_blocks(text) if b[1].startswith("$ memreport run.log\n")]
+    env = memreport_on_path(tmp_path)
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_logs.py"), "--sample", "run.log"], cwd=tmp_path,
+                   check=True, capture_output=True)
+    assert 100_000_000 < (tmp_path / "run.log").stat().st_size < 110_000_000
+    assert_shown(block.split("\n", 1)[1], shell("memreport run.log", tmp_path, env).splitlines())
+
+
+def test_damaged_inputs_show_the_real_lines_for_text(tmp_path):
+    text = section("### Damaged inputs")
+    (tmp_path / "notes.txt").write_text("shopping list\n")
+    (tmp_path / "profile.pop").write_bytes(
+        b"version https://git-lfs.github.com/spec/v1\n"
+        b"oid sha256:e819e48a965d3f7f662b605ed197d8fda44b57de1723962dccfe0306c2b51b66\nsize 191397888\n")
+    env = memreport_on_path(tmp_path)
+    for name in ("notes.txt", "profile.pop"):
+        line = shell(f"memreport {name}", tmp_path, env)
+        assert line.startswith(f"memreport: {name}: ") and line in text, line
+
+
 def assert_shown(expected: str, actual: list[str]) -> None:
     """The output's lines are the README block's, where ``...`` lines elide any run of lines."""
     chunks: list[list[str]] = [[]]
@@ -252,11 +276,12 @@ def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
     from memreport.readers.tensor_map import read_tensor_map
     doc = json.loads(render_json(summarize_all(reports[1:2], tensor_map=read_tensor_map(str(tensor_map_path)))))
     doc2 = json.loads(render_json(summarize_all(reports, tiles_asked=[3])))
+    doc3 = json.loads(render_json(summarize_all([log_report(tmp_path)])))
     schema = section("## JSON schema `memreport/1`")
     documented = set(re.findall(r'"(\w+)":', schema))
     free_form = (".extra.", ".breakdown.", ".regions.", ".sections.", ".attributed.", ".unattributed.",
                  "breakdown_totals.", "top_tiles_pressure.")
-    for key in json_keys(doc) | json_keys(doc2):
+    for key in json_keys(doc) | json_keys(doc2) | json_keys(doc3):
         name = key.rsplit(".", 1)[-1]
         if key.startswith(("reports[].info.", "reports[].detailed_tiles[].extra")) or any(f in key for f in free_form):
             continue  # free-form: whatever the source held, item, region, section and pressure names
@@ -264,11 +289,21 @@ def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
     assert "top_tiles[].regions" in schema or '"regions": {name: bytes}|null' in schema
 
 
+def log_report(tmp_path):
+    """A report of a log: an out-of-memory message before a summary whose histogram left rows out."""
+    import memreport
+    from tests.readers.test_poplar_text import ELIDED
+    from tests.synth import logs
+    path = tmp_path / "run.log"
+    path.write_text(logs.popart_error(logs.tile_memory_message(0, 300_000, 262_144)) + ELIDED)
+    return memreport.read(path)
+
+
 def test_every_csv_column_kind_is_documented():
     csv_section = section("## CSV columns")
     for column in ("tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements", "liveness.alwaysLive",
                    "liveness.notAlwaysLiveMax", "liveness.notAlwaysLive`", ".overlapped", "region.<name>", "source",
-                   "module"):
+                   "module", "oom_message", "oom_bytes_used", "report_line"):
         assert column in csv_section, column
     diff_csv = section("## Use in CI")
     from memreport.render.diff import CSV_HEADER

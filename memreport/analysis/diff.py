@@ -44,7 +44,7 @@ class BuildSummary:
     module: str | None
     format: str
     per_tile: str
-    num_tiles: int
+    num_tiles: int | None  # None when the source does not give it (a lone detailed tile, messages alone)
     bytes_per_tile: int | None
     total_excluding_gaps: int | None
     total_including_gaps: int | None
@@ -77,7 +77,8 @@ class BuildSummary:
             oom = summary.oom.count
             at_least = summary.oom.at_least if summary.oom.count is None and summary.oom.at_least else None
         return cls(source=report.source, module=report.module, format=report.format, per_tile=report.per_tile,
-                   num_tiles=report.num_tiles, bytes_per_tile=report.target.bytes_per_tile,
+                   num_tiles=report.num_tiles if report.num_tiles_known else None,
+                   bytes_per_tile=report.target.bytes_per_tile,
                    total_excluding_gaps=total_ex, total_including_gaps=total_in, max_excluding_gaps=peak,
                    tiles_out_of_memory=oom, out_of_memory_at_least=at_least, partial_reason=summary.partial_reason)
 
@@ -269,8 +270,9 @@ def choose_report(reports: Sequence[MemoryReport]) -> tuple[MemoryReport, str | 
     chosen = figures.largest(reports)
     if len(reports) == 1:
         return chosen, None
-    return chosen, (f"{chosen.source} holds {len(reports)} reports; comparing the largest"
-                    + (f" (module {chosen.module})" if chosen.module else ""))
+    where = f" (module {chosen.module})" if chosen.module else \
+        f" (#{chosen.position.index}, line {chosen.position.line:,})" if chosen.position else ""
+    return chosen, f"{chosen.source} holds {len(reports)} reports; comparing the largest{where}"
 
 
 def diff_reports(old: MemoryReport, new: MemoryReport, notes: Sequence[str] = (), *,
@@ -285,9 +287,12 @@ def diff_reports(old: MemoryReport, new: MemoryReport, notes: Sequence[str] = ()
         if isinstance(report, TensorMapReport):
             raise UnsupportedOperation(f"diff: {report.source}: a tensor map counts elements, not bytes: "
                                        "diff archives, profiles or text summaries of the programs")
-    if old.num_tiles != new.num_tiles:
+    if old.num_tiles_known and new.num_tiles_known and old.num_tiles != new.num_tiles:
         raise TileCountMismatch(f"{old.source} has {old.num_tiles:,} tiles but {new.source} has "
                                 f"{new.num_tiles:,}")
+    unknown = [r.label for r in (old, new) if not r.num_tiles_known]
+    if unknown:
+        notes = tuple(notes) + (f"the tile count of {' and '.join(unknown)} is unknown: tiles are compared by id",)
     old_tiles, old_values = _known_bytes(old)
     new_tiles, new_values = _known_bytes(new)
     if old.per_tile == new.per_tile == "complete":

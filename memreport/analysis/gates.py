@@ -20,6 +20,7 @@ from ..errors import UnsupportedOperation
 from ..model import MemoryReport, SummaryReport, TileReport
 from .oom import known_out_of_memory_tiles
 from .summary import Summary
+from .tiles import message_tiles
 
 if TYPE_CHECKING:  # pragma: no cover
     from .diff import Diff
@@ -99,9 +100,12 @@ def check_out_of_memory(summary: Summary) -> GateResult:
     if status.count == 0:
         return _passed(gate, report)
     if not isinstance(report, TileReport):
-        limit = report.target.bytes_per_tile
-        worst = _worst_detailed(known_out_of_memory_tiles(report), limit) if limit is not None else ()
-        which = f": {_tile_list(worst, status.count or status.at_least)}" if worst else \
+        worst = _summary_offenders(report)
+        named = [t for t in message_tiles(report) if t not in {o.tile for o in worst}][:WORST_SHOWN]
+        shown = ([_tile_list(worst, len(worst))] if worst else []) + \
+            ([f"tile(s) {', '.join(map(str, named))} (named by its out-of-memory messages)"] if named else [])
+        more = (status.count or status.at_least) - len(worst) - len(named)
+        which = (": " + ", ".join(shown) + (f" and {more:,} more" if more > 0 else "")) if shown else \
             "; neither its detailed tiles nor its maximum say which"
         why = summary.partial_reason
         if status.count is not None and status.basis is None:
@@ -127,6 +131,22 @@ def check_out_of_memory(summary: Summary) -> GateResult:
     worst = _worst(tiles, values, excess)
     return GateResult(gate, source, True, count, worst,
                       f"{count:,} tile(s) out of memory in {source}: {_tile_list(worst, count)}")
+
+
+def _summary_offenders(report: MemoryReport) -> tuple[Offender, ...]:
+    """A partial report's tiles known to be out of memory with their figures, worst first: its detailed
+    tiles and maximum (by bytes per tile, or by an overflowed region), and the tiles its "Out of memory on
+    tile" messages name (by the figures the message states)."""
+    limit = report.target.bytes_per_tile
+    found: dict[int, Offender] = {}
+    for tile, value in known_out_of_memory_tiles(report).items():
+        overflowed = next((d.regions.get("overflowed") or 0 for d in report.detailed_tiles if d.tile == tile), 0)
+        excess = value - limit if limit is not None else 0
+        found[tile] = Offender(tile, value, max(excess, overflowed) if overflowed else excess)
+    for tile, m in message_tiles(report).items():
+        if tile not in found and m.bytes_used is not None and m.bytes_per_tile is not None:
+            found[tile] = Offender(tile, m.bytes_used, m.bytes_used - m.bytes_per_tile)
+    return tuple(sorted(found.values(), key=lambda o: (-o.excess, o.tile))[:WORST_SHOWN])
 
 
 def _check_above(summary: Summary, gate: str, limit: int, what: str,

@@ -14,7 +14,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import CLI_NAMES, KIB, Bin, Histogram, MemoryReport, OptionNames, SummaryReport, TileReport
+from ..model import (
+    CLI_NAMES,
+    KIB,
+    OOM_MESSAGES_FORMAT,
+    Bin,
+    Histogram,
+    MemoryReport,
+    OptionNames,
+    SummaryReport,
+    TileReport,
+)
 from . import tiles
 from .tiles import out_of_memory, partial_reason
 
@@ -81,7 +91,9 @@ def _printed_count_applies(report: SummaryReport) -> bool:
 
 
 def known_out_of_memory_tiles(report: MemoryReport) -> dict[int, int]:
-    """A summary's tiles known to be out of memory (its detailed tiles and its maximum): tile -> bytes."""
+    """A summary's tiles known to be out of memory (its detailed tiles, by :func:`~.tiles.detail_out_of_memory`,
+    and its maximum): tile -> bytes, excluding gaps. The tiles only its out-of-memory messages name are in
+    :func:`~.tiles.message_tiles`."""
     over: dict[int, int] = {d.tile: d.excluding_gaps for d in report.detailed_tiles
                             if d.excluding_gaps is not None and tiles.detail_out_of_memory(report, d)}
     limit = report.target.bytes_per_tile
@@ -116,7 +128,8 @@ def _split_bins(report: MemoryReport, hist: Histogram, limit: int, known: Mappin
 
 def out_of_memory_count(report: MemoryReport, over: np.ndarray | None = None,
                         names: OptionNames = CLI_NAMES) -> OutOfMemoryCount:
-    """How many tiles are out of memory: computed, printed, or bounded by what a summary printed.
+    """How many tiles are out of memory: computed, printed, or bounded by what a summary printed and by the
+    out-of-memory messages of its log.
 
     ``over`` is a TileReport's out-of-memory mask when already computed;
     ``names`` spells the overrides in the reasons (command line or Python).
@@ -136,29 +149,58 @@ def out_of_memory_count(report: MemoryReport, over: np.ndarray | None = None,
     stated = report.printed_bytes_per_tile
     if printed.tiles_out_of_memory is not None and _printed_count_applies(report):
         return OutOfMemoryCount(printed.tiles_out_of_memory, printed.tiles_out_of_memory)
-    if printed.tiles_out_of_memory is None:
-        reason = "the summary printed no out-of-memory line"
-    else:
+    if printed.tiles_out_of_memory is not None:
         reason = (f"its printed count, {printed.tiles_out_of_memory:,}, is for the {stated:,} B per tile it "
                   f"printed, not {limit:,} B")
+    elif report.format == OOM_MESSAGES_FORMAT:
+        reason = "the log holds no memory summary, only out-of-memory messages"
+        if report.oom_messages and not any(m.tile_memory for m in report.oom_messages):
+            reason += " about host stream buffers, which are host memory, not tile memory"
+    else:
+        reason = "the summary printed no out-of-memory line"
     if limit is None:
-        if report.detailed_tiles or printed.max_excluding_gaps is not None:
-            reason += f"; bytes per tile unknown (give {names.tile_memory} or {names.arch} to judge what it printed)"
-        return OutOfMemoryCount(None, reason=reason)
+        return _unbounded_count(report, reason, names)
     return _bounded_count(report, limit, stated, reason)
 
 
+def _message_bound(report: SummaryReport) -> int:
+    """Tiles the out-of-memory messages show out of memory: those they name, or one when a message says
+    only "one or more tiles" (a compile that failed for tile memory without naming a tile)."""
+    named = len(tiles.message_tiles(report))
+    unnamed = any(m.tile_memory and not m.names_tile for m in report.oom_messages)
+    return max(named, 1 if unnamed else 0)
+
+
+def _unbounded_count(report: SummaryReport, reason: str, names: OptionNames = CLI_NAMES) -> OutOfMemoryCount:
+    """With bytes per tile unknown: what overflowed regions and messages show, or nothing."""
+    named = set(tiles.message_tiles(report))
+    overflowed = {d.tile for d in report.detailed_tiles if tiles.detail_out_of_memory(report, d)} - named
+    at_least = max(len(overflowed | named), _message_bound(report))
+    parts = (["detailed tiles' overflowed regions"] if overflowed else []) + \
+        (["out-of-memory messages"] if at_least > len(overflowed) or (named - overflowed) else [])
+    if report.detailed_tiles or report.printed.max_excluding_gaps is not None:
+        reason += f"; bytes per tile unknown (give {names.tile_memory} or {names.arch} to judge what it printed)"
+    if at_least:
+        return OutOfMemoryCount(None, at_least, _printed(parts), reason)
+    return OutOfMemoryCount(None, reason=reason)
+
+
 def _bounded_count(report: SummaryReport, limit: int, stated: int | None, reason: str) -> OutOfMemoryCount:
-    """The count, or a lower bound, from a summary's maximum, histogram, detailed tiles and printed count."""
+    """The count, or a lower bound, from a summary's maximum, histogram, detailed tiles and printed count,
+    and the out-of-memory messages before it."""
     printed = report.printed
     per_tile = f"for {limit:,} B per tile"
     peak = printed.max_excluding_gaps
-    if peak is not None and peak.bytes <= limit:  # no tile holds more than the maximum
+    from_messages = _message_bound(report)
+    if peak is not None and peak.bytes <= limit and not from_messages:  # no tile holds more than the maximum
         return OutOfMemoryCount(0, 0, f"from its printed maximum, {per_tile}", reason)
     known = known_out_of_memory_tiles(report)
     details = {d.tile for d in report.detailed_tiles}
     shown = (["detailed tiles"] if set(known) & details else []) + (["maximum"] if set(known) - details else [])
     bounds = [(len(known), shown)]  # (tiles known to be over, what in the summary shows them)
+    if from_messages:
+        together = max(len(set(known) | set(tiles.message_tiles(report))), from_messages)
+        bounds.append((together, shown + ["out-of-memory messages"] if together > len(known) else shown))
     uppers = []  # (at most this many tiles can be over, what in the summary says so)
     if printed.histogram is not None and printed.histogram.bins:
         split = _split_bins(report, printed.histogram, limit, known)
@@ -183,8 +225,15 @@ def _bounded_count(report: SummaryReport, limit: int, stated: int | None, reason
 
 
 def _printed(parts: list[str]) -> str:
-    """The basis phrase, e.g. "from its printed histogram and detailed tiles"."""
-    return "from its printed " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+    """The basis phrase, e.g. "from its printed histogram and detailed tiles" (and "its out-of-memory
+    messages", which the summary did not print)."""
+    messages = "out-of-memory messages" in parts
+    printed = [p for p in parts if p != "out-of-memory messages"]
+    phrase = "" if not printed else "its printed " + (
+        printed[0] if len(printed) == 1 else ", ".join(printed[:-1]) + " and " + printed[-1])
+    if messages:
+        phrase += (" and " if phrase else "") + "its out-of-memory messages"
+    return "from " + phrase
 
 
 def count_out_of_memory(report: MemoryReport) -> int | None:

@@ -84,7 +84,9 @@ class Summary:
         """The target in one line: arch, IPUs x tiles, bytes per tile, clock."""
         t = self.report.target
         parts = [t.arch or "arch unknown"]
-        if t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
+        if not self.report.num_tiles_known:
+            parts.append("tiles unknown" + (f" ({t.tiles_per_ipu:,} per IPU)" if t.tiles_per_ipu else ""))
+        elif t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
             parts.append(f"{t.num_ipus:,} IPU{'s' if t.num_ipus != 1 else ''} x {t.tiles_per_ipu:,} tiles "
                          f"= {t.num_tiles:,} tiles")
         elif t.tiles_per_ipu:

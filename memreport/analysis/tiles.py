@@ -20,6 +20,7 @@ from ..model import (
     Bin,
     Histogram,
     MemoryReport,
+    OutOfMemoryMessage,
     SummaryReport,
     TensorMapReport,
     TileBytes,
@@ -145,16 +146,43 @@ def out_of_memory(report: MemoryReport) -> np.ndarray | None:
 
 
 def detail_out_of_memory(report: MemoryReport, detail: TileDetail) -> bool | None:
-    """Whether one detailed tile of a summary is out of memory: its excluding gaps above bytes per tile.
+    """Whether one detailed tile of a summary is out of memory: a non-zero ``Overflowed`` region, or its
+    excluding gaps above bytes per tile (docs/FORMATS.md §0: the two say the same).
 
-    None when bytes per tile or the tile's bytes are unknown. The one rule
-    for detailed tiles: top tiles, CSV, dataframes, pictures, diffs and gates
-    all ask here.
+    A tile an out-of-memory message of the report names is out of memory
+    too when nothing the summary printed says otherwise. None when none of
+    these settles it (bytes per tile or the tile's bytes unknown). The one
+    rule for detailed tiles: top tiles, CSV, dataframes, pictures, diffs and
+    gates all ask here.
     """
     limit = report.target.bytes_per_tile
+    stated = report.stated.bytes_per_tile if report.stated is not None else None
+    # Poplar's own verdict, for the bytes per tile it compiled for: not for another one given in its place.
+    if detail.regions.get("overflowed") and (limit is None or stated is None or limit == stated):
+        return True
     if limit is None or detail.excluding_gaps is None:
-        return None
+        return True if detail.tile in message_tiles(report) else None
     return detail.excluding_gaps > limit
+
+
+def message_tiles(report: MemoryReport) -> dict[int, OutOfMemoryMessage]:
+    """The tiles a report's out-of-memory messages name as not fitting (tile memory, an exchange, code),
+    each with the first message naming it.
+
+    A tile-memory message states its capacity: with other bytes per tile in
+    use (``--tile-memory``), its tile counts only if the bytes it says were
+    used exceed them.
+    """
+    limit = report.target.bytes_per_tile
+    named: dict[int, OutOfMemoryMessage] = {}
+    for m in report.oom_messages:
+        if not m.names_tile or m.tile is None:
+            continue
+        if limit is not None and m.bytes_per_tile not in (None, limit) and m.bytes_used is not None \
+                and m.bytes_used <= limit:
+            continue
+        named.setdefault(m.tile, m)
+    return named
 
 
 def _argmax(values: np.ndarray, known: np.ndarray | None = None) -> TileBytes | None:

@@ -18,6 +18,7 @@ from .liveness import ALWAYS_LIVE, NOT_ALWAYS_LIVE, NOT_ALWAYS_LIVE_MAX, Program
 from .report import (
                      BREAKDOWN_KINDS,
                      FORMAT_NAMES,
+                     OOM_MESSAGES_FORMAT,
                      MemoryReport,
                      SummaryReport,
                      TensorMapReport,
@@ -37,10 +38,22 @@ from .target import (
                      OptionNames,
                      StatedTarget,
                      Target,
+                     inferred_arch,
                      overrides_of,
                      resolve_target,
 )
-from .values import Bin, Column, Histogram, PrintedSummary, SkippedMember, TileBytes, TileDetail
+from .values import (
+                     OOM_KINDS,
+                     Bin,
+                     Column,
+                     Histogram,
+                     OutOfMemoryMessage,
+                     PrintedSummary,
+                     ReportPosition,
+                     SkippedMember,
+                     TileBytes,
+                     TileDetail,
+)
 
 __all__ = [
                      "ALWAYS_LIVE",
@@ -53,6 +66,8 @@ __all__ = [
                      "MAX_TILES",
                      "NOT_ALWAYS_LIVE",
                      "NOT_ALWAYS_LIVE_MAX",
+                     "OOM_KINDS",
+                     "OOM_MESSAGES_FORMAT",
                      "PYTHON_NAMES",
                      "Arch",
                      "Bin",
@@ -67,8 +82,10 @@ __all__ = [
                      "LineRef",
                      "MemoryReport",
                      "OptionNames",
+                     "OutOfMemoryMessage",
                      "PrintedSummary",
                      "ProgramLiveness",
+                     "ReportPosition",
                      "SkippedMember",
                      "StatedTarget",
                      "SummaryReport",
@@ -79,6 +96,7 @@ __all__ = [
                      "TileDetail",
                      "TileReport",
                      "TileSymbols",
+                     "inferred_arch",
                      "install_views",
                      "overrides_of",
                      "resolve_target",

@@ -4,7 +4,8 @@
   profiles); per tile "complete" unless damaged members were skipped.
 - :class:`SummaryReport`: what a Poplar text summary printed (its
   histogram, maxima, out-of-memory count and detailed tiles), kept as
-  printed; per tile "partial".
+  printed, and the out-of-memory messages of the log around it; per tile
+  "partial".
 - :class:`TensorMapReport`: a tensor map alone (elements, not bytes).
 
 They share :class:`MemoryReport`, a small protocol (source, format, target,
@@ -24,19 +25,28 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, cast
 from .liveness import ProgramLiveness
 from .symbols import TileSymbols
 from .target import CLI_NAMES, PYTHON_NAMES, StatedTarget, Target, overrides_of, resolve_target
-from .values import Column, PrintedSummary, SkippedMember, TileDetail, check_bytes_array
+from .values import (
+    Column,
+    OutOfMemoryMessage,
+    PrintedSummary,
+    ReportPosition,
+    SkippedMember,
+    TileDetail,
+    check_bytes_array,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
     from .tensor_map import TensorMap
 
+OOM_MESSAGES_FORMAT = "oom-messages"  # a log's out-of-memory messages, with no summary (a SummaryReport)
 # What each report format is called in what people read.
 FORMAT_NAMES: Mapping[str, str] = MappingProxyType({
     "archive": "ELF archive", "thin-archive": "thin ELF archive", "elf": "ELF file",
     "poplar-text": "Poplar text summary", "json-profile": "JSON graph profile",
     "cbor-profile": "CBOR graph profile", "tensor-map": "tensor map", "pop-profile": "PopVision profile (libpva)",
-    "csv": "memreport CSV",
+    "csv": "memreport CSV", OOM_MESSAGES_FORMAT: "out-of-memory messages",
 })
 BREAKDOWN_KINDS = ("section", "category", "data type", "tensor", "item")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -79,10 +89,17 @@ class MemoryReport:
     liveness_steps: tuple[ProgramLiveness, ...] | None
     printed: PrintedSummary | None
     detailed_tiles: tuple[TileDetail, ...]
+    oom_messages: tuple[OutOfMemoryMessage, ...]
+    position: ReportPosition | None = None  # where in its file (the text reader's reports)
 
     @property
     def num_tiles(self) -> int:
         return self.target.num_tiles
+
+    @property
+    def num_tiles_known(self) -> bool:
+        """Whether the source gives the tile count (a lone detailed tile or out-of-memory messages do not)."""
+        return True
 
     @property
     def per_tile(self) -> str:
@@ -101,8 +118,15 @@ class MemoryReport:
 
     @property
     def label(self) -> str:
-        """The source, with its module when a file holds several."""
-        return self.source + (f" (module {self.module})" if self.module else "")
+        """The source, with its module, or its place when a file holds several (``run.log#2 (line 12,345)``)."""
+        if self.module:
+            return f"{self.source} (module {self.module})"
+        p = self.position
+        if p is not None and p.count > 1:
+            return f"{self.source}#{p.index} (line {p.line:,})"
+        if p is not None and p.line > 1:
+            return f"{self.source} (line {p.line:,})"
+        return self.source
 
     @property
     def format_name(self) -> str:
@@ -170,6 +194,7 @@ class _NotPrinted:
 
     printed: PrintedSummary | None = None
     detailed_tiles: tuple[TileDetail, ...] = ()
+    oom_messages: tuple[OutOfMemoryMessage, ...] = ()
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -249,7 +274,10 @@ class SummaryReport(_NoTiles, MemoryReport):
     """What a text summary printed: its figures as printed (never recomputed), and its detailed tiles.
 
     The other tiles' bytes are not in the source: only the histogram's
-    bins know them, as counts.
+    bins know them, as counts. ``oom_messages`` are the out-of-memory
+    messages a log holds before the summary (or alone: then nothing else was
+    printed). A tile count of 0 means the source does not give one
+    (:attr:`num_tiles_known`).
     """
 
     kind: ClassVar[str] = "summary"
@@ -263,6 +291,8 @@ class SummaryReport(_NoTiles, MemoryReport):
     info: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     stated: StatedTarget | None = None
+    oom_messages: tuple[OutOfMemoryMessage, ...] = ()
+    position: ReportPosition | None = None
 
     def __post_init__(self) -> None:
         _check_kind(self.breakdown_kind)
@@ -270,6 +300,14 @@ class SummaryReport(_NoTiles, MemoryReport):
         for detail in self.detailed_tiles:
             if n and not 0 <= detail.tile < n:
                 raise ValueError(f"detailed tile {detail.tile} outside 0..{n - 1}")
+        for message in self.oom_messages:
+            if n and message.tile is not None and message.tile >= n:
+                raise ValueError(f"out-of-memory message (line {message.line}) names tile {message.tile}, "
+                                 f"outside 0..{n - 1}")
+
+    @property
+    def num_tiles_known(self) -> bool:
+        return self.target.num_tiles > 0
 
     @property
     def is_printed_summary(self) -> bool:
@@ -277,7 +315,8 @@ class SummaryReport(_NoTiles, MemoryReport):
 
     @property
     def printed_bytes_per_tile(self) -> int | None:
-        """The Memory Per-Tile the summary printed (None when it printed no Target)."""
+        """The bytes per tile the source printed: the summary's Memory Per-Tile, or for a summary with no
+        Target the capacity its out-of-memory messages state (None when neither did)."""
         return None if self.stated is None else self.stated.bytes_per_tile
 
 

@@ -83,7 +83,11 @@ class StatedTarget:
     for the note an override leaves. ``whole_ipus`` marks a tile count that
     is only the highest tile used + 1 (a tensor map): an arch rounds it up
     to whole IPUs. ``bytes_unknown_reason`` is said in a note when bytes per
-    tile stays unknown after the overrides.
+    tile stays unknown after the overrides. ``infer_arch`` lets a source that
+    names no arch but states tiles per IPU and bytes per tile (a text
+    summary's Target) be given the arch with exactly those figures, with a
+    note that it was inferred. A tile count of 0 means the source does not
+    give one (a lone detailed tile, out-of-memory messages).
     """
 
     num_tiles: int
@@ -101,6 +105,7 @@ class StatedTarget:
     # each unless the user gives that override anew.
     given_tile_memory: int | None = None
     given_arch: str | None = None
+    infer_arch: bool = False
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,15 @@ CLI_NAMES = OptionNames()
 PYTHON_NAMES = OptionNames("tile_memory=", "arch=", python=True)
 
 
+def inferred_arch(tiles_per_ipu: int | None, bytes_per_tile: int | None) -> str | None:
+    """The first arch (ipu1, then ipu2) with exactly these nominal figures; None when none has them.
+
+    ipu2 and ipu21 share their figures (docs/FORMATS.md §6): ipu2 is named.
+    """
+    return next((a.name for a in ARCHES.values()
+                 if (a.tiles_per_ipu, a.bytes_per_tile) == (tiles_per_ipu, bytes_per_tile)), None)
+
+
 def resolve_target(stated: StatedTarget, *, tile_memory: int | None = None, arch: str | None = None,
                    names: OptionNames = CLI_NAMES) -> tuple[Target, list[str]]:
     """The target of a report and the notes the overrides leave.
@@ -136,6 +150,11 @@ def resolve_target(stated: StatedTarget, *, tile_memory: int | None = None, arch
     tile_memory = stated.given_tile_memory if tile_memory is None else tile_memory
     notes: list[str] = []
     name = stated.arch
+    if arch is None and name is None and stated.infer_arch:
+        name = inferred_arch(stated.tiles_per_ipu, stated.bytes_per_tile)
+        if name is not None:
+            notes.append(f"arch {name} inferred from the {stated.source_kind}'s {stated.tiles_per_ipu:,} tiles per "
+                         f"IPU x {stated.bytes_per_tile:,} B per tile (it names no arch)")
     if arch is not None:
         if stated.arch is not None and stated.arch != arch:
             notes.append(f"{names.arch_value(arch)} overrides the {stated.arch} "
@@ -174,7 +193,8 @@ def overrides_of(stated: StatedTarget, target: Target) -> tuple[int | None, str 
     """
     from dataclasses import replace
     source = replace(stated, given_tile_memory=None, given_arch=None)
-    arch = target.arch if target.arch != source.arch else None
+    alone, _ = resolve_target(source)  # what the source resolves to by itself (an inferred arch included)
+    arch = target.arch if target.arch != alone.arch else None
     nominal, _ = resolve_target(source, arch=arch)
     tile_memory = target.bytes_per_tile if target.bytes_per_tile != nominal.bytes_per_tile else None
     return tile_memory, arch

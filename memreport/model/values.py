@@ -65,10 +65,22 @@ class Bin:
 
 @dataclass(frozen=True)
 class Histogram:
-    """Tiles per KiB bin; every bin has the width ``bin_kib``."""
+    """Tiles per KiB bin; every bin has the width ``bin_kib``.
+
+    ``elided_before`` lists the positions in ``bins`` before which the source
+    left rows out (a pasted histogram's ``.`` lines, docs/FORMATS.md §8.2);
+    ``len(bins)`` means after the last row. The rows left out are unknown:
+    they are never invented, and renderers show an elision line there.
+    """
 
     bin_kib: int
     bins: tuple[Bin, ...]
+    elided_before: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if any(not 0 <= i <= len(self.bins) for i in self.elided_before) or \
+                list(self.elided_before) != sorted(set(self.elided_before)):
+            raise ValueError(f"elided_before must be distinct positions of 0..{len(self.bins)}, in order")
 
     @property
     def total(self) -> int:
@@ -85,6 +97,76 @@ class PrintedSummary:
     tiles_out_of_memory: int | None = None
     including_gaps: int | None = None
     excluding_gaps: int | None = None
+
+
+# What an out-of-memory message can be (docs/FORMATS.md §8.6); see OutOfMemoryMessage.
+OOM_KINDS = ("tile-memory", "variables", "profile-saved", "report-saved", "exchange", "code", "host-stream")
+
+
+@dataclass(frozen=True)
+class OutOfMemoryMessage:
+    """An out-of-memory error message found in a log, with what it states and nothing more.
+
+    ``kind`` is one of :data:`OOM_KINDS`: ``tile-memory`` ("Out of memory on
+    tile T: U bytes used but tiles only have C bytes of memory"),
+    ``variables`` ("Cannot fit all variable data onto one or more tiles",
+    perhaps with "Profile saved to: P"), ``profile-saved`` (PopTorch's "the
+    graph profile is available here: P"), ``report-saved`` (TensorFlow's "The
+    out of memory summary ... report saved to P"), ``exchange`` ("Tile T
+    receives more data than it has total memory in exchange 'E'"), ``code``
+    ("tile T _poplar_start must be 0 not B bytes from the start of memory")
+    and ``host-stream`` ("Single stream of length N in bufferIndex K": host
+    memory, not tile memory). ``bytes_used`` is the figure the message calls
+    "bytes used", which Poplar does not define further (neither "including"
+    nor "excluding gaps"); ``bytes_per_tile`` the capacity it states.
+    ``archive`` is an ``archive.a`` found beside a saved profile.
+    """
+
+    kind: str
+    line: int
+    text: str
+    tile: int | None = None
+    bytes_used: int | None = None
+    bytes_per_tile: int | None = None
+    exchange: str | None = None
+    code_offset: int | None = None
+    stream_bytes: int | None = None
+    buffer_index: int | None = None
+    saved_path: str | None = None
+    archive: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in OOM_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(OOM_KINDS)}, not {self.kind!r}")
+        for name in ("tile", "bytes_used", "bytes_per_tile", "code_offset", "stream_bytes", "buffer_index"):
+            value = getattr(self, name)
+            if value is not None and not 0 <= value < 2 ** 63:
+                raise ValueError(f"{name} must be in 0..2**63-1, not {value}")
+        if self.line < 1:
+            raise ValueError(f"line must be >= 1, not {self.line}")
+
+    @property
+    def names_tile(self) -> bool:
+        """Whether it names a tile that does not fit (tile memory, an exchange, code)."""
+        return self.tile is not None and self.kind in ("tile-memory", "exchange", "code")
+
+    @property
+    def tile_memory(self) -> bool:
+        """Whether it is about tile memory (every kind but a host stream buffer)."""
+        return self.kind != "host-stream"
+
+
+@dataclass(frozen=True)
+class ReportPosition:
+    """Where a report lies in the file that holds it: its first line and its place among the file's reports."""
+
+    line: int   # 1-based line of the report's first line
+    index: int  # 1-based, in file order
+    count: int  # how many reports the file holds
+
+    def __post_init__(self) -> None:
+        if not (self.line >= 1 and 1 <= self.index <= self.count):
+            raise ValueError(f"a report position needs line >= 1 and 1 <= index <= count, not {self}")
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, cast
 
@@ -30,6 +30,7 @@ from ..errors import ReadError
 
 CHUNK_BYTES = 16 << 20      # read and searched at once
 MAX_LINE_BYTES = 1 << 20    # a longer line is cut here (a log of one endless line still streams)
+FIRST_READ_BYTES = 4 << 10  # what lines() reads first
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 UTF8_BOM = codecs.BOM_UTF8
 
@@ -91,23 +92,34 @@ class LogFile:
     def close(self) -> None:
         self._file.close()
 
-    def find(self, needles: Sequence[bytes], *, progress=None) -> Iterator[LogLine]:
+    def find(self, needles: Sequence[bytes], *, progress=None,
+             keep: Callable[[bytearray, int], bool] | None = None) -> Iterator[LogLine]:
         """Every line holding at least one of ``needles``, once each, in file order.
 
-        ``progress(done, total)`` is called after each chunk, in bytes.
+        ``keep(buffer, at)``, when given, is asked of each occurrence of a
+        needle (at ``buffer[at]``) whether it is worth the line: a line is
+        found when one of its occurrences is, so a needle that many lines
+        hold costs little more than the search (no line ``keep`` turns away
+        is decoded). ``progress(done, total)`` is called after each chunk,
+        in bytes.
         """
         needles = [n for n in needles if n]
         if not needles:
             return
-        buf = bytearray(CHUNK_BYTES + MAX_LINE_BYTES)
+        chunk, carried = CHUNK_BYTES, MAX_LINE_BYTES
+        if self.size - self.start < CHUNK_BYTES:  # the file fits in one read: no 17 MB buffer for a small file
+            chunk, carried = self.size - self.start + 1, 0
+        buf = bytearray(chunk + carried)
         view = memoryview(buf)
         f = self._file
-        f.seek(self.start)
+        position = self.start  # of the next read: kept here, since the caller may read elsewhere between hits
         offset, no = self.start, 1  # of buf[0]
         filled = 0
         at_end = False
         while not at_end:
-            got = f.readinto(view[filled:filled + CHUNK_BYTES])
+            f.seek(position)
+            got = f.readinto(view[filled:filled + chunk])
+            position += got or 0
             at_end = not got
             filled += got or 0
             if not filled:
@@ -117,8 +129,8 @@ class LogFile:
             if stop == 0 and filled >= MAX_LINE_BYTES:  # a line longer than any we keep: cut it here
                 stop = filled
             if stop:
-                yield from self._hits(buf, stop, needles, offset, no)
-                no += buf.count(b"\n", 0, stop)
+                yield from self._hits(buf, stop, needles, offset, no, keep)
+                no += line_ends(buf, 0, stop)
                 offset += stop
                 carry = filled - stop
                 buf[:carry] = buf[stop:filled]  # same length: the buffer keeps its size
@@ -127,11 +139,15 @@ class LogFile:
                 progress(offset, self.size)
 
     @staticmethod
-    def _hits(buf: bytearray, stop: int, needles: Sequence[bytes], offset: int, no: int) -> Iterator[LogLine]:
+    def _hits(buf: bytearray, stop: int, needles: Sequence[bytes], offset: int, no: int,
+              keep: Callable[[bytearray, int], bool] | None) -> Iterator[LogLine]:
         starts: dict[int, int] = {}
         for needle in needles:
             at = buf.find(needle, 0, stop)
             while at >= 0:
+                if keep is not None and not keep(buf, at):
+                    at = buf.find(needle, at + 1, stop)
+                    continue
                 line_start = buf.rfind(b"\n", 0, at) + 1
                 if line_start not in starts:
                     end = buf.find(b"\n", at, stop)
@@ -139,7 +155,7 @@ class LogFile:
                 at = buf.find(needle, starts[line_start] + 1, stop) if starts[line_start] + 1 < stop else -1
         counted = 0
         for line_start in sorted(starts):
-            no += buf.count(b"\n", counted, line_start)
+            no += line_ends(buf, counted, line_start)
             counted = line_start
             end = min(starts[line_start], line_start + MAX_LINE_BYTES)
             yield LogLine(no, offset + line_start, decode_line(buf[line_start:end]))
@@ -152,9 +168,11 @@ class LogFile:
         """
         position = self.start if offset is None else offset
         carry = b""
+        size = FIRST_READ_BYTES  # grows to CHUNK_BYTES: reading a few lines after a hit stays cheap
         while True:
             self._file.seek(position)
-            chunk = self._file.read(CHUNK_BYTES)
+            chunk = self._file.read(size)
+            size = min(size * 4, CHUNK_BYTES)
             position += len(chunk)
             data = carry + chunk if carry else chunk
             if not chunk:
@@ -189,10 +207,59 @@ class LogFile:
             position += len(chunk)
         return None
 
+    def lines_before(self, offset: int, no: int, *, floor: int | None = None, max_lines: int = 256,
+                     max_bytes: int = 64 << 10) -> list[LogLine]:
+        """Up to ``max_lines`` whole lines just before ``offset`` (the start of line ``no``), in file order.
+
+        None start before ``floor`` (a line start; default the start of the
+        text), and at most ``max_bytes`` are read: a line cut by that window
+        is left out.
+        """
+        floor = self.start if floor is None else max(floor, self.start)
+        begin = max(floor, offset - max_bytes)
+        if begin >= offset:
+            return []
+        self._file.seek(begin)
+        data = self._file.read(offset - begin)
+        pieces = data.split(b"\n")
+        pieces.pop()  # what follows the last line end: nothing, since offset starts a line
+        if begin > floor:
+            self._file.seek(begin - 1)
+            if self._file.read(1) != b"\n":
+                pieces = pieces[1:]  # the window starts mid-line
+        pieces = pieces[-max_lines:] if max_lines > 0 else []
+        out = []
+        end = offset
+        for k, raw in enumerate(reversed(pieces)):
+            start = end - len(raw) - 1
+            out.append(LogLine(no - 1 - k, start, decode_line(raw[:MAX_LINE_BYTES])))
+            end = start
+        out.reverse()
+        return out
+
+    def ends_unterminated(self, offset: int) -> bool:
+        """Whether the line starting at ``offset`` is the file's last and has no line end (a file cut short)."""
+        if self.size - offset > MAX_LINE_BYTES + 1:
+            return False
+        self._file.seek(offset)
+        tail = self._file.read()
+        return bool(tail) and b"\n" not in tail
+
     def copy_to(self, target: BinaryIO) -> None:
         """The whole (UTF-8) text into ``target``."""
         self._file.seek(self.start)
         shutil.copyfileobj(self._file, target, CHUNK_BYTES)
+
+
+def line_ends(buf: bytearray, start: int, stop: int) -> int:
+    """How many ``\\n`` in ``buf[start:stop]``: numpy's vectorised count past 64 KB (four times bytes.count's
+    speed: counting every chunk's lines is most of a scan's cost after the search itself)."""
+    if stop - start < 1 << 16:
+        return buf.count(b"\n", start, stop)
+    import numpy as np
+    data = np.frombuffer(buf, np.uint8, stop - start, start)
+    step = 1 << 20  # a megabyte at a time: the comparison's temporary stays small
+    return sum(int(np.count_nonzero(data[at:at + step] == 10)) for at in range(0, data.size, step))
 
 
 def looks_like_text(prefix: bytes) -> bool:

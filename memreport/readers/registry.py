@@ -72,7 +72,8 @@ def _rank(reader: Reader) -> int:
 
 # The built-in reader modules, in registration order, which is sniffing order. They are loaded by name (Pillow's
 # plugin habit): the registry knows the list, not their code, and each module registers itself on import.
-BUILTIN = ("ar", "elf", "saved_csv", "poplar_text", "saved", "profile", "pva")
+# Text comes last: it takes any text the others leave.
+BUILTIN = ("ar", "elf", "saved_csv", "saved", "profile", "pva", "poplar_text")
 _BUILTIN_LOADED = False
 _BUILTIN_LOCK = threading.Lock()
 

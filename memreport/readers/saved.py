@@ -24,8 +24,10 @@ from ..model import (
     Column,
     Histogram,
     MemoryReport,
+    OutOfMemoryMessage,
     PrintedSummary,
     ProgramLiveness,
+    ReportPosition,
     SkippedMember,
     StatedTarget,
     SummaryReport,
@@ -45,7 +47,8 @@ SCHEMA = "memreport/1"
 DIFF_SCHEMA = "memreport-diff/1"
 _SNIFF = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"schema"\s*:\s*"memreport(?:-diff)?/1"')
 _STATED_FIELDS = ("num_tiles", "arch", "arch_basis", "num_ipus", "tiles_per_ipu", "bytes_per_tile", "clock_hz",
-                  "type", "whole_ipus", "bytes_unknown_reason", "source_kind")
+                  "type", "whole_ipus", "bytes_unknown_reason", "source_kind", "infer_arch")
+_MESSAGE_NUMBERS = ("tile", "bytes_used", "bytes_per_tile", "code_offset", "stream_bytes", "buffer_index")
 
 
 def looks_like_saved(prefix: bytes) -> bool:
@@ -133,7 +136,9 @@ def _report(record: Mapping, path: str) -> MemoryReport:
         if record.get("printed") is not None:
             return SummaryReport(printed=_printed(mapping(record["printed"], f"{path}.printed"), f"{path}.printed"),
                                  detailed_tiles=_detailed(record.get("detailed_tiles") or [], f"{path}.detailed_tiles"),
-                                 **common)
+                                 oom_messages=_messages(record.get("out_of_memory_messages") or [],
+                                                        f"{path}.out_of_memory_messages"),
+                                 position=_position(record.get("position"), f"{path}.position"), **common)
         if record.get("tensor_map_data") is not None:
             return TensorMapReport(tensor_map=_tensor_map(mapping(record["tensor_map_data"], f"{path}.tensor_map_data"),
                                                           f"{path}.tensor_map_data"), **common)
@@ -148,7 +153,8 @@ def _target(record: Mapping, path: str) -> Target:
     if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float))):
         raise ReadError(f"{path}.target.clock_hz must be a number")
     try:
-        return Target(num_tiles=whole_number(_get(node, "num_tiles", f"{path}.target"), f"{path}.target.num_tiles"),
+        count = _get(node, "num_tiles", f"{path}.target")  # null: the source gave no tile count (kept as 0)
+        return Target(num_tiles=0 if count is None else whole_number(count, f"{path}.target.num_tiles"),
                       arch=_text(node, "arch", f"{path}.target", optional=True),
                       num_ipus=_int(node, "num_ipus", f"{path}.target"),
                       tiles_per_ipu=_int(node, "tiles_per_ipu", f"{path}.target"),
@@ -173,7 +179,7 @@ def _stated(record: Mapping, path: str) -> StatedTarget | None:
             value = whole_number(value, f"{where}.{key}")
         elif key == "clock_hz" and value is not None:
             value = float(value)
-        elif key == "whole_ipus":
+        elif key in ("whole_ipus", "infer_arch"):
             value = bool(value)
         elif key == "source_kind":
             value = value if isinstance(value, str) else "source"
@@ -295,14 +301,41 @@ def _printed(node: Mapping, path: str) -> PrintedSummary:
                          whole_number(b["count"], f"{path}.histogram.bins[{i}].count"))
                      for i, b in enumerate(mapping(b, f"{path}.histogram.bins[{i}]")
                                            for i, b in enumerate(hist.get("bins") or [])))
+        elided = hist.get("elided_before") or []
+        if not isinstance(elided, list):
+            raise ReadError(f"{path}.histogram.elided_before must be a list")
         histogram = Histogram(whole_number(_get(hist, "bin_kib", f"{path}.histogram"), f"{path}.histogram.bin_kib"),
-                              bins)
+                              bins, tuple(whole_number(v, f"{path}.histogram.elided_before") for v in elided))
     return PrintedSummary(histogram=histogram,
                           max_including_gaps=_tile_bytes(node.get("max_including_gaps"), f"{path}.max_including_gaps"),
                           max_excluding_gaps=_tile_bytes(node.get("max_excluding_gaps"), f"{path}.max_excluding_gaps"),
                           tiles_out_of_memory=_int(node, "tiles_out_of_memory", path),
                           including_gaps=_int(node, "including_gaps", path),
                           excluding_gaps=_int(node, "excluding_gaps", path))
+
+
+def _messages(value: Any, path: str) -> tuple[OutOfMemoryMessage, ...]:
+    """A summary's out-of-memory messages, from the fields the JSON states of each (docs/FORMATS.md §8.6)."""
+    if not isinstance(value, list):
+        raise ReadError(f"{path} must be a list")
+    messages = []
+    for i, node in enumerate(value):
+        where = f"{path}[{i}]"
+        node = mapping(node, where)
+        numbers: dict[str, Any] = {key: _int(node, key, where) for key in _MESSAGE_NUMBERS}
+        texts: dict[str, Any] = {key: _text(node, key, where, optional=True) for key in ("exchange", "saved_path",
+                                                                                           "archive")}
+        messages.append(OutOfMemoryMessage(kind=_text(node, "kind", where), line=whole_number(_get(node, "line", where),
+                                                                                            f"{where}.line"),
+                                           text=_text(node, "text", where), **numbers, **texts))
+    return tuple(messages)
+
+
+def _position(value: Any, path: str) -> ReportPosition | None:
+    if value is None:
+        return None
+    node = mapping(value, path)
+    return ReportPosition(*(whole_number(_get(node, key, path), f"{path}.{key}") for key in ("line", "index", "count")))
 
 
 def _detailed(value: Any, path: str) -> tuple[TileDetail, ...]:

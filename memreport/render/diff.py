@@ -46,7 +46,8 @@ def _target_line(diff: Diff) -> str:
         per_tile = f"{diff.new.bytes_per_tile:,} B per tile"
     else:
         per_tile = f"{_bytes(diff.old.bytes_per_tile)} -> {_bytes(diff.new.bytes_per_tile)} per tile"
-    return f"Tiles:  {diff.new.num_tiles:,}, {per_tile}"
+    tiles = diff.new.num_tiles if diff.new.num_tiles is not None else diff.old.num_tiles
+    return f"Tiles:  {'unknown' if tiles is None else f'{tiles:,}'}, {per_tile}"
 
 
 def _oom(side: BuildSummary) -> str:

@@ -36,7 +36,9 @@ def _row(cells: Iterable[str], tag: str = "td", aligns: Iterable[str] = ()) -> s
 def _target(summary: Summary) -> str:
     t = summary.report.target
     parts = [t.arch or "arch unknown"]
-    if t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
+    if not summary.report.num_tiles_known:
+        parts.append("tiles unknown")
+    elif t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
         parts.append(f"{t.num_ipus:,} IPU{'s' if t.num_ipus != 1 else ''} × {t.tiles_per_ipu:,} tiles")
     else:
         parts.append(f"{t.num_tiles:,} tiles")
@@ -47,7 +49,7 @@ def _target(summary: Summary) -> str:
 def summary_rows(summary: Summary) -> list[tuple[str, str]]:
     """(label, escaped HTML) pairs for the summary table."""
     report = summary.report
-    source = escape(report.source) + (f" (module {escape(report.module)})" if report.module else "")
+    source = escape(report.label)
     rows = [("Source", source),
             ("Format", escape(report.format_name)),
             ("Target", escape(_target(summary))),

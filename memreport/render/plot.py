@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..analysis import OutOfMemoryCount, Summary
+from ..analysis import OutOfMemoryCount, Summary, tiles
 from ..errors import MissingDependency, UnsupportedOperation
-from ..model import KIB, SummaryReport, TensorMapReport, TileReport
+from ..model import KIB, OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
 from . import RenderOptions, heatmap
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 OOM_COLOUR = "#d62728"
 TILE_COLOUR = "#1f77b4"
+ELIDED_COLOUR = "#eeeeee"  # bins a pasted histogram left out: unknown, not empty
 MAYBE_COLOUR = "#fdd49e"  # a printed bin across the limit: may hold out-of-memory tiles (hatched, never red)
 MAYBE_HATCH = "#b35806"
 INCLUDING_COLOUR = "#c6dbef"
@@ -116,10 +117,11 @@ def _scale_top(data_max: float, limit: float | None) -> float:
 def _title(fig: Figure, summary: Summary) -> None:
     report = summary.report
     t = report.target
-    source = report.source + (f"  (module {report.module})" if report.module else "")
-    fig.text(0.5, 0.975, source, ha="center", va="top", fontsize=13, weight="bold")
+    fig.text(0.5, 0.975, report.label, ha="center", va="top", fontsize=13, weight="bold")
     parts = [t.arch] if t.arch else []
-    if t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
+    if not report.num_tiles_known:
+        parts.append("tiles unknown")
+    elif t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
         parts.append(f"{t.num_ipus:,} IPU{'s' if t.num_ipus != 1 else ''} × {t.tiles_per_ipu:,} tiles")
     else:
         parts.append(f"{t.num_tiles:,} tile{'s' if t.num_tiles != 1 else ''}")
@@ -134,6 +136,8 @@ def _title(fig: Figure, summary: Summary) -> None:
     if report.skipped:
         note = (f"{len(report.skipped):,} damaged member(s) skipped; their tiles' memory is unknown: drawn at 0, "
                 "counted in no figure")
+    elif report.format == OOM_MESSAGES_FORMAT:
+        note = "this log holds no memory summary, only out-of-memory messages"
     elif isinstance(report, SummaryReport):
         note = "this source printed a histogram, maxima and at most a few detailed tiles, not every tile's memory"
     else:
@@ -304,7 +308,11 @@ def _histogram(ax: Axes, summary: Summary) -> None:
     for bar, m in zip(bars, maybe):
         if m:
             bar.set(hatch="////", edgecolor=MAYBE_HATCH, linewidth=0.6)
-    _histogram_legend(ax, any(h and b.count for h, b in zip(held, hist.bins)), any(maybe))
+    # Where the source left rows out, its bins are unknown: shaded, never drawn as empty bins.
+    gaps = [(a.high_kib, b.low_kib) for a, b in zip(hist.bins, hist.bins[1:]) if b.low_kib > a.high_kib]
+    for left, right in gaps:
+        ax.axvspan(left, right, color=ELIDED_COLOUR, lw=0)
+    _histogram_legend(ax, any(h and b.count for h, b in zip(held, hist.bins)), any(maybe), bool(gaps))
     nonzero = counts[counts > 0]
     if nonzero.size and nonzero.max() >= LOG_COUNT_RATIO * nonzero.min():
         ax.set_yscale("log")
@@ -321,10 +329,10 @@ def _histogram(ax: Axes, summary: Summary) -> None:
     ax.tick_params(labelsize=8)
 
 
-def _histogram_legend(ax: Axes, red: bool, maybe: bool) -> None:
+def _histogram_legend(ax: Axes, red: bool, maybe: bool, elided: bool = False) -> None:
     """Say what the bar colours mean, when a bar is not plain."""
     from matplotlib.patches import Patch
-    handles = []
+    handles = [Patch(facecolor=ELIDED_COLOUR, label="rows the source left out")] if elided else []
     if red:
         handles.append(Patch(facecolor=OOM_COLOUR, label="out of memory"))
     if maybe:
@@ -379,7 +387,8 @@ def _printed_summary(ax: Axes, summary: Summary) -> None:
     lines = []
     hist = report.printed.histogram if report.printed else None
     if hist is not None:
-        lines.append(f"Histogram:  {hist.total:,} tiles in {len(hist.bins)} bins of {hist.bin_kib} KiB")
+        lines.append(f"Histogram:  {hist.total:,} tiles in {len(hist.bins)} bins of {hist.bin_kib} KiB"
+                     + (" (rows left out)" if hist.elided_before else ""))
     for label, peak in (("incl. gaps", summary.max_including_gaps), ("excl. gaps", summary.max_excluding_gaps)):
         if peak is not None:
             lines.append(f"Max {label}: {peak.bytes:,} B ({_fmt_kib(peak.bytes)}) on tile {peak.tile}")
@@ -387,7 +396,13 @@ def _printed_summary(ax: Axes, summary: Summary) -> None:
     lines.append("Out of memory: " + ("unknown" if status.count is None and not status.at_least else
                                       f"at least {status.at_least:,} tile(s)" if status.count is None else
                                       f"{status.count:,} tile(s)"))
-    lines.append(f"Detailed tiles: {len(report.detailed_tiles)} of {report.num_tiles:,}")
+    lines.append(f"Detailed tiles: {len(report.detailed_tiles)} of "
+                 + (f"{report.num_tiles:,}" if report.num_tiles_known else "an unknown tile count"))
+    if report.oom_messages:
+        named = sorted(tiles.message_tiles(report))
+        lines.append(f"Out-of-memory messages: {len(report.oom_messages):,}"
+                     + (f" (tiles {', '.join(map(str, named[:6]))}{', ...' if len(named) > 6 else ''})"
+                        if named else ""))
     if isinstance(report, SummaryReport):
         lines += ["", "No per-tile line or heat map: a text summary",
                   "does not print every tile's memory. An ELF",

@@ -20,16 +20,25 @@ def bar(count: int, largest: int) -> str:
     return "*" * (math.ceil(BAR_WIDTH * count / largest) if largest else 0)
 
 
+ELISION_ROW = f"{'...':>10}"  # where the source left rows out: the bins either side are not adjacent
+
+
 def histogram_rows(hist: Histogram) -> list[str]:
-    """Poplar's histogram rows: range right-aligned in 10, a 40-star bar, the count in 7."""
+    """Poplar's histogram rows: range right-aligned in 10, a 40-star bar, the count in 7; an elision line
+    where the source left rows out (never a made-up row)."""
     if not hist.bins:
-        return []
+        return [ELISION_ROW] if hist.elided_before else []
     width = len(str(max(b.high_kib for b in hist.bins)))
     largest = max(b.count for b in hist.bins)
+    elided = set(hist.elided_before)
     rows = []
-    for b in hist.bins:
+    for i, b in enumerate(hist.bins):
+        if i in elided or (i and b.low_kib != hist.bins[i - 1].high_kib):
+            rows.append(ELISION_ROW)
         span = f"{b.low_kib:>{width}} - {b.high_kib:>{width}}"
         rows.append(f"{span:>10} {bar(b.count, largest):<{BAR_WIDTH}}{b.count:>7,}")
+    if len(hist.bins) in elided:
+        rows.append(ELISION_ROW)
     return rows
 
 

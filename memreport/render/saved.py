@@ -109,7 +109,9 @@ def printed_json(report: SummaryReport) -> dict:
     """A text summary's printed figures, as printed."""
     p = report.printed
     hist = p.histogram
-    return {"histogram": None if hist is None else {"bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins]},
+    return {"histogram": None if hist is None else {
+                "bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins],
+                **({"elided_before": list(hist.elided_before)} if hist.elided_before else {})},
             "max_including_gaps": _tile_bytes(p.max_including_gaps),
             "max_excluding_gaps": _tile_bytes(p.max_excluding_gaps),
             "tiles_out_of_memory": p.tiles_out_of_memory, "including_gaps": p.including_gaps,

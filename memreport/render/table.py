@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..analysis import Summary, TopTile
-from ..model import MemoryReport, TensorMapReport, TileBytes, TileReport
+from ..analysis.messages import describe, next_command
+from ..analysis.tiles import message_tiles
+from ..model import MemoryReport, OutOfMemoryMessage, SummaryReport, TensorMapReport, TileBytes, TileReport
 from . import RenderOptions, csvlines
 from .drill import liveness_json, liveness_summary_json, symbols_json
 from .saved import Inline, saved_sections
@@ -64,19 +66,24 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
     t = report.target
     hist = summary.histogram
     oom_note = summary.oom_note
+    position = report.position
     return {
         "source": report.source,
         "module": report.module,
+        **({} if position is None else {"position": {"line": position.line, "index": position.index,
+                                                     "count": position.count}}),
         "format": report.format,
         "per_tile": report.per_tile,
         "target": {"arch": t.arch, "num_ipus": t.num_ipus, "tiles_per_ipu": t.tiles_per_ipu,
-                   "num_tiles": t.num_tiles, "bytes_per_tile": t.bytes_per_tile, "clock_hz": t.clock_hz,
-                   "type": t.type},
+                   "num_tiles": t.num_tiles if report.num_tiles_known else None,
+                   "bytes_per_tile": t.bytes_per_tile, "clock_hz": t.clock_hz, "type": t.type},
         "totals": {"including_gaps": summary.including_gaps, "excluding_gaps": summary.excluding_gaps},
         "max_including_gaps": tile_bytes_json(summary.max_including_gaps),
         "max_excluding_gaps": tile_bytes_json(summary.max_excluding_gaps),
         "tiles_out_of_memory": summary.oom.count,
-        "histogram": None if hist is None else {"bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins]},
+        "histogram": None if hist is None else {
+            "bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins],
+            **({"elided_before": list(hist.elided_before)} if hist.elided_before else {})},
         "top_tiles": [tile_json(tt, symbols) for tt in summary.top],
         "per_ipu": [{"ipu": s.ipu, "first_tile": s.first_tile, "num_tiles": s.num_tiles,
                      "excluding_gaps": s.excluding_gaps, "including_gaps": s.including_gaps,
@@ -91,12 +98,22 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
         "info": _plain(dict(report.info)),
         "notes": list(report.notes) + ([oom_note] if oom_note else []) + list(summary.notes),
         "skipped_members": [{"tile": s.tile, "member": s.member, "reason": s.reason} for s in report.skipped],
+        **({"out_of_memory_messages": [message_json(m) for m in report.oom_messages]}
+           if isinstance(report, SummaryReport) else {}),
         **tensors.json_sections(summary),
         "selected_tiles": [tile_json(tt, symbols) for tt in summary.selected],
         "breakdown_totals": dict(summary.breakdown_totals),
         "liveness": liveness_summary_json(summary.liveness),
         **saved_sections(report, inline),
     }
+
+
+def message_json(m: OutOfMemoryMessage) -> dict:
+    """One out-of-memory message: what it states (null where it does not), and what to run next."""
+    return {"kind": m.kind, "line": m.line, "tile": m.tile, "bytes_used": m.bytes_used,
+            "bytes_per_tile": m.bytes_per_tile, "exchange": m.exchange, "code_offset": m.code_offset,
+            "stream_bytes": m.stream_bytes, "buffer_index": m.buffer_index, "saved_path": m.saved_path,
+            "archive": m.archive, "next_command": next_command(m), "description": describe(m), "text": m.text}
 
 
 def render_json(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
@@ -116,7 +133,13 @@ def _columns(report: MemoryReport) -> list[str]:
     for d in report.detailed_tiles:
         names.update(dict.fromkeys(d.breakdown))
         names.update(dict.fromkeys(f"region.{r}" for r in d.regions))
+    if message_tiles(report):
+        names.update(dict.fromkeys(MESSAGE_COLUMNS))
     return list(names)
+
+
+# A summary's tiles that out-of-memory messages name: the first message's kind and the bytes it says are used.
+MESSAGE_COLUMNS = ("oom_message", "oom_bytes_used")
 
 
 def _summary_rows(summary: Summary, columns: list[str]) -> list[list[str]]:
@@ -126,13 +149,26 @@ def _summary_rows(summary: Summary, columns: list[str]) -> list[list[str]]:
         from .tensors import csv_rows
         return csv_rows(report)
     rows = []
+    named = message_tiles(report)
+
+    def message_cells(tile: int) -> dict[str, object]:
+        m = named.get(tile)
+        return {} if m is None else {"oom_message": m.kind, "oom_bytes_used": m.bytes_used}
+
     for d in summary.detailed:
-        values = {**d.breakdown, **{f"region.{k}": v for k, v in d.regions.items()}}
+        values = {**d.breakdown, **{f"region.{k}": v for k, v in d.regions.items()}, **message_cells(d.tile)}
         rows.append([str(d.tile), "" if d.ipu is None else str(d.ipu), "",
                      "" if d.excluding_gaps is None else str(d.excluding_gaps),
                      "" if d.including_gaps is None else str(d.including_gaps),
                      "" if d.out_of_memory is None else str(d.out_of_memory).lower()]
                     + ["" if values.get(c) is None else str(values[c]) for c in columns])
+    detailed = {d.tile for d in summary.detailed}
+    for tile in named:  # a tile only a message names: out of memory, its bytes not in the source
+        if tile not in detailed:
+            ipu = report.target.ipu_of(tile)
+            values = message_cells(tile)
+            rows.append([str(tile), "" if ipu is None else str(ipu), "", "", "", "true"]
+                        + ["" if values.get(c) is None else str(values[c]) for c in columns])
     return rows
 
 
@@ -149,7 +185,7 @@ def over_cells(report: TileReport, over: np.ndarray | None) -> list[str]:
     return cells.tolist()
 
 
-def _complete_columns(summary: Summary, names: list[str], several: bool,
+def _complete_columns(summary: Summary, names: list[str], tail: list[str],
                       tensor_columns: dict[str, np.ndarray]) -> list[csvlines.ColumnSpec]:
     """The CSV columns of a report with every tile's values, column by column."""
     report = summary.report
@@ -175,8 +211,7 @@ def _complete_columns(summary: Summary, names: list[str], several: bool,
             columns.append(csvlines.Integers(tensor_columns[name]))
         else:  # another report's column
             columns.append(blank)
-    if several:
-        columns += [csvlines.Text(constant=report.source), csvlines.Text(constant=report.module or "")]
+    columns += [csvlines.Text(constant=cell) for cell in tail]
     return columns
 
 
@@ -184,7 +219,9 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
     """One row per tile (per detailed tile for a text report).
 
     With several reports the header is the union of their columns, and
-    ``source`` and ``module`` columns are added at the end. A tensor map of
+    ``source`` and ``module`` columns are added at the end (and
+    ``report_line``, the report's first line in its file, when two reports
+    of one file would have the same source and module). A tensor map of
     the program (``--tensor-map``) adds its per-tile columns (elements,
     estimated bytes of tensor data, elements of unknown size) to every
     report's rows.
@@ -201,7 +238,17 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
     if tensor_map is not None:
         columns.update(dict.fromkeys(TENSOR_COLUMNS))
     shared = several or tensor_map is not None  # every report's rows take the union's columns
-    header = BASE_COLUMNS + list(columns) + (["source", "module"] if several else [])
+    # Several reports of one log share source and module: their first line tells them apart.
+    ambiguous = len({(s.report.source, s.report.module) for s in summaries}) < len(summaries)
+
+    def tail(report: MemoryReport) -> list[str]:
+        if not several:
+            return []
+        line = [] if not ambiguous else [str(report.position.line) if report.position else ""]
+        return [report.source, report.module or "", *line]
+
+    header = BASE_COLUMNS + list(columns) + (["source", "module"] if several else []) + \
+        (["report_line"] if ambiguous else [])
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
@@ -209,7 +256,7 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
         report = summary.report
         tensor_columns = {} if tensor_map is None else per_tile_columns(tensor_map, report.num_tiles)
         if isinstance(report, TileReport):  # every tile: column-wise
-            body = csvlines.lines(_complete_columns(summary, list(columns) if shared else own, several,
+            body = csvlines.lines(_complete_columns(summary, list(columns) if shared else own, tail(report),
                                                     tensor_columns), report.num_tiles)
             if body:
                 out.write("\n".join(body) + "\n")
@@ -217,9 +264,8 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
         rows = _summary_rows(summary, own)
         if shared:
             index = {name: 6 + i for i, name in enumerate(own)}
-            tail = [report.source, report.module or ""] if several else []
             rows = [row[:6] + [row[index[c]] if c in index else
                                str(tensor_columns[c][int(row[0])]) if c in tensor_columns else "" for c in columns]
-                    + tail for row in rows]
+                    + tail(report) for row in rows]
         writer.writerows(rows)
     return out.getvalue()

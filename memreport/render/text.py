@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..analysis import Summary, TopTile
-from ..model import SummaryReport, TensorMapReport, TileReport
+from ..analysis.messages import describe
+from ..model import OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
 from . import RenderOptions, drill
 from .poplar import HISTOGRAM_HEADER, histogram_rows, maximum_line, plural
 
@@ -135,15 +136,32 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
     return lines
 
 
+def messages_lines(summary: Summary) -> list[str]:
+    """The out-of-memory messages of the log: line, kind, and what each states (docs/FORMATS.md §8.6)."""
+    messages = summary.report.oom_messages
+    if not messages:
+        return []
+    width = max(len(m.kind) for m in messages)
+    numbers = max(len(f"{m.line:,}") for m in messages)
+    lines = [f"Out-of-memory messages ({len(messages):,}):"]
+    lines += [f"  line {m.line:>{numbers},}  {m.kind:<{width}}  {describe(m)}" for m in messages]
+    return lines
+
+
 def render_report(summary: Summary, options: RenderOptions | None = None) -> str:
     """One report as text (with a tensor map, the tensors on its top tiles)."""
     from . import tensors
-    if isinstance(summary.report, TensorMapReport):  # elements only, no bytes: its own sections
+    report = summary.report
+    if isinstance(report, TensorMapReport):  # elements only, no bytes: its own sections
         return "\n\n".join("\n".join(s) for s in [header_lines(summary), tensors.tensor_map_lines(summary)]) + "\n"
     symbols = (options or RenderOptions()).symbols
     limit = drill.TEXT_SYMBOLS if symbols is None else symbols
-    sections: list[Sequence[str]] = [header_lines(summary), totals_lines(summary) + [""] + by_tile_block(summary)]
-    for extra in (per_ipu_lines(summary), top_tiles_lines(summary), selected_lines(summary),
+    if report.format == OOM_MESSAGES_FORMAT:  # nothing printed but the messages
+        body = ["Out of memory:", "  " + summary.oom.describe()]
+    else:
+        body = totals_lines(summary) + [""] + by_tile_block(summary)
+    sections: list[Sequence[str]] = [header_lines(summary), body]
+    for extra in (messages_lines(summary), per_ipu_lines(summary), top_tiles_lines(summary), selected_lines(summary),
                   *drill.all_symbols_lines([*summary.top, *(t for t in summary.selected
                                                             if t.tile not in {u.tile for u in summary.top})], limit),
                   drill.categories_lines(summary), drill.liveness_lines(summary)):

@@ -113,3 +113,57 @@ def test_a_glued_progress_bar_is_taken_off_the_front():
     assert strip_progress_bar("Graph compilation: 100%|██████████| 100/100 [00:48<00:00]") == \
         "Graph compilation: 100%|██████████| 100/100 [00:48<00:00]"
     assert strip_progress_bar("Tile 5: 100% of its memory | used") == "Tile 5: 100% of its memory | used"
+
+
+def test_lines_read_between_hits_do_not_move_the_scan(tmp_path, monkeypatch):
+    """A reader looks around each hit (back and forth) while the scan goes on: the scan keeps its place."""
+    monkeypatch.setattr(logtext, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(logtext, "MAX_LINE_BYTES", 256)
+    data = b"".join(b"line %d%s\n" % (k, b" memory" if k % 7 == 0 else b"") for k in range(300))
+    path = tmp_path / "run.log"
+    path.write_bytes(data)
+    seen = []
+    with LogFile(path) as log:
+        for hit in log.find([b"memory"]):
+            seen.append((hit.no, hit.text))
+            assert [ln.text for ln in log.lines_before(hit.offset, hit.no, max_lines=2)] == \
+                [f"line {k}" for k in range(max(0, hit.no - 3), hit.no - 1)]
+            assert next(log.lines(hit.offset, hit.no)).text == hit.text
+    assert seen == [(k + 1, f"line {k} memory") for k in range(0, 300, 7)]
+
+
+def test_lines_before_stops_at_a_floor_and_at_a_cut_line(tmp_path):
+    path = tmp_path / "run.log"
+    path.write_bytes(b"alpha\nbravo\ncharlie\ndelta\n")
+    with LogFile(path) as log:
+        assert [(ln.no, ln.offset, ln.text) for ln in log.lines_before(20, 4)] == \
+            [(1, 0, "alpha"), (2, 6, "bravo"), (3, 12, "charlie")]
+        assert [ln.text for ln in log.lines_before(20, 4, floor=6)] == ["bravo", "charlie"]
+        assert [ln.text for ln in log.lines_before(20, 4, max_bytes=10)] == ["charlie"]  # "bravo\n" is cut
+        assert log.lines_before(0, 1) == []
+        assert not log.ends_unterminated(12)
+    path.write_bytes(b"alpha\nbravo")
+    with LogFile(path) as log:
+        assert log.ends_unterminated(6) and not log.ends_unterminated(0)
+
+
+def test_keep_turns_hits_away_before_they_are_decoded(tmp_path):
+    path = tmp_path / "run.log"
+    path.write_bytes(b"host memory usage: 1 GB\nOut of memory on tile 3\nmemory, memory, Out of memory\n")
+    with LogFile(path) as log:
+        hits = list(log.find([b"emory"], keep=lambda buf, at: buf[at - 8:at - 1] == b"Out of "))
+    assert [(h.no, h.text) for h in hits] == [(2, "Out of memory on tile 3"), (3, "memory, memory, Out of memory")]
+
+
+def test_a_small_file_takes_a_small_buffer(tmp_path):
+    import tracemalloc
+    path = tmp_path / "run.log"
+    path.write_bytes(b"Memory Usage:\n" * 10)
+    tracemalloc.start()
+    try:
+        with LogFile(path) as log:
+            assert len(list(log.find([b"Memory"]))) == 10
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20

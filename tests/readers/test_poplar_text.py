@@ -131,7 +131,9 @@ def test_mk1_sample_values_as_printed():
     assert report.excluding_gaps is None and report.including_gaps is None
     t = report.target
     assert (t.num_tiles, t.num_ipus, t.tiles_per_ipu, t.bytes_per_tile, t.clock_hz, t.arch) == \
-        (1216, 1, 1216, 262_144, 1.6e9, None)
+        (1216, 1, 1216, 262_144, 1.6e9, "ipu1")
+    assert "arch ipu1 inferred from the summary's 1,216 tiles per IPU x 262,144 B per tile (it names no arch)" \
+        in report.notes
     p = report.printed
     assert p.histogram.bin_kib == 1
     assert p.histogram.bins == (Bin(4, 5, 1215), Bin(5, 6, 1))
@@ -418,8 +420,6 @@ def test_malformed_maximum_and_oom_lines(tmp_path):
 @pytest.mark.parametrize("cut_after, message", [
     ("Range (KB) Histogram (Excluding Gaps)", "before any histogram row|no rows"),
     ("By Tile (Excluding Gaps):", "after the heading"),
-    ("Target:", "after the heading"),
-    ("Number of IPUs:", "Total Tiles"),
     ("Maximum (Including Gaps)", "before its Maximum lines|out-of-memory"),
     ("Tile # 5 memory usage:", "after the heading"),
     ("  By Data Type:", "after the heading"),
@@ -440,10 +440,19 @@ def test_histogram_without_rows_before_the_maximum_lines(tmp_path):
 
 
 def test_counts_not_adding_up_warn_and_note(tmp_path):
-    text = ELIDED.replace("Total Tiles:            1,216", "Total Tiles:            1,472")
-    with pytest.warns(UserWarning, match="counts 1,216 tiles but the Target has 1,472"):
+    text = SMALL_TEXT.replace("Total Tiles:            8", "Total Tiles:            9")
+    with pytest.warns(UserWarning, match="counts 8 tiles but the Target has 9"):
         report = read_one(tmp_path, text)
-    assert any("counts 1,216 tiles but the Target has 1,472" in n for n in report.notes)
+    assert any("counts 8 tiles but the Target has 9" in n for n in report.notes)
+
+
+def test_elided_rows_are_not_held_against_the_target(tmp_path):
+    """Rows left out may hold tiles: a printed total that differs from the Target is no disagreement."""
+    text = ELIDED.replace("Total Tiles:            1,216", "Total Tiles:            1,472")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = read_one(tmp_path, text)
+    assert report.num_tiles == 1472 and not any("counts" in n for n in report.notes)
 
 
 def test_matching_counts_do_not_warn(tmp_path):
@@ -467,10 +476,14 @@ def test_not_utf8(tmp_path):
 
 
 def test_text_without_memory_figures(tmp_path):
-    text = "Target:\n  Number of IPUs: 1\n  Tiles per IPU: 4\n  Total Tiles: 4\n\nGraph:\n  Number of vertices: 3\n\n" \
-           "Some other section:\n  nothing: here\n"
-    with pytest.raises(ReadError, match="no memory figures"):
+    text = "Target:\n  Number of IPUs: 1\n  Tiles per IPU: 4\n  Total Tiles: 4\n  Memory Per-Tile: 624.0 kB\n\n" \
+           "Graph:\n  Number of vertices: 3\n\nSome other section:\n  nothing: here\n"
+    with pytest.raises(ReadError) as info:
         read_path(write(tmp_path, text))
+    assert info.value.message == (
+        "no memory information found (a Target section at line 1 gives no memory figures): looked for a Poplar "
+        "memory summary (Target, Memory Usage or By Tile sections), a 'Tile # N memory usage:' block or an "
+        "out-of-memory message")
 
 
 # ---------------------------------------------------------------- sniffing
@@ -490,12 +503,19 @@ def test_accepts_summaries_and_traces(prefix):
     b"\x7fELF\x01\x01\x01" + b"\0" * 9 + b"Target:\n",
     b"\xd9\xd9\xf7\xa1ftarget",
     b'{"target": "Target:\\n"}\nTarget:\n',
-    b'[\n  "Target:",\n  {"Memory Usage:": 1}\n]\n',
-    b"Just some notes about a Target: nothing more\n",
     bytes(range(256)) * 4,
 ])
-def test_rejects_binary_json_and_other_text(prefix):
+def test_rejects_binary_and_json_objects(prefix):
     assert not poplar_text_reader().accept(prefix)
+
+
+@pytest.mark.parametrize("text", ['[\n  "Target:",\n  {"Memory Usage:": 1}\n]\n',
+                                  "Just some notes about a Target: nothing more\n"])
+def test_other_text_is_read_and_found_to_hold_no_memory_information(tmp_path, text):
+    assert poplar_text_reader().accept(text.encode())
+    with pytest.raises(ReadError) as info:
+        read_path(write(tmp_path, text))
+    assert info.value.message.startswith("no memory information found: looked for a Poplar memory summary")
 
 
 def test_content_not_extension_decides(tmp_path):

@@ -9,7 +9,7 @@ from memreport.readers import readers
 
 
 def test_every_builtin_reader_registers_in_sniffing_order():
-    assert [r.name for r in readers()] == ["ar", "elf", "saved-csv", "poplar-text", "saved", "json", "cbor", "pva"]
+    assert [r.name for r in readers()] == ["ar", "elf", "saved-csv", "saved", "json", "cbor", "pva", "poplar-text"]
 
 
 def test_a_missing_reader_module_is_an_error_not_a_missing_format():

@@ -144,6 +144,29 @@ def test_text_report_without_detailed_tiles():
     assert oom_pixels(rgb) == 0
 
 
+def test_rows_a_pasted_histogram_left_out_are_shaded_not_drawn_empty():
+    report = SummaryReport(source="logging.rst", format="poplar-text", target=Target(0), printed=PrintedSummary(
+        histogram=Histogram(8, (Bin(0, 8, 20), Bin(8, 16, 1192), Bin(504, 512, 1)), elided_before=(2,))))
+    fig, rgb = draw(report)
+    words = texts(fig)
+    assert "rows the source left out" in words and "tiles unknown" in words
+    assert "Histogram:  1,213 tiles in 3 bins of 8 KiB (rows left out)" in words
+    ax = next(a for a in fig.axes if a.get_title(loc="left").startswith("By Tile"))
+    assert [(round(p.get_x()), round(p.get_x() + p.get_width())) for p in ax.patches if p.get_width() > 100] == \
+        [(16, 504)]
+    assert oom_pixels(rgb) == 0
+
+
+def test_out_of_memory_messages_alone():
+    from memreport.model import OutOfMemoryMessage
+    report = SummaryReport(source="run.log", format="oom-messages", target=Target(0, bytes_per_tile=LIMIT),
+                           oom_messages=(OutOfMemoryMessage("tile-memory", 4, "...", 3, 700_000, LIMIT),))
+    fig, _ = draw(report)
+    words = texts(fig)
+    assert "this log holds no memory summary, only out-of-memory messages" in words
+    assert "Out-of-memory messages: 1 (tiles 3)" in words and "at least 1 tile(s) out of memory" in words
+
+
 def test_partial_report_built_by_hand():
     for detailed in (True, False):
         _, rgb = draw(partial_report(detailed))

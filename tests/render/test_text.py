@@ -16,6 +16,7 @@ def test_rows_as_poplar_prints_them():
         "   8 -  16 ****************************************  1,192",
         "  16 -  24 *                                             2",
         "  24 -  32                                               0",
+        "       ...",  # the bins are not adjacent: rows were left out, and none is made up
         " 808 - 816 *                                             1",
     ]
 
@@ -98,3 +99,32 @@ def test_detailed_tiles_of_a_text_report_show_data_types_and_regions():
         "            regions: non-interleaved 122,880 B, interleaved 131,072 B, overflowed 580,387 B",
         "  (! = out of memory)",
     ]
+
+
+def test_an_elision_line_where_the_source_left_rows_out_and_never_a_made_up_row():
+    hist = Histogram(8, (Bin(0, 8, 20), Bin(8, 16, 1192)), elided_before=(0, 2))
+    assert histogram_rows(hist) == [
+        "       ...",
+        "    0 -  8 *                                            20",
+        "    8 - 16 ****************************************  1,192",
+        "       ...",
+    ]
+    assert histogram_rows(Histogram(8, (), elided_before=(0,))) == ["       ..."]
+
+
+def test_out_of_memory_messages_are_listed_with_their_lines():
+    from memreport.model import OutOfMemoryMessage
+    from memreport.render.text import messages_lines
+    report = SummaryReport(source="run.log", format="oom-messages", target=Target(0, bytes_per_tile=638_976),
+                           oom_messages=(
+                               OutOfMemoryMessage("tile-memory", 9, "...", 0, 876_476, 638_976),
+                               OutOfMemoryMessage("exchange", 12_345, "...", 3, exchange="cs19_98/ExchangePre")))
+    assert messages_lines(summarize(report)) == [
+        "Out-of-memory messages (2):",
+        "  line      9  tile-memory  tile 0: 876,476 B used, tiles have 638,976 B: out of memory by 237,500 B",
+        "  line 12,345  exchange     tile 3 receives more data than it has memory in exchange 'cs19_98/ExchangePre' "
+        "(exchange overflow)"]
+    text = render_report(summarize(report))
+    assert "Out of memory:\n  at least 2 tile(s) out of memory (from its out-of-memory messages; the log holds no " \
+           "memory summary, only out-of-memory messages)\n" in text
+    assert "Target:   arch unknown, tiles unknown, 638,976 B (624.0 KiB) per tile\n" in text

@@ -12,6 +12,7 @@ import numpy as np
 
 from memreport.model import KIB, Bin, Histogram, TileBytes
 
+from . import logs as synth_logs
 from . import profile as synth_profile
 from . import text as synth_text
 from .archive import ar_archive, bss, data, elf_file, note, text, tile_elf
@@ -21,7 +22,7 @@ SUFFIXES = {
     "archive": ".a", "archive_bsd": ".a", "elf32": ".elf", "elf64_be": ".elf", "json_profile": ".json",
     "cbor_profile": ".cbor", "cbor_typed": ".cbor", "tensor_map": ".json", "text_summary": ".txt",
     "json_profile_bulk": ".json", "cbor_profile_bulk": ".cbor",
-    "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv",
+    "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv", "run_log": ".log",
 }
 
 
@@ -109,4 +110,14 @@ def seeds() -> dict[str, bytes]:
         "text_summary": _summary().encode(),
         "rep_trace": rep.encode(),
         **dict(zip(("saved_json", "saved_csv"), _saved(profile))),
+        "run_log": _run_log().encode(),
     }
+
+
+def _run_log() -> str:
+    """A poprun log: tagged lines, a logger line, an out-of-memory message, then a tagged summary."""
+    message = synth_logs.tile_memory_message(1, 700_000, 624 * KIB)
+    return ("10:10:50.154 1 POPRUN [D] Target options from environment: {}\n"
+            + synth_logs.tagged(synth_logs.popart_error(message), 0, "stderr")
+            + "Graph compilation: 100%|##########| 100/100 [00:04<00:00]"
+            + synth_logs.tagged(_summary(), 0) + "[1,0]<stdout>:[INFO] Epoch 1\n")

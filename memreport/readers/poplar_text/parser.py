@@ -1,8 +1,17 @@
-"""The line state machine that reads one text summary into a :class:`~.summary.Summary`.
+"""The line state machine that reads one text summary into a :class:`~.summary.Summary`, a line at a time.
 
 Headings are matched by their text, never their column, because documents
-that quote a report re-indent it. Indentation is used only as a hint to tell
-where a ``Memory Usage:`` block ends when an unknown line follows it.
+that quote a report re-indent it. Indentation is used as a hint to tell
+where a ``Memory Usage:`` block ends, and as a fence: a line less indented
+than the summary's first heading (a document's prose around an indented
+block) is not part of it. :meth:`Parser.feed` says whether a line belongs
+to the summary, so a reader can find where a summary inside a log ends
+(docs/FORMATS.md §8.1-§8.2).
+
+A summary holds each part once, in Poplar's order: Target, Graph, Memory
+Usage (its By Tile histogram inside), then the detailed tiles. A heading
+that cannot continue the summary being read (a second Target, Memory Usage
+or By Tile) ends it: it starts the next one.
 """
 from __future__ import annotations
 
@@ -37,74 +46,133 @@ _INT_KEYS = {"num_ipus", "tiles_per_ipu", "total_tiles", "num_replicas", "ipus_p
              "tiles_per_replica"}
 _STRICT_GROUPS = {"regions", "data_types", "vertex_category", "vertex_type"}
 _KNOWN_STATES = {"target", "graph", "memory", "tile", "by_tile"}
+_HEADINGS = {"target": "target", "graph": "graph", "memory usage": "memory", "by tile (excluding gaps)": "by_tile"}
+
+
+def heading_kind(text: str) -> str | None:
+    """Which top-level part a line opens: target, graph, memory, by_tile, tile or old_max (None: none)."""
+    if text.endswith(":"):
+        kind = _HEADINGS.get(clean_name(text[:-1]).casefold())
+        if kind is not None:
+            return kind
+        return "tile" if TILE.fullmatch(text) else None
+    if text[:3].casefold() == "max" and OLD_MAX.fullmatch(text):
+        return "old_max"
+    return None
+
+
+def summary_like(text: str) -> bool:
+    """Whether a line could be part of a summary (looking back from a line that is one)."""
+    if not text or text in ELISION or text.endswith(":") or heading_kind(text):
+        return True
+    return bool(ITEM.fullmatch(text) or TYPE_ITEM.fullmatch(text) or ROW_START.match(text)
+                or text.casefold().startswith(("range (kb)", "maximum (")) or OOM.fullmatch(text))
 
 
 class Parser:
     """Reads one summary's lines; states: top, target, graph, memory, tile, by_tile, skip."""
 
-    def __init__(self, lines: list[Line]) -> None:
-        self.lines = lines
+    def __init__(self) -> None:
         self.s = Summary()
         self.state = "top"
         self.block: Block | None = None
         self.group: str | None = None
         self.group_name = ""
         self.phase = ""
-        self.pos = 0
         self.skip_indent = -1
+        self.base: int | None = None       # indentation of the summary's first heading
+        self.pending: Line | None = None   # an unknown heading in a Memory Usage block: a label or a group?
+        self.after_blank = False
+        self.last: Line | None = None      # the last line with text that belongs to the summary
+        self.by_tile_heading: Line | None = None
 
-    def run(self) -> Summary:
-        for pos, ln in enumerate(self.lines):
-            self.pos = pos
-            if not ln.text:
-                continue
-            if ln.text in ELISION:
-                self._elision()
-            elif not self._heading(ln):
-                getattr(self, "_on_" + self.state)(ln)
-        self._end_of_input()
-        return self.s
+    # -- feeding
 
-    # -- headings recognised in every state
-
-    def _heading(self, ln: Line) -> bool:
-        text = ln.text
-        if match := OLD_MAX.fullmatch(text):  # 0.x reports: "Max tile memory (tile N): M (P% of mean)"
-            self.s.old["max_tile_memory"] = {"tile": integer(match["tile"], ln.no, "tile"),
-                                             "bytes": integer(match["bytes"], ln.no, "Max tile memory")}
+    def feed(self, ln: Line) -> bool:
+        """Take one line; False (and nothing taken) when it is not part of this summary."""
+        if not ln.text:
+            self.after_blank = True
             return True
-        if not text.endswith(":"):
+        if ln.text in ELISION:
+            if self.state == "top":
+                return False
+            self._elision()
+            return True
+        if self.base is not None and ln.indent < self.base:
             return False
-        name = clean_name(text[:-1]).casefold()
-        if name == "target":
-            self._close(ln)
-            self.s.target, self.s.target_line, self.state = {}, ln.no, "target"
-        elif name == "graph":
-            self._close(ln)
-            self.state = "graph"
-        elif name == "memory usage":  # also the 0.x form "Memory Usage :"
-            tile = self.s.tiles[-1] if self.state == "tile" else None
+        kind = heading_kind(ln.text)
+        if kind is not None and not self.can_follow(kind):
+            return False
+        if self.pending is not None:
+            self._settle_pending(ln)
+        if kind is not None:
+            self._open(kind, ln)
+            taken = True
+        else:
+            taken = getattr(self, "_on_" + self.state)(ln)
+        if taken:
+            self.last = ln
+            self.after_blank = False
+        return taken
+
+    def can_follow(self, kind: str) -> bool:
+        """Whether a heading of ``kind`` continues this summary (else it starts another)."""
+        s = self.s
+        if kind == "target":
+            return s.empty()
+        if kind == "graph":
+            return not (s.graph_line or s.memory or s.by_tile_line or s.tiles)
+        if kind == "memory":
+            return self.state == "tile" or not (s.memory or s.by_tile_line or s.tiles)
+        if kind == "by_tile":
+            return not (s.by_tile_line or s.tiles)
+        return True
+
+    def resumes(self, ln: Line) -> bool:
+        """Whether a line after other text continues the summary: a heading it can take, no less indented."""
+        kind = heading_kind(ln.text)
+        return kind is not None and kind != "old_max" and self.can_follow(kind) and \
+            (self.base is None or ln.indent >= self.base) and not self.s.empty()
+
+    # -- headings
+
+    def _open(self, kind: str, ln: Line) -> None:
+        if self.base is None:
+            self.base = ln.indent
+            self.s.first_line = ln.no
+        s = self.s
+        if kind == "old_max":  # 0.x reports: "Max tile memory (tile N): M (P% of mean)"
+            match = OLD_MAX.fullmatch(ln.text)
+            assert match is not None
+            s.old["max_tile_memory"] = {"tile": integer(match["tile"], ln.no, "tile"),
+                                        "bytes": integer(match["bytes"], ln.no, "Max tile memory")}
+            return
+        if kind == "memory":
+            tile = s.tiles[-1] if self.state == "tile" else None
             if tile is None:
                 self._close(ln)
             self._open_memory(ln, tile)
-        elif match := TILE.fullmatch(text):
-            self._close(ln)
-            self.s.tiles.append(TileBlock(integer(match["tile"], ln.no, "tile"), ln.no))
+            return
+        self._close(ln)
+        if kind == "target":
+            s.target, s.target_line, self.state = {}, ln.no, "target"
+        elif kind == "graph":
+            s.graph_line, self.state = ln.no, "graph"
+        elif kind == "tile":
+            match = TILE.fullmatch(ln.text)
+            assert match is not None
+            s.tiles.append(TileBlock(integer(match["tile"], ln.no, "tile"), ln.no))
             self.state = "tile"
-        elif name == "by tile (excluding gaps)":
-            self._close(ln)
-            if self.s.by_tile_line:
-                raise ReadError(f"a second By Tile histogram (the first is at line {self.s.by_tile_line})",
-                                line=ln.no)
-            self.s.by_tile_line, self.state, self.phase = ln.no, "by_tile", "header"
         else:
-            return False
-        return True
+            s.by_tile_line, self.state, self.phase = ln.no, "by_tile", "header"
+            self.by_tile_heading = ln
 
-    def _close(self, ln: Line | None) -> None:
-        """Check the section being left is complete; ``ln`` is None at the end of the input."""
-        error = Truncated if ln is None else ReadError
-        ends = "the file ends" if ln is None else f"line {ln.no} starts a new section"
+    def _close(self, ln: Line | None, ends: str | None = None) -> None:
+        """Check the section being left is complete: ``ln`` opens the next one; None at the end of the input,
+        where ``ends`` says how it ended (the file ending when not given: the error is then Truncated)."""
+        error = Truncated if ln is None and ends is None else ReadError
+        if ends is None:
+            ends = "the file ends" if ln is None else f"line {ln.no} starts a new section"
         s = self.s
         if self.state == "target" and "total_tiles" not in (s.target or {}):
             raise error(f"the Target section gives no Total Tiles ({ends})", line=s.target_line)
@@ -117,37 +185,36 @@ class Parser:
         if self.state == "by_tile" and not s.bins:
             raise error(f"the By Tile histogram has no rows ({ends})", line=s.by_tile_line)
 
-    def _skip(self, ln: Line) -> None:
+    def _skip(self, ln: Line) -> bool:
         """Leave the current section for one memreport does not read."""
         self._close(ln)
-        if ln.text.endswith(":") and len(self.s.skipped) < 20:
+        if len(self.s.skipped) < 20:
             self.s.skipped.append(clean_name(ln.text[:-1]))
-            self.skip_indent = ln.indent
+        self.skip_indent = ln.indent
         self.state = "skip"
+        return True
 
     def _elision(self) -> None:
         if self.state == "memory" and self.group and self.group_name not in self._scope().elided:
             self._scope().elided.append(self.group_name)
-        elif self.state == "by_tile":
-            self.s.rows_elided = True
+        elif self.state == "by_tile" and self.phase in ("header", "rows"):
+            self.s.elide_before(len(self.s.bins))
 
     # -- states
 
-    def _on_top(self, ln: Line) -> None:
-        if ln.text.endswith(":"):
-            self._skip(ln)
+    def _on_top(self, ln: Line) -> bool:
+        return False
 
-    def _on_skip(self, ln: Line) -> None:
+    def _on_skip(self, ln: Line) -> bool:
         # Name the unknown sections (headings no deeper than the first), not their subsections.
-        if ln.text.endswith(":") and ln.indent <= self.skip_indent:
-            self._skip(ln)
+        if ln.indent > self.skip_indent:
+            return True
+        return ln.text.endswith(":") and self._skip(ln)
 
-    def _on_target(self, ln: Line) -> None:
+    def _on_target(self, ln: Line) -> bool:
         match = ITEM.fullmatch(ln.text)
         if match is None:
-            if ln.text.endswith(":"):
-                self._skip(ln)
-            return
+            return ln.text.endswith(":") and self._skip(ln)
         key, value = snake(match["key"]), match["value"].strip()
         what = clean_name(match["key"])
         assert self.s.target is not None
@@ -168,33 +235,29 @@ class Parser:
             self.s.target["clock_hz"] = float(number * _FREQ_UNITS[unit])
         else:
             self.s.target[key] = loose(value)
+        return True
 
-    def _on_graph(self, ln: Line) -> None:
+    def _on_graph(self, ln: Line) -> bool:
         match = ITEM.fullmatch(ln.text)
         if match is None:
-            if ln.text.endswith(":"):
-                self._skip(ln)
-            return
+            return ln.text.endswith(":") and self._skip(ln)
         value = match["value"].strip()
         key = snake(match["key"])
         self.s.graph[key] = integer(value, ln.no, clean_name(match["key"])) if value[:1].isdigit() else value
+        return True
 
-    def _on_tile(self, ln: Line) -> None:
+    def _on_tile(self, ln: Line) -> bool:
         # Content before the tile's "Memory Usage:" heading: read it as that block, heading omitted.
         tile = self.s.tiles[-1]
         self._open_memory(Line(tile.line, ln.indent - 1, ""), tile)
-        self._on_memory(ln)
+        return self._on_memory(ln)
 
     def _open_memory(self, ln: Line, tile: TileBlock | None) -> None:
         block = Block(ln.no, ln.indent)
         if tile is not None:
             tile.memory = block
-        elif self.s.memory is None:
-            self.s.memory = block
         else:
-            self.s.notes.append(f"a second Memory Usage section (line {ln.no}) was skipped")
-            self.state = "skip"
-            return
+            self.s.memory = block
         self.block, self.group, self.group_name, self.state = block, None, "", "memory"
 
     def _scope(self, label: str | None = None, new: bool = False) -> Scope:
@@ -206,33 +269,29 @@ class Parser:
             scopes.append(Scope(label))
         return scopes[-1]
 
-    def _next_text(self) -> str:
-        for i in range(self.pos + 1, len(self.lines)):
-            text = self.lines[i].text
-            if text and text not in ELISION:
-                return text
-        return ""
-
-    def _on_memory(self, ln: Line) -> None:
+    def _on_memory(self, ln: Line) -> bool:
         block = self.block
         assert block is not None
         if block.indented is None:
             block.indented = ln.indent > block.indent
         if block.indented and ln.indent <= block.indent:  # back at the heading's column: block over
-            self._skip(ln)
-            return
+            return ln.text.endswith(":") and self._skip(ln)
         text = ln.text
         if text.endswith(":"):
             self._memory_heading(ln)
-            return
+            return True
         if match := ITEM.fullmatch(text):
             self._memory_item(ln, clean_name(match["key"]), match["value"].strip())
-            return
+            return True
         match = TYPE_ITEM.fullmatch(text)
         if match and self.group in ("vertex_type", "other"):
             self._group_dict()[clean_name(match["key"])] = byte_count(match["value"], ln.no, clean_name(match["key"]))
-        elif self.group in _STRICT_GROUPS:
+            return True
+        if self.after_blank and not block.indented:
+            return False  # a flattened block ends at a blank line (the By Type list does)
+        if self.group in _STRICT_GROUPS:
             raise ReadError(f"cannot read {text!r} under {self.group_name!r} (expected 'name: N B')", line=ln.no)
+        return True
 
     def _memory_heading(self, ln: Line) -> None:
         name = clean_name(ln.text[:-1])
@@ -251,12 +310,20 @@ class Parser:
             self.group, self.group_name = "vertex_category", name
         elif key == "by type" and scope.vertex_data is not None:
             self.group, self.group_name = "vertex_type", name
-        elif self._next_text().casefold().startswith("including gaps"):
-            self._scope(name, new=True)  # a scope label such as "Total:"
+        else:  # a scope label ("Total:") when "Including Gaps" follows, else a group memreport does not know
+            self.pending = ln
+            self.group, self.group_name = "other", name
+
+    def _settle_pending(self, ln: Line) -> None:
+        """An unknown heading in a Memory Usage block followed by ``ln``: a scope label or a group."""
+        pending, self.pending = self.pending, None
+        assert pending is not None
+        name = clean_name(pending.text[:-1])
+        if ln.text.casefold().startswith("including gaps") and self.state == "memory":
+            self._scope(name, new=True)
             self.group, self.group_name = None, name
         else:
-            scope.other.setdefault(name, {})
-            self.group, self.group_name = "other", name
+            self._scope().other.setdefault(name, {})
 
     def _group_dict(self) -> dict[str, Any]:
         scope = self._scope()
@@ -286,12 +353,12 @@ class Parser:
         else:
             self._group_dict()[key] = loose(value)
 
-    def _on_by_tile(self, ln: Line) -> None:
+    def _on_by_tile(self, ln: Line) -> bool:
         text, s = ln.text, self.s
         if self.phase == "header":
             self.phase = "rows"
             if text.casefold().startswith("range"):
-                return
+                return True
         if text.casefold().startswith("maximum"):
             match = MAXIMUM.fullmatch(text)
             if match is None:
@@ -308,16 +375,20 @@ class Parser:
                 raise ReadError(f"cannot read the out-of-memory line {text!r}", line=ln.no)
             self._close(ln)
             s.out_of_memory = integer(match["count"], ln.no, "out-of-memory count")
-            self.state = "skip"
+            self.state, self.skip_indent = "skip", self.base if self.base is not None else -1
         elif self.phase == "rows":
             if text.endswith(":"):
-                self._skip(ln)
-                return
+                return self._skip(ln)
+            if self.after_blank and s.bins and not ROW_START.match(text):
+                return False  # the rows ended and something else follows
             self._row(ln)
         elif ROW_START.match(text):
             raise ReadError(f"histogram row {text!r} after the Maximum lines", line=ln.no)
+        elif text.endswith(":"):
+            return self._skip(ln)
         else:
-            self._skip(ln)
+            return False
+        return True
 
     def _row(self, ln: Line) -> None:
         match = ROW.fullmatch(ln.text)
@@ -338,17 +409,26 @@ class Parser:
                 raise ReadError(f"histogram bin {low} - {high} does not follow bin "
                                 f"{prev.low_kib} - {prev.high_kib}", line=ln.no)
             if low > prev.high_kib:
-                self.s.rows_elided = True
+                self.s.elide_before(len(bins))
         bins.append((Bin(low, high, count), ln.no))
 
-    def _end_of_input(self) -> None:
-        last = next((ln for ln in reversed(self.lines) if ln.text and ln.text not in ELISION), None)
-        if self.state in _KNOWN_STATES and last is not None and last.text.endswith(":"):
+    # -- the end
+
+    def finish(self, ended_by: int | None) -> Summary:
+        """The summary read, checked; ``ended_by`` is the line that ended it (None: the end of the file)."""
+        if self.pending is not None:
+            self._scope().other.setdefault(clean_name(self.pending.text[:-1]), {})
+            self.pending = None
+        last = self.last
+        at_end = ended_by is None
+        if at_end and self.state in _KNOWN_STATES and last is not None and last.text.endswith(":"):
             raise Truncated(f"the file ends after the heading {last.text!r}", line=last.no)
-        self._close(None)
+        self._close(None, None if at_end else f"the summary ends at line {ended_by}")
         if self.state == "by_tile":
             s = self.s
             missing = "its Maximum lines" if not s.maxima else "its out-of-memory line"
-            raise Truncated(f"the file ends in the By Tile block before {missing}",
-                            line=last.no if last else s.by_tile_line)
-
+            if at_end:
+                raise Truncated(f"the file ends in the By Tile block before {missing}",
+                                line=last.no if last else s.by_tile_line)
+            s.notes.append(f"the By Tile block (line {s.by_tile_line}) ends before {missing} (line {ended_by})")
+        return self.s

@@ -27,6 +27,11 @@ class Scope:
         return self.including_gaps is None and not (self.regions or self.data_types or self.other) \
             and self.vertex_data is None and self.excluding_printed is None
 
+    def empty_of_figures(self) -> bool:
+        """No Poplar figure (only unknown items, which any program's "Memory Usage:" might print)."""
+        return self.including_gaps is None and self.excluding_printed is None and not self.regions \
+            and not self.data_types and self.vertex_data is None
+
     def excluding_gaps(self) -> int | None:
         """As printed, else the sum of the regions (unless rows were elided)."""
         if self.excluding_printed is not None:
@@ -79,17 +84,37 @@ class Summary:
     target: dict[str, Any] | None = None
     target_line: int = 0
     graph: dict[str, Any] = field(default_factory=dict)
+    graph_line: int = 0
     memory: Block | None = None
     tiles: list[TileBlock] = field(default_factory=list)
     by_tile_line: int = 0
     bins: list[tuple[Bin, int]] = field(default_factory=list)
-    rows_elided: bool = False
+    elided_before: list[int] = field(default_factory=list)  # positions in bins where rows were left out
     maxima: dict[str, tuple[TileBytes, int]] = field(default_factory=dict)
     out_of_memory: int | None = None
     old: dict[str, Any] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    first_line: int = 0  # of its first heading
 
-    def has_memory(self) -> bool:
-        return bool(self.memory or self.bins or self.maxima or self.out_of_memory is not None or self.old)
+    @property
+    def rows_elided(self) -> bool:
+        return bool(self.elided_before)
+
+    def elide_before(self, index: int) -> None:
+        if index not in self.elided_before:
+            self.elided_before.append(index)
+
+    def empty(self) -> bool:
+        """Nothing read yet (a new ``Target:`` may start it)."""
+        return self.target is None and not (self.graph_line or self.memory or self.by_tile_line or self.tiles
+                                            or self.maxima or self.old or self.skipped) \
+            and self.out_of_memory is None
+
+    def has_figures(self) -> bool:
+        """Whether it holds a memory figure Poplar prints (a Target alone, or a block of someone else's
+        "Memory Usage:" with no Poplar item, is not a memory report)."""
+        blocks = ([self.memory] if self.memory else []) + [t.memory for t in self.tiles if t.memory]
+        return bool(self.bins or self.maxima or self.out_of_memory is not None or self.old
+                    or any(not sc.empty_of_figures() for b in blocks for sc in b.scopes))
 

@@ -126,28 +126,3 @@ def snake(name: str) -> str:
     """``Number of IPUs`` -> ``num_ipus``; ``Non-interleaved`` -> ``non_interleaved``."""
     key = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
     return "num_" + key[len("number_of_"):] if key.startswith("number_of_") else key
-
-
-
-def decode(data: bytes) -> str:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ReadError("not UTF-8 text", line=line, offset=exc.start) from None
-    if "\x00" in text:
-        at = text.index("\x00")
-        raise ReadError("binary data (a NUL byte) in a text report", line=text.count("\n", 0, at) + 1,
-                        offset=len(text[:at].encode()))
-    return text.removeprefix("\ufeff")
-
-
-def split_lines(text: str, first: int = 1) -> list[Line]:
-    out = []
-    for no, raw in enumerate(text.split("\n"), first):
-        expanded = raw.rstrip("\r").expandtabs(8)
-        body = expanded.lstrip()
-        out.append(Line(no, len(expanded) - len(body), body.rstrip()))
-    return out
-
-

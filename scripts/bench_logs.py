@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Benchmark memreport on large run logs against ``grep -c`` (issue #11, issue #16 item 12).
+
+Generates (or reuses) under ``bench_data/`` (or ``--data-dir``) a log of
+``--size-mb`` megabytes (1,000 by default) holding one Poplar summary at its
+very end, after other output of which 0.5 % of the lines say "memory" in
+passing, and the same with 15 % (a log that says "memory" on every
+seventh line: the reader's needle then finds many lines it must turn
+away). Then it runs ``memreport FILE`` and ``grep -c 'Memory Usage' FILE``
+alternately (``--repeat`` timed rounds after one warm-up each, so the page
+cache holds the file) and prints medians, minima, memreport's time over
+grep's, and each process's peak RSS (GNU time). The timing helpers are
+``scripts/bench.py``'s.
+
+    python scripts/bench_logs.py                  # the full run (writes ~2 GB once)
+    python scripts/bench_logs.py --quick          # a smoke run on 8 MB logs
+    python scripts/bench_logs.py --sample run.log # write the README's 100 MB log (two compiles) and stop
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+from dataclasses import asdict
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from bench import Command, Row, _gnu_time, bench, ensure, machine, memreport_argv, precompile, print_table, rows_for
+
+from tests.synth import logs
+from tests.synth import text as synth
+
+GENERATOR_VERSION = 1  # bump when the generated content changes, so stale files are rebuilt
+MB = 1_000_000
+SAMPLE_MB = 100
+
+
+def _text_samples():
+    """scripts/make_text_samples.py: its seeded per-tile sizes of a variable initialiser and a training step."""
+    spec = importlib.util.spec_from_file_location("make_text_samples", os.path.join(ROOT, "scripts",
+                                                                                  "make_text_samples.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def summaries() -> tuple[str, str]:
+    """Two printed summaries of one Mk2 IPU: a variable initialiser (fits) and a training step (two tiles
+    out of memory, five detailed)."""
+    samples = _text_samples()
+    tiles = samples.module_tiles()
+    init_ex, init_in = tiles[samples.INIT_MODULE]
+    main_ex, main_in = tiles[samples.MAIN_MODULE]
+    common = {"num_ipus": 1, "tiles_per_ipu": 1472, "bytes_per_tile": samples.MK2_BYTES_PER_TILE,
+              "clock_hz": 1.33e9, "replicas": 1}
+    init = synth.summary_from_tiles(init_ex, init_in, graph={"Number of vertices": 1_474, "Number of edges": 1_480,
+                                                             "Number of variables": 2_950,
+                                                             "Number of compute sets": 3}, detailed=0, **common)
+    main = synth.summary_from_tiles(main_ex, main_in, graph={"Number of vertices": 96_120,
+                                                             "Number of edges": 251_337,
+                                                             "Number of variables": 181_402,
+                                                             "Number of compute sets": 412}, detailed=5, **common)
+    return synth.summary_text(init), synth.summary_text(main)
+
+
+def write_big_log(path: str, size_mb: int, memory_share: float) -> None:
+    """``size_mb`` MB of other output, then one summary (the training step)."""
+    logs.write_log(path, [logs.Filler(size_mb * MB, 7, memory_share), summaries()[1]])
+
+
+def write_sample(path: str, size_mb: int = SAMPLE_MB) -> None:
+    """The README's log: two compiles in ``size_mb`` MB of output; the second fails, PopART logs the error,
+    Python prints the traceback, and the script prints ``getSummaryReport()``."""
+    init, main = summaries()
+    message = logs.tile_memory_message(5, 700_000, 624 * 1024)
+    logs.write_log(path, [logs.Filler(size_mb * MB * 6 // 10, 1), init, logs.Filler(size_mb * MB * 4 // 10, 2),
+                          logs.popart_error(message), logs.python_traceback(message), main])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default=os.path.join(ROOT, "bench_data"),
+                        help="where generated logs are kept and reused (default: bench_data/)")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 8 MB logs, one timed run each")
+    parser.add_argument("--size-mb", type=int, default=None, metavar="N", help="log size (default 1,000; 8 quick)")
+    parser.add_argument("--repeat", type=int, default=None, metavar="N",
+                        help="timed runs per command (default 5, 1 with --quick)")
+    parser.add_argument("--regenerate", action="store_true", help="rebuild the logs even if present")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--sample", metavar="PATH", help="only write the README's 100 MB log to PATH")
+    args = parser.parse_args(argv)
+    if args.sample:
+        write_sample(args.sample)
+        print(f"wrote {args.sample} ({os.path.getsize(args.sample) / MB:,.1f} MB)")
+        return 0
+    repeat = args.repeat if args.repeat is not None else (1 if args.quick else 5)
+    size_mb = args.size_mb if args.size_mb is not None else (8 if args.quick else 1000)
+    if repeat < 1 or size_mb < 1:
+        parser.error("--repeat and --size-mb must be at least 1")
+    os.makedirs(args.data_dir, exist_ok=True)
+    precompile()
+    gnu_time = _gnu_time()
+    rows: list[Row] = []
+    for share, what in ((0.005, "0.5 % say memory"), (0.15, "15 % say memory")):
+        path = ensure(os.path.join(args.data_dir, f"log_{size_mb}mb_{int(share * 1000)}.v{GENERATOR_VERSION}.log"),
+                      write_big_log, size_mb, share, fresh=args.regenerate)
+        cmds = [Command("memreport", memreport_argv() + [path]),
+                Command("grep -c 'Memory Usage'", ["grep", "-c", "Memory Usage", path])]
+        bench(cmds, repeat, gnu_time)
+        rows += rows_for(f"log, {what}", path, cmds)
+    print_table(rows)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": machine(), "repeat": repeat, "rows": [asdict(r) for r in rows]}, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
