@@ -70,15 +70,20 @@ __all__ = [
 
 
 def read_all(path: str | os.PathLike, *, tile_memory: int | str | None = None, arch: str | None = None,
-             skip_bad_members: bool = False) -> list[MemoryReport]:
-    """Every report a file holds, in file order (a ``.rep`` trace may hold several)."""
+             skip_bad_members: bool = False, thin_root: str | os.PathLike | None = None) -> list[MemoryReport]:
+    """Every report a file holds, in file order (a ``.rep`` trace may hold several).
+
+    A thin archive's members must lie under the archive's own directory, or
+    under ``thin_root`` when given.
+    """
     from .readers import read_path
     from .units import check_tile_memory, parse_size
     if isinstance(tile_memory, str):
         tile_memory = parse_size(tile_memory)
     if tile_memory is not None:  # a bad setting is the caller's ValueError, not a ReadError blaming the file
         tile_memory = check_tile_memory(tile_memory)
-    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
+    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
+                          thin_root=None if thin_root is None else os.fspath(thin_root))
     return read_path(path, options)
 
 

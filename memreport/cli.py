@@ -64,7 +64,12 @@ def output_options(subject: str, what: str):
 
 
 def read_options(command):
-    """How inputs are read, shared by the commands: ``--tile-memory``, ``--arch``, ``--skip-bad-members``."""
+    """How inputs are read, shared by the commands: ``--tile-memory``, ``--arch``, ``--skip-bad-members``,
+    ``--thin-root``."""
+    command = click.option(
+        "--thin-root", metavar="DIR", type=click.Path(file_okay=False),
+        help="A thin archive's members may lie anywhere under DIR (default: only under the archive's own "
+             "directory; an absolute or '..' member path leaving it is an error).")(command)
     command = click.option(
         "--skip-bad-members", is_flag=True,
         help="Read an archive whose members are partly damaged: each damaged member's tile keeps its id but its "
@@ -176,7 +181,7 @@ def main() -> None:
 def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory: int | None,
            arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | None = None,
            min_headroom: int | None = None, tensor_map_path: str | None = None,
-           png: str | None = None, skip_bad_members: bool = False) -> None:
+           png: str | None = None, skip_bad_members: bool = False, thin_root: str | None = None) -> None:
     """Show the memory of every tile of a compiled IPU program.
 
     FILE is any report Poplar writes, recognised by its content: an ELF
@@ -199,7 +204,8 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     3 a gate failed.
     """
     from .analysis import gates, summarize_all
-    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
+    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
+                          thin_root=thin_root)
     reports = load(files, options)
     tensor_map = load_tensor_map(tensor_map_path, reports) if tensor_map_path else None
     if png == "-" and (output == "-" or len(reports) > 1):
@@ -253,7 +259,7 @@ def numbered_paths(path: str, count: int, extension: str) -> list[str]:
 @click.option("--fail-on-oom", is_flag=True, help="Gate: exit 3 if any tile of NEW is out of memory.")
 def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, tile_memory: int | None,
                  arch: str | None, fail_on_growth: int | None, fail_on_oom: bool,
-                 skip_bad_members: bool = False) -> None:
+                 skip_bad_members: bool = False, thin_root: str | None = None) -> None:
     """Compare two builds tile by tile (excluding-gaps bytes).
 
     OLD and NEW are any two readable reports of programs with the same tile
@@ -272,7 +278,8 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     """
     from .analysis import diff as diffing
     from .analysis import gates, summarize
-    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
+    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
+                          thin_root=thin_root)
     old, old_note = diffing.choose_report(load([old_path], options))
     new, new_note = diffing.choose_report(load([new_path], options))
     try:

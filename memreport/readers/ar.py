@@ -4,30 +4,36 @@ GNU and BSD member names, the ``/`` (and ``/SYM64/``, ``__.SYMDEF``)
 symbol index, the ``//`` long-name table, odd-size padding, and thin
 archives whose members live beside the archive. A tile's id is its member's
 position, not counting the index and the name table.
+
+The archive is read in windows of :data:`BATCH_BYTES` with ``pread``, never
+mapped: a file truncated while it is read (a CI job rewriting it in place)
+is a ReadError, not a SIGBUS, and no address-space limit stands in the way.
 """
 from __future__ import annotations
 
-import contextlib
-import mmap
 import os
 import stat
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
-from ..errors import ReadError, Truncated
+from ..errors import FileChanged, ReadError, Truncated
 from ..model import MemoryReport, SkippedMember
 from .elf import TileSections, scan_elf
 from .elf_bulk import scan_many
+from .fileview import FileView
 from .registry import Reader, ReadOptions, register
 from .sections import SectionNames, SectionRows, sections_report
+
+if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 AR_MAGIC = b"!<arch>\n"
 THIN_MAGIC = b"!<thin>\n"
 HEADER_SIZE = 60
-BATCH_MEMBERS = 4096    # members scanned at once; progress is reported after each full batch
-BATCH_BYTES = 32 << 20  # at most this much of the archive mapped in before its pages are released
-_DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
+BATCH_MEMBERS = 4096   # members scanned at once; progress is reported after each full batch
+BATCH_BYTES = 4 << 20  # the window of the archive read at once (a larger member is read on its own)
 _SYMBOL_INDEXES = {"/", "/SYM64/", "__.SYMDEF", "__.SYMDEF SORTED", "__.SYMDEF_64", "__.SYMDEF_64 SORTED"}
 
 
@@ -48,69 +54,115 @@ def _number(field: bytes, what: str, at: int) -> int:
     return int(text)
 
 
-def iter_members(buf: bytes | mmap.mmap, start: int = 8, long_names: bytes = b"") -> Iterator[Member]:
+Buffer = Union[bytes, FileView]  # what the walks read: a window of the archive, or the archive itself
+
+
+def iter_members(buf: Buffer, start: int = 8, long_names: bytes = b"") -> Iterator[Member]:
     """Every file member of the archive in ``buf``, skipping the symbol index and name table.
 
     ``start`` and ``long_names`` resume a walk at a member header, with the
     ``//`` name table read so far.
     """
     thin = buf[:8] == THIN_MAGIC
-    size_total = len(buf)
     offset = start
-    while offset < size_total:
-        if offset + HEADER_SIZE > size_total:
-            if offset + 1 == size_total and buf[offset:offset + 1] == b"\n":
-                break  # a stray final pad byte
-            raise Truncated(f"ar member header cut short ({size_total - offset} of 60 bytes)", offset=offset)
-        header = buf[offset:offset + HEADER_SIZE]
-        if header[58:60] != b"`\n":
-            raise ReadError(f"ar member header lacks its end marker (found {bytes(header[58:60])!r})",
-                            offset=offset + 58)
-        size = _number(header[48:58], "size", offset + 48)
-        raw = bytes(header[:16]).rstrip(b" ")
-        data = offset + HEADER_SIZE
-        special = raw in (b"/", b"//", b"/SYM64/")
-        stored = not thin or special  # a thin archive stores only its index and name table
-        if stored and data + size > size_total:
-            raise Truncated(f"ar member at {offset} declares {size} bytes but only {size_total - data} remain",
-                            offset=offset + 48)
-        name_len = 0
-        if raw == b"//":
-            long_names = bytes(buf[data:data + size])
-        elif raw.startswith(b"#1/"):
-            name_len = _number(raw[3:], "BSD name length", offset + 3)
-            if name_len > size:
-                raise ReadError(f"BSD member name of {name_len} bytes exceeds the member's {size}", offset=offset)
-            name = bytes(buf[data:data + name_len]).rstrip(b"\0").decode("utf-8", "replace")
-        elif raw.startswith(b"/") and raw[1:].isdigit():
-            start = int(raw[1:])
-            end = long_names.find(b"\n", start)
-            if start >= len(long_names) or end < 0:
-                raise ReadError(f"long member name {raw.decode()} outside the name table", offset=offset)
-            name = long_names[start:end].rstrip(b"/").decode("utf-8", "replace")
-        elif raw.endswith(b"/") and raw != b"/":
-            name = raw[:-1].decode("utf-8", "replace")
-        else:
-            name = raw.decode("utf-8", "replace")
-        if raw != b"//" and not (name_len == 0 and raw.decode("latin-1") in _SYMBOL_INDEXES) \
-                and not (name_len and name in _SYMBOL_INDEXES):
-            yield Member(name, offset, data + name_len if stored else None, size - name_len)
-        offset = data + (size if stored else 0)
-        offset += offset % 2
+    while offset < len(buf):
+        member, offset, long_names = member_at(buf, offset, long_names, thin)
+        if member is not None:
+            yield member
 
 
-def _read_thin_member(archive: str, member: Member) -> bytes:
-    path = os.path.join(os.path.dirname(archive), member.name)
+def member_at(buf: Buffer, offset: int, long_names: bytes, thin: bool) -> tuple[Member | None, int, bytes]:
+    """The member whose header is at ``offset``: (the member, or None for the symbol index, the name table
+    and a stray final pad byte; where the next header starts; the ``//`` name table read so far)."""
+    size_total = len(buf)
+    if offset + HEADER_SIZE > size_total:
+        if offset + 1 == size_total and buf[offset:offset + 1] == b"\n":
+            return None, size_total, long_names  # a stray final pad byte
+        raise Truncated(f"ar member header cut short ({size_total - offset} of 60 bytes)", offset=offset)
+    header = buf[offset:offset + HEADER_SIZE]
+    if header[58:60] != b"`\n":
+        raise ReadError(f"ar member header lacks its end marker (found {bytes(header[58:60])!r})",
+                        offset=offset + 58)
+    size = _number(header[48:58], "size", offset + 48)
+    raw = bytes(header[:16]).rstrip(b" ")
+    data = offset + HEADER_SIZE
+    special = raw in (b"/", b"//", b"/SYM64/")
+    stored = not thin or special  # a thin archive stores only its index and name table
+    if stored and data + size > size_total:
+        raise Truncated(f"ar member at {offset} declares {size} bytes but only {size_total - data} remain",
+                        offset=offset + 48)
+    name_len = 0
+    name = ""
+    if raw == b"//":
+        long_names = bytes(buf[data:data + size])
+    elif raw.startswith(b"#1/"):
+        name_len = _number(raw[3:], "BSD name length", offset + 3)
+        if name_len > size:
+            raise ReadError(f"BSD member name of {name_len} bytes exceeds the member's {size}", offset=offset)
+        name = bytes(buf[data:data + name_len]).rstrip(b"\0").decode("utf-8", "replace")
+    elif raw.startswith(b"/") and raw[1:].isdigit():
+        start = int(raw[1:])
+        end = long_names.find(b"\n", start)
+        if start >= len(long_names) or end < 0:
+            raise ReadError(f"long member name {raw.decode()} outside the name table", offset=offset)
+        name = long_names[start:end].rstrip(b"/").decode("utf-8", "replace")
+    elif raw.endswith(b"/") and raw != b"/":
+        name = raw[:-1].decode("utf-8", "replace")
+    else:
+        name = raw.decode("utf-8", "replace")
+    after = data + (size if stored else 0)
+    after += after % 2
+    if raw == b"//" or (name_len == 0 and raw.decode("latin-1") in _SYMBOL_INDEXES) \
+            or (name_len and name in _SYMBOL_INDEXES):
+        return None, after, long_names
+    return Member(name, offset, data + name_len if stored else None, size - name_len), after, long_names
+
+
+def thin_member_path(archive: str, name: str, root: str | None = None) -> str:
+    """Where a thin archive's member lives: ``name`` relative to the archive's directory, which it may not
+    leave (nor ``root``, when given, the directory it may lie anywhere under instead).
+
+    The check is on the path as written (after resolving ``.`` and ``..``),
+    so a hostile archive cannot make memreport open ``/etc/passwd`` or
+    ``../../proc/self/environ``; symbolic links inside are followed.
+    """
+    if "\0" in name:
+        raise ReadError("a thin archive member's path cannot hold a NUL byte")
+    base = os.path.dirname(os.path.abspath(archive))
+    path = os.path.normpath(os.path.join(base, name))
+    allowed = os.path.abspath(root) if root is not None else base
+    if os.path.commonpath([allowed, path]) != allowed:
+        kind = "an absolute path" if os.path.isabs(name) else "a path"
+        where = f"the thin root {allowed}" if root is not None else f"the archive's directory ({allowed})"
+        raise ReadError(f"thin archive member is {kind} outside {where}: memreport reads thin members only "
+                        "there (--thin-root DIR widens it)")
+    return path
+
+
+def scan_thin_member(archive: str, member: Member, root: str | None = None,
+                     names_cache: dict | None = None) -> TileSections:
+    """The sections of a thin archive's member, read from its own file only as far as the scan needs.
+
+    Whatever the archive declares, no more of the file than the ELF header,
+    the section table and the section names is read, and none of it is
+    quoted in an error: the path comes from the archive, whoever wrote it.
+    """
+    path = thin_member_path(archive, member.name, root)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
-        with open(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise ReadError(f"thin archive member {member.name!r} is not a regular file",
-                                offset=member.header_offset)
-            return f.read()
     except OSError as exc:
-        raise ReadError(f"thin archive member {member.name!r} cannot be read: {exc.strerror}",
-                        offset=member.header_offset) from None
+        raise ReadError(f"thin archive member cannot be read: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ReadError("thin archive member is not a regular file")
+        try:
+            return scan_elf(FileView(fd, info.st_size), 0, info.st_size, names_cache=names_cache, quote=False)
+        except ReadError as exc:
+            exc.offset = None  # an offset into the member's own file would read as one into the archive
+            raise
+    finally:
+        os.close(fd)
 
 
 _HEAD = HEADER_SIZE + 64  # a member header and room for the ELF header that follows it
@@ -123,54 +175,65 @@ _DIGIT[list(b"0123456789")] = True
 class _Walked:
     """A batch of members found by :func:`_walk`: plain lists and arrays, member by member."""
 
-    __slots__ = ("elf_heads", "headers", "long_names", "names", "offset", "sizes", "starts", "stopped")
+    __slots__ = ("cut", "elf_heads", "headers", "long_names", "names", "offset", "sizes", "starts", "stopped")
 
-    def __init__(self, names, headers, starts, sizes, elf_heads, offset, long_names, stopped) -> None:
+    def __init__(self, names, headers, starts, sizes, elf_heads, offset, long_names, stopped, cut) -> None:
         self.names, self.headers, self.starts, self.sizes = names, headers, starts, sizes
         self.elf_heads, self.offset, self.long_names, self.stopped = elf_heads, offset, long_names, stopped
+        self.cut = cut  # ended at a member the window does not hold whole (the file goes on)
 
 
-def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_bytes: int) -> _Walked:
-    """The members from ``offset`` on, as :func:`iter_members` finds them, checked in bulk (the fast path).
+def _walk(buf: bytes, offset: int, long_names: bytes, max_members: int, at_end: bool) -> _Walked:
+    """The members of the window ``buf`` from the header at ``offset`` on, as :func:`iter_members` finds
+    them, checked in bulk (the fast path); offsets are the window's.
 
-    Stops after ``max_members`` members or ``max_bytes`` bytes, and before
-    the first header :func:`iter_members` would reject or that this walk
-    does not handle (``stopped``), leaving it to ``iter_members``, which
-    raises the same errors. Also returns the first 64 bytes of every
+    Stops after ``max_members`` members, at the first member the window
+    does not hold whole (``at_end`` says the window reaches the end of the
+    file: a member past it is then an error, not one to read whole), and
+    before the first header :func:`iter_members` would reject or that this
+    walk does not handle (``stopped``), leaving it to ``iter_members``,
+    which raises the same errors. Also returns the first 64 bytes of every
     member's data (its ELF header).
     """
     end = len(buf)
-    limit = offset + max_bytes
     heads: list[bytes] = []
     offsets: list[int] = []
     sizes: list[int] = []
     add_head, add_offset, add_size = heads.append, offsets.append, sizes.append
-    stop = min(end, limit)
     k = 0
+    stopped = cut = False
     # Trust each size field just enough to find the next header; every header is checked below.
-    while offset < stop and k < max_members:
+    while offset < end and k < max_members:
+        if offset + HEADER_SIZE > end and not at_end:
+            cut = True
+            break  # the header goes on in the next window
         head = buf[offset:offset + _HEAD]
         try:
             size = int(head[48:58])
         except ValueError:
+            stopped = True
             break
         if size < 0:
+            stopped = True
             break
         add_head(head)
         add_offset(offset)
         add_size(size)
         k += 1
         offset += HEADER_SIZE + size + (size & 1)  # offsets stay even: data is padded to an even size
-    stopped = offset < stop and k < max_members
     k = len(heads)
-    for i in range(k - 1, -1, -1):  # only the last members can run into the end of the file
+    if k == 0:
+        return _Walked([], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                       np.zeros((0, 64), np.uint8), offset, long_names, stopped, cut)
+    for i in range(k - 1, -1, -1):  # only the last members can run into the end of the window
         if len(heads[i]) == _HEAD:
             break
         heads[i] = heads[i].ljust(_HEAD, b"\0")
     table = np.frombuffer(b"".join(heads), dtype=np.uint8).reshape(k, _HEAD)
     header_at = np.array(offsets, dtype=np.int64)
     size_arr = np.array(sizes, dtype=np.int64)
-    valid = (table[:, 58] == 0x60) & (table[:, 59] == 0x0A) & (header_at + HEADER_SIZE + size_arr <= end)
+    inside = header_at + HEADER_SIZE + size_arr <= end
+    valid = (table[:, 58] == 0x60) & (table[:, 59] == 0x0A) & inside
     digit, space = _DIGIT[table[:, 48:58]], _SPACE[table[:, 48:58]]
     runs = (digit[:, 1:] & ~digit[:, :-1]).sum(axis=1) + digit[:, 0]
     valid &= (digit | space).all(axis=1) & (runs == 1)  # field.strip().isdigit()
@@ -181,9 +244,10 @@ def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_
                & ~((raw[:, 0] == 0x23) & (raw[:, 1] == 0x31) & (raw[:, 2] == 0x2F))  # "#1/": BSD
                & ~((raw == 0x0A) & (column < name_end[:, None])).any(axis=1))
     bad = np.flatnonzero(~valid)
-    cut = int(bad[0]) if bad.size else k
-    if cut < k:
-        offset, stopped = offsets[cut], True
+    first_bad = int(bad[0]) if bad.size else k
+    if first_bad < k:  # a member the window cuts short is read on its own (and checked there)
+        offset, stopped = offsets[first_bad], at_end or bool(inside[first_bad])
+        cut = not stopped
     # GNU short names ("name/"), decoded at once; the rest one by one, as iter_members does.
     keep = np.zeros((k, 17), dtype=bool)
     keep[:, :16] = column < name_end[:, None]
@@ -191,22 +255,22 @@ def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_
     spelled = np.empty((k, 17), dtype=np.uint8)
     spelled[:, :16] = raw
     spelled[:, 16] = 0x0A
-    short = np.flatnonzero(regular[:cut])
+    short = np.flatnonzero(regular[:first_bad])
     short_names = spelled[short][keep[short]].tobytes().decode("utf-8", "replace").split("\n")
-    if short.size == cut:
+    if short.size == first_bad:
         names = short_names[:-1]
-        chosen = np.arange(cut)
+        chosen = np.arange(first_bad)
         name_lens = None
     else:
         names, chosen_list, lens = [], [], []
         spelled_names = dict(zip(short.tolist(), short_names))
-        for i in range(cut):
+        for i in range(first_bad):
             name = spelled_names.get(i)
             name_len = 0
             if name is None:
                 found = _special_name(buf, heads[i], offsets[i] + HEADER_SIZE, sizes[i], long_names)
                 if found is None:  # iter_members must judge this one
-                    offset, stopped = offsets[i], True
+                    offset, stopped, cut = offsets[i], True, False
                     break
                 name, name_len, long_names = found
             if name is not None:
@@ -224,7 +288,7 @@ def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_
         elf_heads = elf_heads.copy()
         for j in np.flatnonzero(name_lens).tolist():
             elf_heads[j] = np.frombuffer(buf[starts[j]:starts[j] + 64].ljust(64, b"\0"), dtype=np.uint8)
-    return _Walked(names, header_at[chosen], starts, member_sizes, elf_heads, offset, long_names, stopped)
+    return _Walked(names, header_at[chosen], starts, member_sizes, elf_heads, offset, long_names, stopped, cut)
 
 
 def _special_name(buf, head: bytes, data: int, size: int, long_names: bytes):
@@ -254,16 +318,6 @@ def _special_name(buf, head: bytes, data: int, size: int, long_names: bytes):
     return raw.decode("utf-8", "replace"), 0, long_names
 
 
-def _release(buf: mmap.mmap, start: int, stop: int) -> None:
-    """Unmap pages already read so the mapped archive never counts whole towards memory use."""
-    if _DONTNEED is None:
-        return
-    start -= start % mmap.PAGESIZE
-    if stop > start:
-        with contextlib.suppress(OSError, ValueError):  # a platform without it: only memory use suffers
-            buf.madvise(_DONTNEED, start, stop - start)
-
-
 class _Tiles:
     """Tiles gathered so far: member names, ELF header fields and section rows."""
 
@@ -278,8 +332,9 @@ class _Tiles:
         self.e_flags: list[np.ndarray] = []
         self.cache: dict = {}
 
-    def add_batch(self, buf, walked: _Walked) -> None:
-        """Scan a batch with the vectorised scan; members it leaves go to scan_elf, in order."""
+    def add_batch(self, buf: bytes, walked: _Walked, base: int) -> None:
+        """Scan a batch with the vectorised scan; members it leaves go to scan_elf, in order. ``buf`` holds
+        the archive from offset ``base`` on."""
         first = len(self.names)
         batch = scan_many(buf, walked.starts, walked.sizes, walked.elf_heads, self.table)
         batch.rows.tile += first
@@ -288,6 +343,8 @@ class _Tiles:
             try:
                 tile = scan_elf(buf, int(walked.starts[i]), int(walked.sizes[i]), names_cache=self.cache)
             except ReadError as exc:
+                if exc.offset is not None:
+                    exc.offset += base
                 if not self.skip_bad_members:
                     raise exc.located(member=walked.names[i], path=self.path) from None
                 self.skipped.append(SkippedMember(first + i, walked.names[i], str(exc)))
@@ -297,6 +354,20 @@ class _Tiles:
         self.machine.append(batch.machine)
         self.e_flags.append(batch.e_flags)
         self.names.extend(walked.names)
+
+    def add_member(self, view: FileView, member: Member, thin_root: str | None) -> None:
+        """Scan one member the reference way (a thin archive's from its own file)."""
+        try:
+            if member.data_offset is None:
+                tile = scan_thin_member(self.path, member, thin_root, self.cache)
+            else:
+                tile = scan_elf(view, member.data_offset, member.size, names_cache=self.cache)
+        except ReadError as exc:
+            if not self.skip_bad_members or isinstance(exc, FileChanged):  # a changed file spoils every member
+                raise exc.located(member=member.name, path=self.path) from None
+            self.skip(member.name, exc)
+            return
+        self.add(member.name, tile)
 
     def add(self, name: str, tile: TileSections) -> None:
         self.rows.append(SectionRows.from_sections(len(self.names), [tile], self.table))
@@ -323,58 +394,85 @@ class _Tiles:
 
 def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
     """Every tile ELF in an archive, as one report."""
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
     tiles = _Tiles(path, options.skip_bad_members)
-    progress = options.progress
-    try:
-        offset, long_names = 8, b""
-        if isinstance(buf, mmap.mmap) and not prefix.startswith(THIN_MAGIC):
-            # The fast path: batches of members, each scanned at once, its pages released after.
-            while offset < size:
-                room = BATCH_MEMBERS - len(tiles.names) % BATCH_MEMBERS
-                walked = _walk(buf, offset, long_names, room, BATCH_BYTES)
-                if walked.names:
-                    tiles.add_batch(buf, walked)
-                    if progress is not None and len(tiles.names) % BATCH_MEMBERS == 0:
-                        progress(int(walked.headers[-1]), size)
-                _release(buf, offset, walked.offset)
-                offset, long_names = walked.offset, walked.long_names
-                if walked.stopped:
-                    break
+    thin = prefix.startswith(THIN_MAGIC)
+    with open(path, "rb") as f:
+        view = FileView(f.fileno())
+        offset, long_names = (8, b"") if thin else _read_windows(view, tiles, options.progress)
         # The reference path: thin archives, and whatever the fast walk left (it raises the errors).
-        released = offset
-        for member in iter_members(buf, offset, long_names):
-            try:
-                if member.data_offset is None:
-                    blob = _read_thin_member(path, member)
-                    tile = scan_elf(blob, 0, len(blob), names_cache=tiles.cache)
-                else:
-                    tile = scan_elf(buf, member.data_offset, member.size, names_cache=tiles.cache)
-            except ReadError as exc:
-                if exc.offset is not None and member.data_offset is None:
-                    exc.offset = None  # an offset into the thin member's own file would mislead
-                if not tiles.skip_bad_members:
-                    raise exc.located(member=f"{member.name}", path=path) from None
-                tiles.skip(member.name, exc)
-                continue
-            tiles.add(member.name, tile)
-            if len(tiles.names) % BATCH_MEMBERS == 0:
-                if progress is not None:
-                    progress(member.header_offset, size)
-                if isinstance(buf, mmap.mmap):
-                    _release(buf, released, member.header_offset)
-                    released = member.header_offset
-    finally:
-        if isinstance(buf, mmap.mmap):
-            buf.close()
+        for member in iter_members(view, offset, long_names):
+            tiles.add_member(view, member, options.thin_root)
+            if options.progress is not None and len(tiles.names) % BATCH_MEMBERS == 0:
+                options.progress(member.header_offset, len(view))
     if not tiles.names:
         raise ReadError("archive holds no members (an empty archive is not a report)")
-    if progress is not None:
-        progress(size, size)
-    fmt = "thin-archive" if prefix.startswith(THIN_MAGIC) else "archive"
-    return [tiles.report(fmt)]
+    if options.progress is not None:
+        options.progress(len(view), len(view))
+    return [tiles.report("thin-archive" if thin else "archive")]
+
+
+def _read_windows(view: FileView, tiles: _Tiles, progress) -> tuple[int, bytes]:
+    """The fast path: the archive a window at a time, each window's members scanned at once.
+
+    A member a window cuts short is read on its own, the reference way.
+    Returns where the walk stopped, with the name table read so far: the
+    end of the file, or a header the reference path must judge.
+    """
+    size = len(view)
+    offset, long_names = 8, b""
+    base = 8
+    with _ReadAhead(view, BATCH_BYTES) as windows:
+        while offset < size:
+            buf = windows.read(base)
+            end = base + len(buf)
+            while offset < end:
+                room = BATCH_MEMBERS - len(tiles.names) % BATCH_MEMBERS
+                walked = _walk(buf, offset - base, long_names, room, at_end=end >= size)
+                if walked.names:
+                    tiles.add_batch(buf, walked, base)
+                    if progress is not None and len(tiles.names) % BATCH_MEMBERS == 0:
+                        progress(base + int(walked.headers[-1]), size)
+                if walked.stopped:
+                    return base + walked.offset, walked.long_names
+                offset, long_names = base + walked.offset, walked.long_names
+                if walked.cut:  # the member at offset runs past the window (perhaps past many): read it alone
+                    member, offset, long_names = member_at(view, offset, long_names, thin=False)
+                    if member is not None:
+                        tiles.add_member(view, member, None)
+            base = end if offset < end + BATCH_BYTES else offset  # the next window, read ahead, if it helps
+    return offset, long_names
+
+
+class _ReadAhead:
+    """Windows of a file, each read in a thread while the one before is scanned (two cores read an archive
+    about as fast as a mapping would, without its SIGBUS when the file shrinks)."""
+
+    def __init__(self, view: FileView, width: int) -> None:
+        self.view, self.width = view, width
+        self.pool: ThreadPoolExecutor | None = None
+        self.ahead: tuple[int, Future[bytes]] | None = None  # (offset, the read of the window there)
+
+    def __enter__(self) -> _ReadAhead:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def read(self, offset: int) -> bytes:
+        """The window at ``offset``; the next one is read meanwhile."""
+        if self.ahead is not None and self.ahead[0] == offset:
+            data = self.ahead[1].result()
+        else:
+            data = self.view.read(offset, self.width)
+        after = offset + len(data)
+        self.ahead = None
+        if after < len(self.view):
+            if self.pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+                self.pool = ThreadPoolExecutor(1, thread_name_prefix="memreport-read")
+            self.ahead = (after, self.pool.submit(self.view.read, after, self.width))
+        return data
 
 
 register(Reader("ar", "ar archive of tile ELF files",

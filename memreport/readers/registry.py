@@ -33,6 +33,7 @@ class ReadOptions:
     tile_memory: int | None = None   # bytes per tile, overriding what the source says
     arch: str | None = None          # ipu1 / ipu2 / ipu21, overriding the arch a source names
     skip_bad_members: bool = False   # archives: a damaged member's tile is kept as unknown, not fatal
+    thin_root: str | None = None     # thin archives: members may lie anywhere under this directory
     progress: Callable[[int, int], None] | None = None  # (done, total) in reader units
     option_names: OptionNames = CLI_NAMES  # how notes spell the overrides ("--arch" or "arch=")
 
