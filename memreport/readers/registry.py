@@ -158,8 +158,13 @@ def reading(path: str, what: str) -> Iterator[None]:
         yield
     except ReadError as exc:
         raise exc.located(path) from None
-    except (MemoryError, RecursionError) as exc:
-        raise ReadError(f"{what}: too large or too deeply nested ({type(exc).__name__})", path=path) from None
+    except MemoryError:  # the environment's limit (ulimit -v, a container's memory), not a bug
+        raise ReadError(f"{what}: out of memory while reading (MemoryError): the file needs more memory than "
+                        "this process may use", path=path) from None
+    except RecursionError:
+        raise ReadError(f"{what}: too deeply nested (RecursionError)", path=path) from None
+    except OSError as exc:  # an I/O error of the disk or the file system, not of memreport
+        raise ReadError(f"{what}: cannot read: {exc.strerror or exc}", path=path) from None
     except Exception as exc:
         detail = " ".join(str(exc).split())
         detail = detail if len(detail) <= 200 else detail[:197] + "..."
