@@ -15,7 +15,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UnsupportedOperation
-from ..model import KIB, Bin, Histogram, MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileDetail, TileReport
+from ..model import (
+    KIB,
+    Bin,
+    Histogram,
+    MemoryReport,
+    SummaryReport,
+    TensorMapReport,
+    TileBytes,
+    TileDetail,
+    TileReport,
+    exact_sum,
+)
 from .binning import aligned_counts, power_of_two_width
 
 MAX_BINS = 128
@@ -163,14 +174,14 @@ def max_including_gaps(report: MemoryReport) -> TileBytes | None:
 def total_excluding_gaps(report: MemoryReport) -> int | None:
     """Bytes over all tiles, excluding gaps."""
     if isinstance(report, TileReport):
-        return int(report.excluding_gaps.sum(dtype=np.int64))
+        return exact_sum(report.excluding_gaps)  # exact: an int64 sum wraps past 2**63
     return report.printed.excluding_gaps if isinstance(report, SummaryReport) else None
 
 
 def total_including_gaps(report: MemoryReport) -> int | None:
     """Bytes over all tiles, including gaps; None where unknown."""
     if isinstance(report, TileReport):
-        return None if report.including_gaps is None else int(report.including_gaps.sum(dtype=np.int64))
+        return None if report.including_gaps is None else exact_sum(report.including_gaps)
     return report.printed.including_gaps if isinstance(report, SummaryReport) else None
 
 
@@ -252,9 +263,9 @@ def per_ipu(report: MemoryReport, over: np.ndarray | None = None) -> list[IpuSum
             continue
         result.append(IpuSummary(
             ipu=ipu, first_tile=first, num_tiles=part.stop - first,
-            excluding_gaps=int(values[part].sum(dtype=np.int64)),
+            excluding_gaps=exact_sum(values[part]),
             including_gaps=None if report.including_gaps is None
-            else int(report.including_gaps[part].sum(dtype=np.int64)),
+            else exact_sum(report.including_gaps[part]),
             max_excluding_gaps=TileBytes(first + peak.tile, peak.bytes),
             tiles_out_of_memory=None if over is None else int(np.count_nonzero(over[part])),
         ))

@@ -27,7 +27,18 @@ from .target import (
                      Target,
                      resolve_target,
 )
-from .values import Bin, Column, Histogram, PrintedSummary, SkippedMember, TileBytes, TileDetail
+from .values import (
+                     Bin,
+                     Column,
+                     Histogram,
+                     PrintedSummary,
+                     SkippedMember,
+                     TileBytes,
+                     TileDetail,
+                     check_sums,
+                     exact_sum,
+                     sums_by,
+)
 
 __all__ = [
                      "ARCHES",
@@ -53,6 +64,9 @@ __all__ = [
                      "TileBytes",
                      "TileDetail",
                      "TileReport",
+                     "check_sums",
+                     "exact_sum",
                      "install_views",
                      "resolve_target",
+                     "sums_by",
 ]

@@ -33,11 +33,11 @@ def test_slices_read_like_bytes(opened):
 def test_only_slices_are_taken(opened):
     view = FileView(opened[1])
     with pytest.raises(TypeError):
-        view[3]  # noqa: B018
+        view[3]
     with pytest.raises(TypeError):
-        view[-4:]  # noqa: B018
+        view[-4:]
     with pytest.raises(TypeError):
-        view[0:10:2]  # noqa: B018
+        view[0:10:2]
 
 
 def test_bytes_appended_after_opening_are_not_seen(opened):
