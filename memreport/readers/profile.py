@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import ReadError
 from ..model import ARCHES, MAX_TILES, Column, MemoryReport, StatedTarget, TileReport, resolve_target
-from .bulk_decode import decode_cbor_arrays, decode_json_arrays
+from .bulk_decode import decode_cbor_arrays, decode_json_arrays, decode_tensor_map_json
 from .document import (
     child,
     decode_cbor,
@@ -44,7 +44,7 @@ from .document import (
     whole_number,
 )
 from .registry import Reader, ReadOptions, register
-from .tensor_map import is_tensor_map, report_from_tensor_map, tensor_map_from_document
+from .tensor_map import is_tensor_map, looks_like_tensor_map, report_from_tensor_map, tensor_map_from_document
 
 REGIONS = {"nonInterleaved": "non_interleaved", "interleaved": "interleaved", "overflowed": "overflowed"}
 GRAPH_COUNTS = {"numVertices": "num_vertices", "numEdges": "num_edges", "numVars": "num_vars",
@@ -63,7 +63,9 @@ def is_profile(tree: Any) -> bool:
 def read_json(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
     """A JSON graph profile or tensor map."""
     data = _read_bytes(path)
-    tree = decode_json_arrays(data)  # per-tile lists straight to arrays; None: decode the ordinary way
+    # Long lists straight to arrays (a tensor map's tile pairs, a profile's per-tile lists); None: decode the
+    # ordinary way.
+    tree = decode_tensor_map_json(data) if looks_like_tensor_map(data) else decode_json_arrays(data)
     tree = decode_json(data) if tree is None else tree
     del data  # the file's bytes need not outlive the decoding
     return read_tree(tree, path, "json")
