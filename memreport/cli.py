@@ -161,8 +161,9 @@ def main() -> None:
 @click.option("--top", default=5, show_default=True, type=click.IntRange(min=0), metavar="N",
               help="How many of the most memory-subscribed tiles to detail.")
 @read_options
-@click.option("--bin-kib", type=click.IntRange(min=1), metavar="N",
-              help="Histogram bin width in KiB (default: the smallest power of two giving at most 128 bins).")
+@click.option("--bin-kib", type=click.IntRange(min=1, max=2 ** 53 - 1), metavar="N",
+              help="Histogram bin width in KiB (default: the smallest power of two giving at most 128 bins); at "
+                   "most 16,384 bins (exit 2 beyond).")
 @click.option("--png", metavar="PATH",
               help="Also draw each report as a PNG: memory per tile, the By Tile histogram, a per-IPU heat "
                    "map. Several reports write PATH-1.png, PATH-2.png, ... in input order.")

@@ -11,6 +11,7 @@ import struct
 import warnings
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from memreport.cli import main
@@ -78,3 +79,27 @@ def test_tensor_map_estimates_are_exact_and_never_wrap(tmp_path):
     assert (result.exit_code, result.stdout) == (1, "")
     assert result.stderr == (f"memreport: {path}: mappings: the elements or estimated bytes on tile 0 sum to "
                              "13,835,058,055,269,580,800: 2**63 or more: no tile holds that much\n")
+
+
+# ---------------------------------------------------------------- --bin-kib (item 7)
+
+def test_bin_widths_that_would_make_too_many_bins_are_bad_usage(tmp_path):
+    """--bin-kib 1 over tiles 64 GiB apart took 45 s and 3 GB before a MemoryError (issue #16)."""
+    path = write_profile(tmp_path, [0, 64 * 2 ** 30], bytes_per_tile=None, tiles_per_ipu=2)
+    result = run(path, "--bin-kib", "1")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.endswith("Error: bins of 1 KiB would be 67,108,865 bins for tiles of 0 to 68,719,476,736 B: "
+                                  "at most 16,384 (bins of 8,192 KiB fit)\n")
+    assert run(path, "--bin-kib", "8192").exit_code == 0
+
+
+@pytest.mark.parametrize("width,code", [(2 ** 53, 2), (2 ** 60, 2), (2 ** 53 - 1, 0)])
+def test_bin_widths_up_to_2_to_the_63_bytes(tmp_path, width, code):
+    """--bin-kib 2**53 raised OverflowError: widths of 2**63 B or more are refused at parse time."""
+    path = write_profile(tmp_path, [10, 64 * 2 ** 30], bytes_per_tile=None, tiles_per_ipu=2)
+    result = run(path, "--bin-kib", width)
+    assert result.exit_code == code, result.output
+    if code == 0:
+        assert f"                   0 - {width} ****************************************      2\n" in result.stdout
+    else:
+        assert f"Invalid value for '--bin-kib': {width} is not in the range 1<=x<=9007199254740991." in result.stderr

@@ -29,7 +29,9 @@ from ..model import (
 )
 from .binning import aligned_counts, power_of_two_width
 
-MAX_BINS = 128
+MAX_BINS = 128            # bins the default width gives at most (Poplar's rule)
+MAX_GIVEN_BINS = 16_384   # bins a given width may make: the text prints one line each
+MAX_BIN_KIB = 2 ** 53 - 1  # widths of 2**63 B and more are wider than any size
 
 
 @dataclass(frozen=True)
@@ -65,11 +67,22 @@ def choose_bin_kib(low_bytes: int, high_bytes: int, max_bins: int = MAX_BINS) ->
 
 
 def bin_counts(values: np.ndarray, bin_kib: int) -> Histogram:
-    """Histogram of per-tile bytes in bins of ``bin_kib`` KiB, aligned to multiples of it."""
-    if bin_kib <= 0:
-        raise ValueError("bin width must be positive")
+    """Histogram of per-tile bytes in bins of ``bin_kib`` KiB, aligned to multiples of it.
+
+    An :class:`UnsupportedOperation` when the bins would be more than
+    :data:`MAX_GIVEN_BINS` (1 KiB bins over tiles 64 GiB apart are 67
+    million lines), naming the narrowest power-of-two width that fits.
+    """
+    if not 0 < bin_kib <= MAX_BIN_KIB:
+        raise ValueError(f"bin width must be 1 to {MAX_BIN_KIB:,} KiB (below 2**63 B), not {bin_kib:,}")
     if values.size == 0:
         return Histogram(bin_kib, ())
+    low, high = int(values.min()), int(values.max())
+    count = high // (bin_kib * KIB) - low // (bin_kib * KIB) + 1
+    if count > MAX_GIVEN_BINS:
+        fits = power_of_two_width(low, high, KIB, MAX_GIVEN_BINS)
+        raise UnsupportedOperation(f"bins of {bin_kib:,} KiB would be {count:,} bins for tiles of {low:,} to "
+                                   f"{high:,} B: at most {MAX_GIVEN_BINS:,} (bins of {fits:,} KiB fit)")
     first, counts = aligned_counts(values, bin_kib * KIB)
     return Histogram(bin_kib, tuple(
         Bin((first + i) * bin_kib, (first + i + 1) * bin_kib, int(c)) for i, c in enumerate(counts)))
