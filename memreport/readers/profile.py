@@ -142,9 +142,13 @@ def profile_report(tree: Mapping, source: str, fmt: str) -> MemoryReport:
     info["graph"] = _numbers(graph.get("graph"), GRAPH_COUNTS)
     info["target"] = _numbers(target_node, TARGET_EXTRAS)
     stated = _stated_target(target_node, base, num_tiles)
+    for name, column in extra.items():  # a category may be called "x.overlapped" or "liveness.alwaysLive" too
+        while name in breakdown:
+            name += " (not counted)"
+        breakdown[name] = column
     try:
         return TileReport(source=source, format=fmt, target=resolve_target(stated)[0], excluding_gaps=excluding,
-                          including_gaps=including, breakdown={**breakdown, **extra},
+                          including_gaps=including, breakdown=breakdown,
                           breakdown_kind="category", regions=regions, info=info, notes=tuple(notes), stated=stated)
     except (TypeError, ValueError) as exc:  # pragma: no cover - the checks above should catch these first
         raise ReadError(f"inconsistent profile: {exc}") from None
