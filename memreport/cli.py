@@ -1,12 +1,18 @@
 """The ``memreport`` command: a thin click shell over the public API.
 
 Exit codes: 0 success; 1 an input could not be read; 2 bad usage (click's
-own); 3 a gate failed. Library errors become exit codes here and only here.
+own); 3 a gate failed; 4 an output could not be written (nothing was);
+128 + N ended by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129, a closed
+pipe 141), its temporary files removed. Library errors become exit codes
+here and only here.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -14,9 +20,9 @@ from typing import TYPE_CHECKING
 import click
 
 from . import __version__, render
-from .errors import MemreportError, UnsupportedOperation
+from .errors import MemreportError, UnsupportedOperation, WriteError
 from .model import ARCHES, MemoryReport
-from .output import write_output
+from .output import check_outputs, write_outputs
 from .readers import ReadOptions, read_path
 from .units import check_size, parse_size
 
@@ -24,7 +30,7 @@ if TYPE_CHECKING:  # numpy-backed modules load with the commands: --version and 
     from .analysis.gates import GateResult
     from .model.tensor_map import TensorMap
 
-EXIT_READ, EXIT_GATE = 1, 3
+EXIT_READ, EXIT_GATE, EXIT_WRITE = 1, 3, 4
 
 
 class SizeType(click.ParamType):
@@ -43,6 +49,18 @@ class SizeType(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+class PathType(click.ParamType):
+    """A file name: not empty (``-o ''`` used to be ignored or to name the working directory)."""
+
+    name = "PATH"
+
+    def convert(self, value, param, ctx):
+        if not value:
+            self.fail("an empty path names no file", param, ctx)
+        return value
+
+
+PATH = PathType()
 SIZE = SizeType()
 TILE_MEMORY = SizeType(minimum=1, what="bytes per tile")  # 0 B per tile is no IPU: a usage error, not the file's
 
@@ -54,7 +72,7 @@ def output_options(subject: str, what: str):
     formats = "; ".join(f"{r.name}: {r.description}" for r in text_renderers)
 
     def decorator(command):
-        command = click.option("-o", "--output", default="-", metavar="PATH", show_default=True,
+        command = click.option("-o", "--output", default="-", metavar="PATH", show_default=True, type=PATH,
                                help=f"Write the {what} here ('-' is stdout); a file is written whole or not at "
                                     "all.")(command)
         return click.option("--format", "fmt", type=click.Choice([r.name for r in text_renderers]),
@@ -92,6 +110,57 @@ class DefaultGroup(click.Group):
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx):
+        """Run the command; a signal or a closed pipe ends it with 128 + N, temporary files removed."""
+        with signals_end_the_run():
+            try:
+                return super().invoke(ctx)
+            except Terminated as exc:  # the stack has unwound: every temporary file is gone
+                sys.exit(128 + exc.signum)
+            except KeyboardInterrupt:
+                sys.exit(128 + signal.SIGINT)
+            except BrokenPipeError:  # the reader of stdout has gone (| head): end quietly, as SIGPIPE would
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+                sys.exit(128 + SIGPIPE)
+            except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+                raise
+            except MemoryError:  # outside the readers, which say so themselves: rendering a pod, say
+                fail("out of memory (MemoryError): the run needs more memory than this process may use")
+            except Exception as exc:  # noqa: BLE001 - the last resort: one line, never a traceback
+                fail(unexpected(exc))
+
+
+SIGPIPE = getattr(signal, "SIGPIPE", 13)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind (removing temporary files), then exit 128 + the signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum, frame):
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def signals_end_the_run():
+    """SIGTERM and SIGHUP raise :class:`Terminated` (their default kills the process where it stands, temporary
+    files left behind); the handlers before are restored after. Only the main thread can set handlers."""
+    wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {signum: signal.signal(signum, _terminate) for signum in wanted}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
 
 class ReportCommand(click.Command):
     """The default command, shown to users as plain ``memreport``."""
@@ -101,10 +170,37 @@ class ReportCommand(click.Command):
         return super().make_context("memreport", args, None, **extra)
 
 
+def unexpected(exc: Exception) -> str:
+    """A bug's one line: the exception, its message and where it was raised, so it can be reported."""
+    import traceback
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    detail = " ".join(str(exc).split())
+    detail = detail if len(detail) <= 200 else detail[:197] + "..."
+    return (f"unexpected {type(exc).__name__}{where} ({detail}); this is a memreport bug: please report it with "
+            "the command and its inputs")
+
+
 def fail(message: str, code: int = EXIT_READ) -> None:
     """One line on stderr, then exit with ``code``."""
     click.echo(f"memreport: {message}", err=True)
     sys.exit(code)
+
+
+def write_all(outputs: Sequence[tuple[str, str | bytes]]) -> None:
+    """Write every output or none; a failure is one line and exit 4."""
+    try:
+        write_outputs(outputs)
+    except WriteError as exc:
+        fail(str(exc), EXIT_WRITE)
+
+
+def refuse_overwriting(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> None:
+    """Bad usage (exit 2) when an output would write over an input or another output."""
+    try:
+        check_outputs(inputs, outputs)
+    except MemreportError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def exit_on_gates(results: Sequence[GateResult]) -> None:
@@ -132,9 +228,14 @@ def load(paths: Sequence[str], options: ReadOptions) -> list[MemoryReport]:
             fail(str(exc))
         if bar is not None:
             bar.close()
-        for warning in caught:  # one line each, like errors (Python's format adds a source line)
-            click.echo(f"memreport: warning: {warning.message}", err=True)
+        echo_warnings(caught)
     return reports
+
+
+def echo_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
+    """One line each, like errors (Python's format adds a source line), and each message once."""
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        click.echo(f"memreport: warning: {message}", err=True)
 
 
 def load_tensor_map(path: str, reports: Sequence[MemoryReport]) -> TensorMap:
@@ -164,10 +265,10 @@ def main() -> None:
 @click.option("--bin-kib", type=click.IntRange(min=1, max=2 ** 53 - 1), metavar="N",
               help="Histogram bin width in KiB (default: the smallest power of two giving at most 128 bins); at "
                    "most 16,384 bins (exit 2 beyond).")
-@click.option("--png", metavar="PATH",
+@click.option("--png", metavar="PATH", type=PATH,
               help="Also draw each report as a PNG: memory per tile, the By Tile histogram, a per-IPU heat "
                    "map. Several reports write PATH-1.png, PATH-2.png, ... in input order.")
-@click.option("--tensor-map", "tensor_map_path", metavar="PATH",
+@click.option("--tensor-map", "tensor_map_path", metavar="PATH", type=PATH,
               help="A tensor map (tensor_map.json): list the tensors on the top tiles, with elements and "
                    "estimated bytes of tensor data (CSV: three per-tile tensor columns).")
 @click.option("--fail-on-oom", is_flag=True,
@@ -202,35 +303,38 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
       memreport archive.a --fail-on-oom --max-tile 600KiB   CI gate: exit 3 on failure
 
     Exit status: 0 success, 1 an input could not be read, 2 bad usage,
-    3 a gate failed.
+    3 a gate failed, 4 an output could not be written (none was), 128+N
+    ended by signal N.
     """
     from .analysis import gates, summarize_all
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                           thin_root=thin_root)
+    inputs = [*files, *([tensor_map_path] if tensor_map_path else [])]
+    refuse_overwriting(inputs, [("-o", output), *([("--png", png)] if png is not None else [])])
     reports = load(files, options)
     tensor_map = load_tensor_map(tensor_map_path, reports) if tensor_map_path else None
     if png == "-" and (output == "-" or len(reports) > 1):
         raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
+    picture = render.get("report", "png")
+    png_paths = numbered_paths(png, len(reports), picture.extension) if png is not None else []
+    if len(png_paths) > 1:  # PATH-1.png, PATH-2.png...: none may be an input or -o either
+        refuse_overwriting(inputs, [("-o", output), *(("--png", path) for path in png_paths)])
     try:
-        summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
-        rendered = render.render("report", fmt, summaries)
-        gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
-                                      min_headroom=min_headroom)
-        pngs: list[tuple[str, str | bytes]] = []
-        if png:  # drawn before anything is written
-            picture = render.get("report", "png")
-            pngs = list(zip(numbered_paths(png, len(summaries), picture.extension),
-                            render.render_each(picture, summaries, render.RenderOptions())))
+        with warnings.catch_warnings(record=True) as caught:  # matplotlib's, say: one line each
+            warnings.simplefilter("always")
+            summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map)
+            rendered = render.render("report", fmt, summaries)
+            gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
+                                          min_headroom=min_headroom)
+            pngs: list[tuple[str, str | bytes]] = []
+            if png_paths:  # drawn before anything is written
+                pngs = list(zip(png_paths, render.render_each(picture, summaries, render.RenderOptions())))
     except UnsupportedOperation as exc:
         raise click.UsageError(str(exc)) from None
     except MemreportError as exc:
         fail(str(exc))
-    try:
-        write_output(output, rendered)
-        for path, data in pngs:
-            write_output(path, data)
-    except MemreportError as exc:
-        fail(str(exc))
+    echo_warnings(caught)
+    write_all([(output, rendered), *pngs])  # every output or none
     if len(pngs) > 1:
         click.echo(f"memreport: wrote {', '.join(path for path, _ in pngs)} (one PNG per report)", err=True)
     exit_on_gates(gate_results)
@@ -275,12 +379,14 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
       memreport diff main.a pr.a --fail-on-growth 4KiB  CI gate: exit 3 on failure
 
     Exit status: 0 success, 1 an input could not be read or the tile counts
-    differ, 2 bad usage, 3 a gate failed.
+    differ, 2 bad usage, 3 a gate failed, 4 the output could not be written,
+    128+N ended by signal N.
     """
     from .analysis import diff as diffing
     from .analysis import gates, summarize
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                           thin_root=thin_root)
+    refuse_overwriting([old_path, new_path], [("-o", output)])
     old, old_note = diffing.choose_report(load([old_path], options))
     new, new_note = diffing.choose_report(load([new_path], options))
     try:
@@ -296,10 +402,7 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
             results.append(gates.check_out_of_memory(summaries[1]))
     except UnsupportedOperation as exc:
         raise click.UsageError(str(exc)) from None
-    try:
-        write_output(output, render.render("diff", fmt, changes, render.RenderOptions(top=top)))
-    except MemreportError as exc:
-        fail(str(exc))
+    write_all([(output, render.render("diff", fmt, changes, render.RenderOptions(top=top)))])
     exit_on_gates(results)
 
 

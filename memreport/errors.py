@@ -71,6 +71,10 @@ class UnexpectedError(ReadError):
     against). The message names the original exception's type; ``__cause__`` holds it, traceback and all."""
 
 
+class WriteError(MemreportError):
+    """An output could not be written (a full disk, a closed stdout, a directory): nothing was written."""
+
+
 class TileCountMismatch(MemreportError):
     """Two reports compared tile by tile are of programs with different tile counts."""
 

@@ -7,14 +7,23 @@ exit code, never a traceback.
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
+import signal
 import struct
+import subprocess
+import sys
+import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from memreport.cli import main
+from memreport.output import temporary_files
 from memreport.readers import elf
 from tests.synth.profile import build_profile, build_tensor_map, encode_json, tensor_entry, wrap
 
@@ -103,3 +112,157 @@ def test_bin_widths_up_to_2_to_the_63_bytes(tmp_path, width, code):
         assert f"                   0 - {width} ****************************************      2\n" in result.stdout
     else:
         assert f"Invalid value for '--bin-kib': {width} is not in the range 1<=x<=9007199254740991." in result.stderr
+
+
+# ---------------------------------------------------------------- stdout and file names (item 8)
+
+SAMPLE = os.path.join(os.path.dirname(__file__), "..", "sample_reports", "mk2_1472_tiles.a")
+
+
+def memreport(*args, **kwargs) -> subprocess.CompletedProcess:
+    """The command in a real process: exit codes, signals and stdout as a shell sees them."""
+    return subprocess.run([sys.executable, "-m", "memreport", *map(str, args)], capture_output=True, timeout=120,
+                          **kwargs)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_a_full_disk_on_stdout_is_one_line_exit_4():
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run([sys.executable, "-m", "memreport", SAMPLE], stdout=full, stderr=subprocess.PIPE,
+                                timeout=60)
+    assert (result.returncode, result.stderr) == (4, b"memreport: stdout: cannot write: No space left on device\n")
+
+
+def test_a_closed_stdout_is_one_line_exit_4():
+    result = subprocess.run(["bash", "-c", f'"{sys.executable}" -m memreport "{SAMPLE}" >&-'], capture_output=True,
+                            timeout=60)
+    assert (result.returncode, result.stderr) == (4, b"memreport: stdout: cannot write: it is closed\n")
+
+
+def test_an_ascii_stdout_takes_a_non_ascii_member_name(tmp_path):
+    from tests.synth.archive import ar_archive, tile_elf
+    path = tmp_path / "u.a"
+    path.write_bytes(ar_archive([("tïle_0.elf", tile_elf(0, 100))]))
+    result = memreport(path, "--format", "csv", env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout.splitlines()[1] == b"0,0,t\\xefle_0.elf,100,,false,100,16,26"
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS file systems refuse names that are not UTF-8")
+def test_a_file_name_that_is_not_utf8_with_o_and_png(tmp_path):
+    name = os.fsdecode(b"\xff\xfe.a")
+    shutil.copy(SAMPLE, tmp_path / name)
+    result = memreport(name, "-o", "report.txt", "--png", "memory.png", "--format", "csv", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    assert (tmp_path / "report.txt").read_bytes().splitlines()[1].startswith(b"0,0,tile_0000.elf,")
+    result = memreport(name, "-o", "report.txt", cwd=tmp_path)
+    assert (tmp_path / "report.txt").read_bytes().startswith(b"Source:   \xff\xfe.a\n")
+    assert (tmp_path / "memory.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_reader_gone_from_the_pipe_ends_quietly_141():
+    process = subprocess.Popen([sys.executable, "-m", "memreport", SAMPLE, "--format", "csv"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.read(100)
+    process.stdout.close()  # as `| head -1` does
+    assert process.wait(timeout=60) == 141
+    assert process.stderr.read() == b""
+
+
+# ---------------------------------------------------------------- outputs (item 9; #14 item 5)
+
+@pytest.mark.parametrize("args,message", [
+    (["-o", "build.a"], "-o build.a is the input build.a: memreport never writes over its inputs"),
+    (["--png", "build.a"], "--png build.a is the input build.a: memreport never writes over its inputs"),
+    (["-o", "x", "--png", "x"], "-o x and --png x name the same file: each output needs its own"),
+    (["--tensor-map", "map.json", "-o", "map.json"],
+     "-o map.json is the input map.json: memreport never writes over its inputs"),
+    (["-o", "out/"], "-o out/ is a directory: give a file name"),
+])
+def test_an_output_that_is_an_input_or_another_output_is_bad_usage(tmp_path, args, message):
+    shutil.copy(SAMPLE, tmp_path / "build.a")
+    (tmp_path / "map.json").write_text("{}")
+    before = sorted(os.listdir(tmp_path))
+    result = memreport("build.a", *args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.decode().endswith(f"Error: {message}\n")
+    assert sorted(os.listdir(tmp_path)) == before
+    assert (tmp_path / "build.a").read_bytes() == Path(SAMPLE).read_bytes()
+
+
+def test_numbered_pictures_must_not_land_on_the_report_either(tmp_path):
+    shutil.copy(SAMPLE, tmp_path / "a.a")
+    shutil.copy(SAMPLE, tmp_path / "b.a")
+    result = memreport("a.a", "b.a", "--png", "m.png", "-o", "m-2.png", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.decode().endswith("Error: -o m-2.png and --png m-2.png name the same file: each output "
+                                           "needs its own\n")
+    assert sorted(os.listdir(tmp_path)) == ["a.a", "b.a"]
+
+
+def test_diff_never_writes_over_an_input(tmp_path):
+    shutil.copy(SAMPLE, tmp_path / "old.a")
+    shutil.copy(SAMPLE, tmp_path / "new.a")
+    result = memreport("diff", "old.a", "new.a", "-o", "new.a", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.decode().endswith("Error: -o new.a is the input new.a: memreport never writes over its "
+                                           "inputs\n")
+    assert (tmp_path / "new.a").read_bytes() == Path(SAMPLE).read_bytes()
+
+
+@pytest.mark.parametrize("option", ["-o", "--png", "--tensor-map"])
+def test_an_empty_path_is_bad_usage_not_ignored(option):
+    result = run(SAMPLE, option, "")
+    assert result.exit_code == 2
+    assert f"Invalid value for '{option}'" in result.stderr and "an empty path names no file" in result.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a FIFO")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signal_mid_write_removes_the_temporary_files(tmp_path, signum):
+    """SIGTERM/SIGHUP left .memreport-*.tmp files; SIGINT exited 1 "Aborted!". The report is staged, then the
+    run blocks writing the picture to a FIFO nobody reads: the signal arrives with a temporary file on disk."""
+    os.mkfifo(tmp_path / "pipe.png")
+    process = subprocess.Popen([sys.executable, "-m", "memreport", SAMPLE, "-o", "report.txt", "--png", "pipe.png"],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not list(temporary_files(str(tmp_path))):
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    process.send_signal(signum)
+    assert process.wait(timeout=60) == 128 + signum
+    assert process.stderr.read() == b""
+    assert sorted(os.listdir(tmp_path)) == ["pipe.png"]  # no report, no temporary file
+
+
+# ---------------------------------------------------------------- matplotlib's own words (low)
+
+def test_an_unwritable_home_adds_no_lines_from_matplotlib(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+    env["HOME"] = "/proc/no-such-home"  # not writable, not even by root
+    result = memreport(SAMPLE, "--png", tmp_path / "m.png", "-o", tmp_path / "r.txt", env=env)
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def test_a_missing_glyph_is_one_line_once(tmp_path):
+    name = tmp_path / "构建.a"
+    shutil.copy(SAMPLE, name)
+    result = run(name, "--png", tmp_path / "m.png", "-o", tmp_path / "r.txt")
+    assert result.exit_code == 0
+    lines = result.stderr.splitlines()
+    assert lines and all(line.startswith("memreport: warning: Glyph ") for line in lines)
+    assert len(lines) == len(set(lines))
+
+
+def test_an_unexpected_failure_outside_the_readers_is_one_line(tmp_path, monkeypatch):
+    from memreport.render import text
+
+    def broken(*args, **kwargs):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(text, "render", broken)
+    result = run(SAMPLE, "-o", tmp_path / "r.txt")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert re.fullmatch(r"memreport: unexpected KeyError at test_cli_hostile\.py:\d+ \('boom'\); this is a "
+                        r"memreport bug: please report it with the command and its inputs\n", result.stderr)
+    assert os.listdir(tmp_path) == []

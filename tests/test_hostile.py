@@ -407,7 +407,7 @@ def test_an_unwritable_output_is_one_line(tmp_path):
     good = tmp_path / "good.a"
     good.write_bytes(AR)
     result = run_cli(good, "-o", tmp_path / "no" / "such" / "dir.txt")
-    assert result.exit_code == 1
+    assert result.exit_code == 4  # an output, not an input: its own code (issue #16)
     target = tmp_path / "no" / "such" / "dir.txt"
     assert result.stderr == f"memreport: {target}: cannot write: No such file or directory\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["good.a"]

@@ -59,14 +59,22 @@ def register(reader: Reader) -> Reader:
 
 
 def readers() -> list[Reader]:
-    """The registered readers, in sniffing order."""
+    """The registered readers, in sniffing order: the built-in ones in :data:`BUILTIN` order, whatever order
+    their modules happened to be imported in (by a test, a thread, a user), then any others as registered."""
     _load_builtin()
-    return list(_READERS)
+    return sorted(_READERS, key=_builtin_rank)
+
+
+def _builtin_rank(reader: Reader) -> int:
+    module = getattr(reader.read, "__module__", "") or ""
+    name = module[len(__package__) + 1:] if module.startswith(f"{__package__}.") else ""
+    name = name.split(".")[0]
+    return BUILTIN.index(name) if name in BUILTIN else len(BUILTIN)
 
 
 # The built-in reader modules, in registration order, which is sniffing order. They are loaded by name (Pillow's
 # plugin habit): the registry knows the list, not their code, and each module registers itself on import.
-BUILTIN = ("ar", "elf", "poplar_text", "profile")
+BUILTIN = ("elf", "ar", "profile", "poplar_text")  # the strict content tests first, the text heuristics last
 _BUILTIN_LOADED = False
 _BUILTIN_LOCK = threading.Lock()
 

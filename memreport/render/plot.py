@@ -117,7 +117,7 @@ def _title(fig: Figure, summary: Summary) -> None:
     report = summary.report
     t = report.target
     source = report.source + (f"  (module {report.module})" if report.module else "")
-    fig.text(0.5, 0.975, source, ha="center", va="top", fontsize=13, weight="bold")
+    fig.text(0.5, 0.975, _displayable(source), ha="center", va="top", fontsize=13, weight="bold")
     parts = [t.arch] if t.arch else []
     if t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
         parts.append(f"{t.num_ipus:,} IPU{'s' if t.num_ipus != 1 else ''} × {t.tiles_per_ipu:,} tiles")
@@ -141,6 +141,12 @@ def _title(fig: Figure, summary: Summary) -> None:
     if note:
         fig.text(0.5, 0.905, f"Partial per-tile view: {note}", ha="center", va="top", fontsize=9.5,
                  style="italic", color=NOTE_COLOUR)
+
+
+def _displayable(text: str) -> str:
+    """``text`` with the stand-ins for bytes a file name held that were not UTF-8 (lone surrogates, which
+    matplotlib cannot draw) shown as U+FFFD, as a terminal shows them."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _oom_phrase(status: OutOfMemoryCount) -> str:
