@@ -5,7 +5,6 @@ copy of another figure.
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Sequence
@@ -228,8 +227,7 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
     shared = several or tensor_map is not None  # every report's rows take the union's columns
     header = BASE_COLUMNS + list(columns) + (["source", "module"] if several else [])
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
+    out.write(csvlines.row(header) + "\n")
     for summary, own in zip(summaries, per_report):
         report = summary.report
         tensor_columns = {} if tensor_map is None else per_tile_columns(tensor_map, report.num_tiles)
@@ -246,5 +244,5 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
             rows = [row[:6] + [row[index[c]] if c in index else
                                str(tensor_columns[c][int(row[0])]) if c in tensor_columns else "" for c in columns]
                     + tail for row in rows]
-        writer.writerows(rows)
+        out.writelines(csvlines.row(cells) + "\n" for cells in rows)
     return out.getvalue()

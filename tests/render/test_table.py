@@ -152,3 +152,13 @@ def test_a_summary_data_type_named_like_a_region_column():
     assert rows == [{"tile": "2", "ipu": "", "member": "", "excluding_gaps": "800", "including_gaps": "900",
                      "out_of_memory": "false", "region.interleaved (data type)": "11", "ipu (data type)": "3",
                      "region.interleaved": "22"}]
+
+
+def test_a_carriage_return_in_a_name_is_quoted_so_the_csv_reads_back():
+    """csv.writer leaves "\\r" bare with "\\n" line ends, and csv.reader then refuses the file (found by fuzzing)."""
+    report = archive_report()
+    report = TileReport(source="a.a", format="archive", target=report.target, excluding_gaps=report.excluding_gaps,
+                        breakdown={".te\rxt": report.breakdown[".text"]}, breakdown_kind="section",
+                        tile_names=["t\r0", "t1", "t2"])
+    rows = list(csv.reader(io.StringIO(render_csv(summarize_all([report])))))
+    assert rows[0][-1] == ".te\rxt" and [r[2] for r in rows[1:]] == ["t\r0", "t1", "t2"]
