@@ -199,22 +199,27 @@ def decode_tensor_map_json(data: bytes) -> Any | None:
     pieces: list[bytes | memoryview] = []
     view = memoryview(data)
     done = seen = quotes = 0
+    close = None
     found = _OPEN_PAIRS.search(data)
     while found:
         at = found.start()
         quotes += data.count(b'"', seen, at)
         seen = at
-        close = _CLOSE_PAIRS.search(data, at)
-        if close is None:
-            break
-        pairs = _pair_lists(data, found.end() - 1, close.start() + 1) if quotes % 2 == 0 else None
-        if pairs is None:
-            found = _OPEN_PAIRS.search(data, at + 1)
-            continue
-        pieces += [view[done:at], _PLACEHOLDER % len(arrays)]
-        arrays.append(pairs)
-        done = seen = close.end()  # pairs of integers hold no quote
-        found = _OPEN_PAIRS.search(data, done)
+        if close is None or close.start() < at:  # the first "]]" after ``at`` holds until ``at`` passes it
+            close = _CLOSE_PAIRS.search(data, at)
+            if close is None:
+                break
+        following = _OPEN_PAIRS.search(data, at + 1)
+        # A "[[" before the "]]" cannot start a list of pairs (nor be parsed: quadratic over "[[[[...").
+        if quotes % 2 == 0 and (following is None or following.start() > close.start()):
+            pairs = _pair_lists(data, found.end() - 1, close.start() + 1)
+            if pairs is not None:
+                pieces += [view[done:at], _PLACEHOLDER % len(arrays)]
+                arrays.append(pairs)
+                done = seen = close.end()  # pairs of integers hold no quote
+                found = _OPEN_PAIRS.search(data, done)
+                continue
+        found = following
     if not arrays:
         return None
     pieces.append(view[done:])

@@ -234,3 +234,12 @@ def test_a_large_tensor_map_reads_in_a_few_times_its_size(tmp_path):
         tracemalloc.stop()
     assert report.tensor_map.elements_by_tile.sum() == sum(e for _, e in pairs)
     assert peak < 5 * size, (peak, size)  # 25 times before
+
+
+def test_many_open_pair_brackets_decode_in_linear_time():
+    """Found by fuzzing: 32,000 "[[1,," before the one "]]" made every "[[" parse to it (30 s for 196 KB)."""
+    import time
+    data = b'{"mappings": {"m": [["w", 0, [4], "float", 0, 0, 4, ' + b"[[1,, " * 100_000 + b"[[0, 1]]]]}}"
+    started = time.monotonic()
+    assert bulk_decode.decode_tensor_map_json(data) is None  # no list of pairs: decoded the ordinary way
+    assert time.monotonic() - started < 5  # a hang guard, not a benchmark (it takes milliseconds)
