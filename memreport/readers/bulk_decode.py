@@ -72,16 +72,20 @@ def decode_json_arrays(data: bytes) -> Any | None:
                 at = data.find(b"[", done)
                 continue
         at = after
-    if not arrays:
-        return None
+    tree = _skeleton_tree(pieces, view, done) if arrays else None
+    return None if tree is None else _restore(tree, arrays)
+
+
+def _skeleton_tree(pieces: list[bytes | memoryview], view: memoryview, done: int) -> Any | None:
+    """The document, its long lists replaced by placeholders (``pieces``, then ``view[done:]``), decoded; None
+    declines: the reference decoder will say what is wrong."""
     pieces.append(view[done:])
     skeleton = b"".join(pieces)
-    del pieces, view
+    pieces.clear()
     try:
-        tree = decode_json(skeleton)
-    except Exception:  # noqa: BLE001 - declining on anything: the reference decoder will say what is wrong
+        return decode_json(skeleton)
+    except Exception:  # noqa: BLE001 - declining on anything
         return None
-    return _restore(tree, arrays)
 
 
 # Bytes strtol or numpy's separator matching would take but JSON forbids in a list of integers.
@@ -151,30 +155,32 @@ def _compact(values: np.ndarray, high: int | None = None) -> np.ndarray:
 
 def _restore(tree: Any, arrays: list[np.ndarray]) -> Any:
     """Put the arrays back: as arrays under ``memory``, as lists anywhere else."""
-    found = 0
-
-    def swap(node: Any, as_array: bool) -> Any:
-        nonlocal found
-        if isinstance(node, str) and node.startswith(_PLACEHOLDER_TEXT):
-            found += 1
-            values = arrays[int(node[len(_PLACEHOLDER_TEXT):])]
-            return values if as_array else values.tolist()
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if isinstance(value, (dict, list, str)):
-                    node[key] = swap(value, as_array)
-        elif isinstance(node, list):
-            for i, value in enumerate(node):
-                if isinstance(value, (dict, list, str)):
-                    node[i] = swap(value, as_array)
-        return node
-
+    used = [0]
     for holder in (tree, tree.get("graphProfile") if isinstance(tree, dict) else None):
         if isinstance(holder, dict) and isinstance(holder.get("memory"), dict):
-            swap(holder["memory"], True)
-    if found < len(arrays):  # long integer lists elsewhere keep their ordinary form
-        swap(tree, False)
+            _swap(holder["memory"], arrays, True, used)
+    if used[0] < len(arrays):  # long integer lists elsewhere keep their ordinary form
+        _swap(tree, arrays, False, used)
     return tree
+
+
+def _swap(node: Any, arrays: list[np.ndarray], as_array: bool, used: list[int]) -> Any:
+    """``node`` with each placeholder in it replaced by its array (as a list unless ``as_array``), counted in
+    ``used[0]``. Recursive at module level: a nested function calling itself would hold ``arrays`` in a
+    reference cycle until the garbage collector runs."""
+    if isinstance(node, str) and node.startswith(_PLACEHOLDER_TEXT):
+        used[0] += 1
+        values = arrays[int(node[len(_PLACEHOLDER_TEXT):])]
+        return values if as_array else values.tolist()
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(value, (dict, list, str)):
+                node[key] = _swap(value, arrays, as_array, used)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            if isinstance(value, (dict, list, str)):
+                node[i] = _swap(value, arrays, as_array, used)
+    return node
 
 
 _PAIR_BYTES = b"0123456789,[] \t\n\r"
@@ -220,16 +226,8 @@ def decode_tensor_map_json(data: bytes) -> Any | None:
                 found = _OPEN_PAIRS.search(data, done)
                 continue
         found = following
-    if not arrays:
-        return None
-    pieces.append(view[done:])
-    skeleton = b"".join(pieces)
-    del pieces, view
-    try:
-        tree = decode_json(skeleton)
-    except Exception:  # noqa: BLE001 - declining on anything: the reference decoder will say what is wrong
-        return None
-    return _restore_pairs(tree, arrays)
+    tree = _skeleton_tree(pieces, view, done) if arrays else None
+    return None if tree is None else _swap(tree, arrays, True, [0])
 
 
 def _pair_lists(data: bytes, start: int, stop: int) -> np.ndarray | None:
@@ -270,25 +268,6 @@ def _pair_list(body: bytes) -> np.ndarray | None:
             and (inside == 1).all()):  # "[a,b]" each, "," between: nothing else
         return None
     return values.reshape(n, 2)  # the smallest unsigned type holding them (readers widen as they use them)
-
-
-def _restore_pairs(node: Any, arrays: list[np.ndarray]) -> Any:
-    """Put the pair arrays back where their placeholders are (the tiles of a tensor map's tensors).
-
-    Recursive at module level: a nested function calling itself would hold
-    ``arrays`` in a reference cycle until the garbage collector runs.
-    """
-    if isinstance(node, str) and node.startswith(_PLACEHOLDER_TEXT):
-        return arrays[int(node[len(_PLACEHOLDER_TEXT):])]
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if isinstance(value, (dict, list, str)):
-                node[key] = _restore_pairs(value, arrays)
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            if isinstance(value, (dict, list, str)):
-                node[i] = _restore_pairs(value, arrays)
-    return node
 
 
 def decode_cbor_arrays(data: bytes) -> Any | None:

@@ -5,7 +5,6 @@ import shutil
 import struct
 import subprocess
 import sys
-import tracemalloc
 
 import pytest
 from click.testing import CliRunner
@@ -15,7 +14,7 @@ from memreport.cli import main
 from memreport.errors import ReadError, Truncated, UnexpectedError
 from memreport.readers import ar
 from memreport.readers.ar import iter_members
-from tests.conftest import archive_members, needs_gcc, needs_size, pyelftools_sections, size_a
+from tests.conftest import archive_members, needs_gcc, needs_size, pyelftools_sections, size_a, traced_peak
 from tests.synth.archive import ar_archive, tile_elf
 
 NAMES = ["t0", "tile_00001.elf", "exactly_16_chars", "a_much_longer_member_name_for_tile_3.elf", "t4"]
@@ -221,12 +220,7 @@ def sparse_archive(path, text_bytes: int) -> None:
 def test_a_member_larger_than_a_window_is_read_only_where_needed(tmp_path):
     path = tmp_path / "big.a"
     sparse_archive(path, 300 << 20)
-    tracemalloc.start()
-    try:
-        report = memreport.read(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    report, peak = traced_peak(lambda: memreport.read(path))
     assert report.excluding_gaps.tolist() == [300 << 20]
     assert peak < 3 * ar.BATCH_BYTES  # a window and the one read ahead, never the member
 
@@ -361,12 +355,7 @@ def test_thin_members_are_read_only_as_far_as_the_scan_needs(thin_dir):
         out.write(f.read())
     path = thin_dir / "build" / "thin.a"
     path.write_bytes(thin_archive(b"huge.elf", b"huge.elf", b"huge.elf", size=999))  # the header's size is ignored
-    tracemalloc.start()
-    try:
-        report = memreport.read(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    report, peak = traced_peak(lambda: memreport.read(path))
     assert report.excluding_gaps.tolist() == [1 << 30] * 3
     assert peak < 2 << 20
 

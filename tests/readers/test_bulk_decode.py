@@ -217,21 +217,15 @@ def test_pair_lists_json_would_refuse_or_read_otherwise_are_left_to_the_referenc
 
 def test_a_large_tensor_map_reads_in_a_few_times_its_size(tmp_path):
     """A tensor map took 11x its size (orjson: a list and two ints per pair); now the pairs go to arrays."""
-    import tracemalloc
-
     from memreport.readers import read_path
+    from tests.conftest import traced_peak
     from tests.synth.profile import build_tensor_map, tensor_entry
     pairs = [(t % 1472, 1000 + t) for t in range(300_000)]
     path = tmp_path / "tensor_map.json"
     path.write_bytes(encode_json(build_tensor_map({"m": [tensor_entry("w", pairs[:150_000]),
                                                         tensor_entry("b", pairs[150_000:], element_type="half")]})))
     size = path.stat().st_size
-    tracemalloc.start()
-    try:
-        report, = read_path(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    (report,), peak = traced_peak(lambda: read_path(path))
     assert report.tensor_map.elements_by_tile.sum() == sum(e for _, e in pairs)
     assert peak < 5 * size, (peak, size)  # 25 times before
 
