@@ -268,6 +268,7 @@ def _checked(fmt: str, text: str | bytes) -> str | bytes:
     if fmt == "json":
         json.loads(text, parse_constant=lambda name: (_ for _ in ()).throw(AssertionError(f"JSON holds {name}")))
     elif fmt == "csv":
+        csv.field_size_limit(1 << 30)  # a mutated name can be a long line; csv.reader stops at 128 KiB by default
         rows = list(csv.reader(io.StringIO(text)))
         assert len(set(rows[0])) == len(rows[0]), f"CSV columns repeat: {rows[0]}"
         assert all(len(row) == len(rows[0]) for row in rows), "CSV rows of different lengths"

@@ -523,3 +523,16 @@ def test_the_largest_int64_is_still_a_number(tmp_path):
     text = SMALL_TEXT.replace("2,338,001 B", "9,223,372,036,854,775,807 B", 1)
     report = read_one(tmp_path, text)
     assert report.printed.including_gaps == 2 ** 63 - 1
+
+
+@pytest.mark.parametrize("value,message", [
+    ("4" * 6000 + ".9 MB", "Total Memory: a number of 6,000 digits is too large"),
+    ("9,000,000,000,000 GB", "Total Memory: 9,000,000,000,000 GB is too large (2**63 bytes or more)"),
+    ("4." + "9" * 30 + " MB", "Total Memory: a fraction of 30 digits is too long"),
+])
+def test_target_sizes_are_bounded_like_every_number(tmp_path, value, message):
+    """A 6,000-digit Total Memory was kept, and JSON output then raised ValueError (found by fuzzing)."""
+    text = SMALL_TEXT.replace("Total Memory:           4.9 MB", f"Total Memory:           {value}", 1)
+    with pytest.raises(ReadError) as info:
+        read_path(write(tmp_path, text))
+    assert str(info.value) == f"{tmp_path / 'report.txt'}: line {line_of(text, 'Total Memory')}: {message}"

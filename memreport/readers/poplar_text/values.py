@@ -104,6 +104,9 @@ def quantity(text: str, line: int, what: str) -> tuple[Decimal, str]:
     match = _QUANTITY.fullmatch(text)
     if not match:
         raise ReadError(f"{what}: {text!r} is not a number", line=line)
+    whole(match["n"], line, what)  # the integer part bounded as every number is: 2**63, 19 digits
+    if match["frac"] and len(match["frac"]) > _MAX_DIGITS:
+        raise ReadError(f"{what}: a fraction of {len(match['frac']):,} digits is too long", line=line)
     number = match["n"].replace(",", "") + (f".{match['frac']}" if match["frac"] else "")
     return Decimal(number), match["unit"].lower()
 
