@@ -12,7 +12,6 @@ import contextlib
 import os
 import signal
 import sys
-import threading
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -24,6 +23,7 @@ from .errors import MemreportError, UnsupportedOperation, WriteError
 from .model import ARCHES, MemoryReport
 from .output import check_outputs, write_outputs
 from .readers import ReadOptions, read_path
+from .signals import SIGPIPE, Terminated, signals_end_the_run
 from .units import check_size, parse_size
 
 if TYPE_CHECKING:  # numpy-backed modules load with the commands: --version and --help stay quick
@@ -129,37 +129,6 @@ class DefaultGroup(click.Group):
                 fail("out of memory (MemoryError): the run needs more memory than this process may use")
             except Exception as exc:  # noqa: BLE001 - the last resort: one line, never a traceback
                 fail(unexpected(exc))
-
-
-SIGPIPE = getattr(signal, "SIGPIPE", 13)
-
-
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP arrived: unwind (removing temporary files), then exit 128 + the signal."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _terminate(signum, frame):
-    raise Terminated(signum)
-
-
-@contextlib.contextmanager
-def signals_end_the_run():
-    """SIGTERM and SIGHUP raise :class:`Terminated` (their default kills the process where it stands, temporary
-    files left behind); the handlers before are restored after. Only the main thread can set handlers."""
-    wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    before = {signum: signal.signal(signum, _terminate) for signum in wanted}
-    try:
-        yield
-    finally:
-        for signum, handler in before.items():
-            signal.signal(signum, handler)
 
 
 class ReportCommand(click.Command):

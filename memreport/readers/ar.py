@@ -11,10 +11,8 @@ is a ReadError, not a SIGBUS, and no address-space limit stands in the way.
 """
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Union
+from typing import Union
 
 import numpy as np
 
@@ -22,12 +20,10 @@ from ..errors import FileChanged, ReadError, Truncated
 from ..model import MemoryReport, SkippedMember
 from .elf import TileSections, scan_elf
 from .elf_bulk import scan_many
-from .fileview import FileView
+from .fileview import FileView, ReadAhead
 from .registry import Reader, ReadOptions, register
 from .sections import SectionNames, SectionRows, sections_report
-
-if TYPE_CHECKING:  # pragma: no cover
-    from concurrent.futures import Future, ThreadPoolExecutor
+from .thin import scan_thin_member
 
 AR_MAGIC = b"!<arch>\n"
 THIN_MAGIC = b"!<thin>\n"
@@ -116,53 +112,6 @@ def member_at(buf: Buffer, offset: int, long_names: bytes, thin: bool) -> tuple[
             or (name_len and name in _SYMBOL_INDEXES):
         return None, after, long_names
     return Member(name, offset, data + name_len if stored else None, size - name_len), after, long_names
-
-
-def thin_member_path(archive: str, name: str, root: str | None = None) -> str:
-    """Where a thin archive's member lives: ``name`` relative to the archive's directory, which it may not
-    leave (nor ``root``, when given, the directory it may lie anywhere under instead).
-
-    The check is on the path as written (after resolving ``.`` and ``..``),
-    so a hostile archive cannot make memreport open ``/etc/passwd`` or
-    ``../../proc/self/environ``; symbolic links inside are followed.
-    """
-    if "\0" in name:
-        raise ReadError("a thin archive member's path cannot hold a NUL byte")
-    base = os.path.dirname(os.path.abspath(archive))
-    path = os.path.normpath(os.path.join(base, name))
-    allowed = os.path.abspath(root) if root is not None else base
-    if os.path.commonpath([allowed, path]) != allowed:
-        kind = "an absolute path" if os.path.isabs(name) else "a path"
-        where = f"the thin root {allowed}" if root is not None else f"the archive's directory ({allowed})"
-        raise ReadError(f"thin archive member is {kind} outside {where}: memreport reads thin members only "
-                        "there (--thin-root DIR widens it)")
-    return path
-
-
-def scan_thin_member(archive: str, member: Member, root: str | None = None,
-                     names_cache: dict | None = None) -> TileSections:
-    """The sections of a thin archive's member, read from its own file only as far as the scan needs.
-
-    Whatever the archive declares, no more of the file than the ELF header,
-    the section table and the section names is read, and none of it is
-    quoted in an error: the path comes from the archive, whoever wrote it.
-    """
-    path = thin_member_path(archive, member.name, root)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
-    except OSError as exc:
-        raise ReadError(f"thin archive member cannot be read: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ReadError("thin archive member is not a regular file")
-        try:
-            return scan_elf(FileView(fd, info.st_size), 0, info.st_size, names_cache=names_cache, quote=False)
-        except ReadError as exc:
-            exc.offset = None  # an offset into the member's own file would read as one into the archive
-            raise
-    finally:
-        os.close(fd)
 
 
 _HEAD = HEADER_SIZE + 64  # a member header and room for the ELF header that follows it
@@ -359,7 +308,7 @@ class _Tiles:
         """Scan one member the reference way (a thin archive's from its own file)."""
         try:
             if member.data_offset is None:
-                tile = scan_thin_member(self.path, member, thin_root, self.cache)
+                tile = scan_thin_member(self.path, member.name, thin_root, self.cache)
             else:
                 tile = scan_elf(view, member.data_offset, member.size, names_cache=self.cache)
         except ReadError as exc:
@@ -421,7 +370,7 @@ def _read_windows(view: FileView, tiles: _Tiles, progress) -> tuple[int, bytes]:
     size = len(view)
     offset, long_names = 8, b""
     base = 8
-    with _ReadAhead(view, BATCH_BYTES) as windows:
+    with ReadAhead(view, BATCH_BYTES) as windows:
         while offset < size:
             buf = windows.read(base)
             end = base + len(buf)
@@ -441,38 +390,6 @@ def _read_windows(view: FileView, tiles: _Tiles, progress) -> tuple[int, bytes]:
                         tiles.add_member(view, member, None)
             base = end if offset < end + BATCH_BYTES else offset  # the next window, read ahead, if it helps
     return offset, long_names
-
-
-class _ReadAhead:
-    """Windows of a file, each read in a thread while the one before is scanned (two cores read an archive
-    about as fast as a mapping would, without its SIGBUS when the file shrinks)."""
-
-    def __init__(self, view: FileView, width: int) -> None:
-        self.view, self.width = view, width
-        self.pool: ThreadPoolExecutor | None = None
-        self.ahead: tuple[int, Future[bytes]] | None = None  # (offset, the read of the window there)
-
-    def __enter__(self) -> _ReadAhead:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-
-    def read(self, offset: int) -> bytes:
-        """The window at ``offset``; the next one is read meanwhile."""
-        if self.ahead is not None and self.ahead[0] == offset:
-            data = self.ahead[1].result()
-        else:
-            data = self.view.read(offset, self.width)
-        after = offset + len(data)
-        self.ahead = None
-        if after < len(self.view):
-            if self.pool is None:
-                from concurrent.futures import ThreadPoolExecutor
-                self.pool = ThreadPoolExecutor(1, thread_name_prefix="memreport-read")
-            self.ahead = (after, self.pool.submit(self.view.read, after, self.width))
-        return data
 
 
 register(Reader("ar", "ar archive of tile ELF files",
