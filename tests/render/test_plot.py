@@ -367,7 +367,7 @@ def test_tiles_far_past_the_limit_put_no_label_thousands_of_axes_away():
         assert "← limit 624.0 KiB" in texts(fig)
         for text in list(fig.texts) + [t for ax in fig.axes for t in ax.texts]:  # every note lies on the figure
             box = text.get_window_extent()
-            assert -WIDTH < box.x0 and box.x1 < 2 * WIDTH and -HEIGHT < box.y0 and box.y1 < 2 * HEIGHT, text
+            assert box.x0 > -WIDTH and box.x1 < 2 * WIDTH and box.y0 > -HEIGHT and box.y1 < 2 * HEIGHT, text
 
 
 def test_the_heat_map_is_sized_by_the_tiles_a_file_holds():
@@ -378,7 +378,7 @@ def test_the_heat_map_is_sized_by_the_tiles_a_file_holds():
     lay = heatmap.layout(summarize(report))
     assert lay.kib.size < 200  # 64 tiles in rows of 10, not a grid of 10**9
     assert np.nansum(lay.kib) * 1024 == values.sum()
-    fig, rgb = draw(report)
+    _, rgb = draw(report)
     assert_drawn(rgb)
     half = TileReport(source="p.json", format="json-profile",  # half an IPU: drawn in its IPU's grid
                       target=Target(736, num_ipus=1, tiles_per_ipu=1472), excluding_gaps=np.full(736, 5000))
