@@ -11,7 +11,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Iterator, Sequence
@@ -109,7 +108,7 @@ def _stage(staged: list[_Staged], path: str, real: str, mode: int, payload: byte
     interrupts this leaves nothing the caller does not know to remove."""
     directory = os.path.dirname(real)
     while True:
-        temp = os.path.join(directory, f"{TEMPORARY[0]}{secrets.token_hex(6)}{TEMPORARY[1]}")
+        temp = os.path.join(directory, f"{TEMPORARY[0]}{os.urandom(6).hex()}{TEMPORARY[1]}")
         staged.append(_Staged(path, real, temp, mode))
         try:
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)

@@ -5,9 +5,11 @@ symbol index, the ``//`` long-name table, odd-size padding, and thin
 archives whose members live beside the archive. A tile's id is its member's
 position, not counting the index and the name table.
 
-The archive is read in windows of :data:`BATCH_BYTES` with ``pread``, never
-mapped: a file truncated while it is read (a CI job rewriting it in place)
-is a ReadError, not a SIGBUS, and no address-space limit stands in the way.
+A file truncated while it is read (a CI job rewriting it in place) is a
+ReadError, never a SIGBUS: a large archive is mapped only under a read
+lease, which keeps writers waiting until the reader lets go, and is
+otherwise read in windows of :data:`BATCH_BYTES` with ``pread``
+(:mod:`.fileview`); no address-space limit stands in the way either.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from ..errors import FileChanged, ReadError, Truncated
 from ..model import MemoryReport, SkippedMember
 from .elf import TileSections, scan_elf
 from .elf_bulk import scan_many
-from .fileview import FileView, ReadAhead
+from .fileview import FileView, LeasedMapping, ReadAhead
 from .registry import Reader, ReadOptions, register
 from .sections import SectionNames, SectionRows, sections_report
 from .thin import scan_thin_member
@@ -29,7 +31,8 @@ AR_MAGIC = b"!<arch>\n"
 THIN_MAGIC = b"!<thin>\n"
 HEADER_SIZE = 60
 BATCH_MEMBERS = 4096   # members scanned at once; progress is reported after each full batch
-BATCH_BYTES = 4 << 20  # the window of the archive read at once (a larger member is read on its own)
+BATCH_BYTES = 4 << 20  # the window of the archive copied at once (a larger member is read on its own)
+MAPPED_BYTES = 32 << 20  # the window of a mapped archive scanned before its pages are released
 _SYMBOL_INDEXES = {"/", "/SYM64/", "__.SYMDEF", "__.SYMDEF SORTED", "__.SYMDEF_64", "__.SYMDEF_64 SORTED"}
 
 
@@ -132,19 +135,20 @@ class _Walked:
         self.cut = cut  # ended at a member the window does not hold whole (the file goes on)
 
 
-def _walk(buf: bytes, offset: int, long_names: bytes, max_members: int, at_end: bool) -> _Walked:
-    """The members of the window ``buf`` from the header at ``offset`` on, as :func:`iter_members` finds
-    them, checked in bulk (the fast path); offsets are the window's.
+def _walk(buf, offset: int, long_names: bytes, max_members: int, end: int, at_end: bool,
+          limit: int | None = None) -> _Walked:
+    """The members of ``buf[:end]`` from the header at ``offset`` on, as :func:`iter_members` finds them,
+    checked in bulk (the fast path); offsets are the buffer's.
 
-    Stops after ``max_members`` members, at the first member the window
-    does not hold whole (``at_end`` says the window reaches the end of the
-    file: a member past it is then an error, not one to read whole), and
+    Stops after ``max_members`` members, before a member starting at or past
+    ``limit`` (default ``end``), at the first member ``buf[:end]`` does not
+    hold whole (``at_end`` says ``end`` is the end of the file: a member
+    past it is then an error, not one to read whole), and
     before the first header :func:`iter_members` would reject or that this
     walk does not handle (``stopped``), leaving it to ``iter_members``,
     which raises the same errors. Also returns the first 64 bytes of every
     member's data (its ELF header).
     """
-    end = len(buf)
     heads: list[bytes] = []
     offsets: list[int] = []
     sizes: list[int] = []
@@ -152,7 +156,8 @@ def _walk(buf: bytes, offset: int, long_names: bytes, max_members: int, at_end: 
     k = 0
     stopped = cut = False
     # Trust each size field just enough to find the next header; every header is checked below.
-    while offset < end and k < max_members:
+    limit = end if limit is None else limit
+    while offset < limit and k < max_members:
         if offset + HEADER_SIZE > end and not at_end:
             cut = True
             break  # the header goes on in the next window
@@ -363,20 +368,34 @@ def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
 def _read_windows(view: FileView, tiles: _Tiles, progress) -> tuple[int, bytes]:
     """The fast path: the archive a window at a time, each window's members scanned at once.
 
-    A member a window cuts short is read on its own, the reference way.
-    Returns where the walk stopped, with the name table read so far: the
-    end of the file, or a header the reference path must judge.
+    Windows are of the mapped file while a read lease keeps every writer
+    away (:class:`~.fileview.LeasedMapping`), else copies read with ``pread``
+    (the next read in a thread meanwhile). A member a window cuts short is
+    read on its own, the reference way. Returns where the walk stopped, with
+    the name table read so far: the end of the file, or a header the
+    reference path must judge.
     """
     size = len(view)
     offset, long_names = 8, b""
-    base = 8
-    with ReadAhead(view, BATCH_BYTES) as windows:
+    start = 8  # of the next window
+    mapping = LeasedMapping.open(view.fd, size) if size > BATCH_BYTES else None  # small: one pread is cheaper
+    windows = ReadAhead(view, BATCH_BYTES)
+    try:
         while offset < size:
-            buf = windows.read(base)
-            end = base + len(buf)
-            while offset < end:
+            mapped = mapping is not None
+            if mapping is not None:  # the whole file is there: members may run past the window's end
+                buf, base, end, limit = mapping.mapped, 0, size, min(start + MAPPED_BYTES, size)
+            else:
+                buf = windows.read(start)
+                base, end = start, start + len(buf)
+                limit = end
+            while offset < limit:
+                if mapping is not None and mapping.broken():  # a writer waits: let go of the mapping (and the
+                    mapping.close()                           # lease, so it may go on) and copy what is left
+                    mapping = None
+                    break
                 room = BATCH_MEMBERS - len(tiles.names) % BATCH_MEMBERS
-                walked = _walk(buf, offset - base, long_names, room, at_end=end >= size)
+                walked = _walk(buf, offset - base, long_names, room, end - base, end >= size, limit - base)
                 if walked.names:
                     tiles.add_batch(buf, walked, base)
                     if progress is not None and len(tiles.names) % BATCH_MEMBERS == 0:
@@ -388,7 +407,16 @@ def _read_windows(view: FileView, tiles: _Tiles, progress) -> tuple[int, bytes]:
                     member, offset, long_names = member_at(view, offset, long_names, thin=False)
                     if member is not None:
                         tiles.add_member(view, member, None)
-            base = end if offset < end + BATCH_BYTES else offset  # the next window, read ahead, if it helps
+            if mapped:
+                if mapping is not None:
+                    mapping.release(start, offset)
+                start = offset
+            else:
+                start = end if offset < end + BATCH_BYTES else offset  # the next window, read ahead, if it helps
+    finally:
+        windows.close()
+        if mapping is not None:
+            mapping.close()
     return offset, long_names
 
 

@@ -1,4 +1,4 @@
-"""Byte ranges of a file read on demand, never mapped: a file that shrinks while it is read is a ReadError.
+"""Byte ranges of a file read safely: a file that shrinks while it is read is a ReadError, never a crash.
 
 A mapped file (``mmap``) that another process truncates (a CI job
 rewriting ``archive.a`` in place) kills the reading process with SIGBUS on
@@ -6,10 +6,13 @@ the first page past the new end, and mapping a file larger than the
 address space allows (``ulimit -v``) fails outright. Reading ranges with
 ``pread`` has neither problem: a read that returns less than the file held
 when it was opened says the file changed, and only the ranges asked for
-take memory.
+take memory. Copying costs time, though, so a large archive is mapped
+where a read lease guarantees no process can change it meanwhile
+(:class:`LeasedMapping`).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import TYPE_CHECKING
 
@@ -73,19 +76,16 @@ class FileView:
 
 
 class ReadAhead:
-    """Windows of a file, each read in a thread while the one before is scanned (two cores read an archive
-    about as fast as a mapping would, without its SIGBUS when the file shrinks). A window asked for where
-    the last one ended is the one read ahead."""
+    """Windows of a file, each read in a thread while the one before is scanned (so two cores copy and scan
+    at once). A window asked for where the last one ended is the one read ahead; :meth:`close` waits for a
+    read under way."""
 
     def __init__(self, view: FileView, width: int) -> None:
         self.view, self.width = view, width
         self.pool: ThreadPoolExecutor | None = None
         self.ahead: tuple[int, Future[bytes]] | None = None  # (offset, the read of the window there)
 
-    def __enter__(self) -> ReadAhead:
-        return self
-
-    def __exit__(self, *exc) -> None:
+    def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
@@ -103,3 +103,71 @@ class ReadAhead:
                 self.pool = ThreadPoolExecutor(1, thread_name_prefix="memreport-read")
             self.ahead = (after, self.pool.submit(self.view.read, after, self.width))
         return data
+
+
+class LeasedMapping:
+    """A file mapped whole under a read lease (Linux): the windows of a large archive without copying them.
+
+    A mapped file that another process truncates kills the reader with
+    SIGBUS. A read lease makes any process that opens the file to write it,
+    or truncates it, wait until the lease is released (at most
+    ``/proc/sys/fs/lease-break-time``, 45 s by default); :meth:`broken` says
+    one is waiting, and the reader then stops using the mapping and closes it,
+    which releases the lease, well within that time. :meth:`open` returns
+    None where no lease can be had (another system, another user's file, a
+    file open for writing, a file system without leases) or the file cannot
+    be mapped (``ulimit -v``): the reader then copies windows with ``pread``.
+    """
+
+    def __init__(self, fd: int, mapped) -> None:
+        self.fd, self.mapped = fd, mapped
+
+    @classmethod
+    def open(cls, fd: int, size: int) -> LeasedMapping | None:
+        try:
+            import fcntl
+            import mmap
+            import signal
+            set_lease, set_signal = fcntl.F_SETLEASE, fcntl.F_SETSIG
+        except (ImportError, AttributeError):
+            return None
+        try:
+            # The kernel tells of a lease break with SIGIO, whose default action ends the process: SIGURG's
+            # default is to ignore it, and the reader polls broken() instead.
+            fcntl.fcntl(fd, set_signal, signal.SIGURG)
+            fcntl.fcntl(fd, set_lease, fcntl.F_RDLCK)
+        except OSError:
+            return None
+        try:
+            mapped = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+        except (OSError, ValueError, OverflowError):  # no address space for it (ulimit -v), say
+            cls._unlease(fd)
+            return None
+        return cls(fd, mapped)
+
+    def broken(self) -> bool:
+        """Whether a process waits to write the file (its lease is being broken)."""
+        import fcntl
+        try:
+            return fcntl.fcntl(self.fd, fcntl.F_GETLEASE) != fcntl.F_RDLCK
+        except OSError:
+            return True
+
+    def release(self, start: int, stop: int) -> None:
+        """Let the kernel drop the pages already read, so the mapping never counts whole towards memory use."""
+        import mmap
+        advice = getattr(mmap, "MADV_DONTNEED", None)
+        start -= start % mmap.PAGESIZE
+        if advice is not None and stop > start:
+            with contextlib.suppress(OSError, ValueError):
+                self.mapped.madvise(advice, start, stop - start)
+
+    def close(self) -> None:
+        self.mapped.close()
+        self._unlease(self.fd)
+
+    @staticmethod
+    def _unlease(fd: int) -> None:
+        import fcntl
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)

@@ -239,13 +239,15 @@ def test_an_address_space_smaller_than_the_archive_reads_it(tmp_path):
     assert (result.returncode, result.stdout, result.stderr) == (0, f"[{1 << 30}]\n", "")
 
 
-def test_an_archive_truncated_while_it_is_read_is_a_read_error_not_a_crash(tmp_path):
-    """A CI job rewriting archive.a in place mid-read: one ReadError (a mapped file would die of SIGBUS)."""
+def test_an_archive_truncated_while_it_is_copied_is_a_read_error_not_a_crash(tmp_path):
+    """A CI job rewriting archive.a in place mid-read: one ReadError (the mapped file died of SIGBUS). Where no
+    read lease can be had, windows are copied with pread, and a read past the new end says the file shrank."""
     path = tmp_path / "rewritten.a"
     path.write_bytes(ar_archive([(f"t{i}.elf", tile_elf(i, 3000 + i)) for i in range(40)]))
     code = ("import os, memreport\n"
             "from memreport.readers import ReadOptions, read_path, ar\n"
             "ar.BATCH_MEMBERS, ar.BATCH_BYTES = 4, 7000\n"
+            "ar.LeasedMapping.open = classmethod(lambda cls, fd, size: None)  # no lease: copied windows\n"
             f"path = {str(path)!r}\n"
             "def rewrite(done, total):\n"
             "    os.truncate(path, 5000)\n"
@@ -257,6 +259,45 @@ def test_an_archive_truncated_while_it_is_read_is_a_read_error_not_a_crash(tmp_p
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"FileChanged {path}: the file shrank while it was read (")
     assert "bytes when opened, 5,000 bytes now): was it rewritten in place? (at byte offset" in result.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="read leases are Linux's")
+def test_a_writer_waits_for_the_mapped_read_and_nothing_crashes(tmp_path):
+    """Under a read lease the archive is mapped: another process truncating it waits until the reader lets go
+    of the mapping (it sees the lease break between batches) and copies the rest, which then fails or reads
+    the old bytes; never SIGBUS."""
+    path = tmp_path / "rewritten.a"
+    path.write_bytes(ar_archive([(f"t{i}.elf", tile_elf(i, 3000 + i)) for i in range(40)]))
+    code = ("import fcntl, os, subprocess, sys, time, memreport\n"
+            "from memreport.readers import ReadOptions, read_path, ar\n"
+            "ar.BATCH_MEMBERS, ar.BATCH_BYTES, ar.MAPPED_BYTES = 4, 7000, 7000\n"
+            f"path = {str(path)!r}\n"
+            "opened = []\n"
+            "real = ar.LeasedMapping.open\n"
+            "def spy(cls, fd, size):\n"
+            "    mapping = real(fd, size)\n"
+            "    opened.append(mapping)\n"
+            "    return mapping\n"
+            "ar.LeasedMapping.open = classmethod(spy)\n"
+            "writer = []\n"
+            "def rewrite(done, total):\n"
+            "    if writer:\n"
+            "        return\n"
+            "    writer.append(subprocess.Popen([sys.executable, '-c', f'import os; os.truncate({path!r}, 5000)']))\n"
+            "    deadline = time.monotonic() + 20\n"
+            "    while not opened[0].broken() and time.monotonic() < deadline:  # the writer is waiting\n"
+            "        time.sleep(0.01)\n"
+            "try:\n"
+            "    reports = read_path(path, ReadOptions(progress=rewrite))\n"
+            "    print('read', reports[0].num_tiles)\n"
+            "except memreport.ReadError as exc:\n"
+            "    print(type(exc).__name__)\n"
+            "print('mapped', opened[0] is not None, 'writer', writer[0].wait(timeout=20))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    outcome, mapped = result.stdout.splitlines()
+    assert outcome in ("read 40", "FileChanged") and mapped == "mapped True writer 0"
+    assert path.stat().st_size == 5000
 
 
 # ---------------------------------------------------------------- thin archives (issue #16)

@@ -1,12 +1,15 @@
 """FileView: byte ranges by pread; a file that shrinks under it is a FileChanged, never a crash."""
 from __future__ import annotations
 
+import errno
 import os
+import subprocess
+import sys
 
 import pytest
 
 from memreport.errors import FileChanged, ReadError
-from memreport.readers.fileview import FileView
+from memreport.readers.fileview import FileView, LeasedMapping
 
 
 @pytest.fixture
@@ -59,3 +62,33 @@ def test_a_file_that_shrinks_is_a_file_changed_error(opened):
     assert str(caught.value) == ("the file shrank while it was read (1,024 bytes when opened, 100 bytes now): was it "
                                  "rewritten in place? (at byte offset 100)")
     assert isinstance(caught.value, ReadError)
+
+
+# ---------------------------------------------------------------- the mapping under a read lease (Linux)
+
+needs_leases = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="read leases are Linux's")
+
+
+@needs_leases
+def test_a_lease_maps_the_file_and_a_writer_breaks_it(opened):
+    path, fd = opened
+    mapping = LeasedMapping.open(fd, 1024)
+    assert mapping is not None and not mapping.broken()
+    assert mapping.mapped[250:260] == path.read_bytes()[250:260]
+    # A writer that will not wait (O_NONBLOCK, as coreutils truncate opens) is told to try again, and the lease
+    # is now being broken: the reader must let go.
+    code = f"import os\ntry:\n    os.open({str(path)!r}, os.O_WRONLY | os.O_NONBLOCK)\nexcept OSError as e:\n" \
+           "    print(e.errno)\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == str(errno.EAGAIN)
+    assert mapping.broken()
+    mapping.close()  # the lease goes with it: the writer may go on
+    with open(path, "r+b"):
+        pass
+
+
+@needs_leases
+def test_no_lease_no_mapping_while_someone_writes(opened):
+    path, fd = opened
+    with open(path, "ab"):
+        assert LeasedMapping.open(fd, 1024) is None  # the reader copies instead
