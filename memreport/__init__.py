@@ -84,29 +84,33 @@ __all__ = [
 
 
 def read_all(path: str | os.PathLike, *, tile_memory: int | str | None = None, arch: str | None = None,
-             skip_bad_members: bool = False) -> list[MemoryReport]:
+             skip_bad_members: bool = False, thin_root: str | os.PathLike | None = None) -> list[MemoryReport]:
     """Every report a file holds, in file order (a ``.rep`` trace or a log may hold several).
 
     ``tile_memory`` (bytes per tile: ``638976`` or ``"624KiB"``) overrides
     what every source says; ``arch`` (``"ipu1"``, ``"ipu2"``, ``"ipu21"``)
     replaces the architecture a source names; ``skip_bad_members`` reads an
-    archive whose members are partly damaged. A bad argument is a
-    ValueError naming it; an unreadable file a :class:`ReadError`.
+    archive whose members are partly damaged. A thin archive's members must
+    lie under the archive's own directory, or under ``thin_root`` when given.
+    A bad argument is a ValueError naming it; an unreadable file a
+    :class:`ReadError`.
     """
     from .readers import read_path
     options = ReadOptions(tile_memory=_tile_memory(tile_memory), arch=_arch(arch),
-                          skip_bad_members=_flag(skip_bad_members, "skip_bad_members"), option_names=PYTHON_NAMES)
+                          skip_bad_members=_flag(skip_bad_members, "skip_bad_members"), option_names=PYTHON_NAMES,
+                          thin_root=_thin_root(thin_root))
     return read_path(path, options)
 
 
 def read(path: str | os.PathLike, *, tile_memory: int | str | None = None, arch: str | None = None,
-         skip_bad_members: bool = False) -> MemoryReport:
+         skip_bad_members: bool = False, thin_root: str | os.PathLike | None = None) -> MemoryReport:
     """The report a file holds; for a file holding several, the largest (by excluding-gaps total).
 
     The keywords are :func:`read_all`'s.
     """
     from .analysis import largest
-    return largest(read_all(path, tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members))
+    return largest(read_all(path, tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
+                            thin_root=thin_root))
 
 
 def _tile_memory(value: object) -> int | None:
@@ -138,6 +142,14 @@ def _flag(value: object, name: str) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"{name} must be True or False, not {value!r}")
     return value
+
+
+def _thin_root(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, (str, os.PathLike)):
+        raise ValueError(f"thin_root must be a directory path (or None), not {value!r}")
+    return os.fspath(value)
 
 
 def read_compiles(*paths: str | os.PathLike) -> CompileSummary:

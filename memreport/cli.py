@@ -1,11 +1,16 @@
 """The ``memreport`` command: a thin click shell over the public API.
 
 Exit codes: 0 success; 1 an input could not be read; 2 bad usage (click's
-own); 3 a gate failed. Library errors become exit codes here and only here.
+own); 3 a gate failed; 4 an output could not be written (nothing was);
+128 + N ended by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129, a closed
+pipe 141), its temporary files removed. Library errors become exit codes
+here and only here.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -15,17 +20,18 @@ from typing import TYPE_CHECKING
 import click
 
 from . import __version__, render
-from .errors import MemreportError, UnsupportedOperation
+from .errors import MemreportError, UnsupportedOperation, WriteError
 from .model import ARCHES, MemoryReport, TileReport
-from .output import write_output
+from .output import check_outputs, write_outputs
 from .readers import ReadOptions, read_path
+from .signals import SIGPIPE, Terminated, signals_end_the_run
 from .units import check_size, parse_size
 
 if TYPE_CHECKING:  # numpy-backed modules load with the commands: --version and --help stay quick
     from .analysis.gates import GateResult
     from .model.tensor_map import TensorMap
 
-EXIT_READ, EXIT_GATE = 1, 3
+EXIT_READ, EXIT_GATE, EXIT_WRITE = 1, 3, 4
 
 
 class SizeType(click.ParamType):
@@ -44,6 +50,18 @@ class SizeType(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+class PathType(click.ParamType):
+    """A file name: not empty (``-o ''`` used to be ignored or to name the working directory)."""
+
+    name = "PATH"
+
+    def convert(self, value, param, ctx):
+        if not value:
+            self.fail("an empty path names no file", param, ctx)
+        return value
+
+
+PATH = PathType()
 SIZE = SizeType()
 TILE_MEMORY = SizeType(minimum=1, what="bytes per tile")  # 0 B per tile is no IPU: a usage error, not the file's
 
@@ -55,7 +73,7 @@ def output_options(subject: str, what: str, formats: bool = True):
     described = "; ".join(f"{r.name}: {r.description}" for r in text_renderers)
 
     def decorator(command):
-        command = click.option("-o", "--output", default="-", metavar="PATH", show_default=True,
+        command = click.option("-o", "--output", default="-", metavar="PATH", show_default=True, type=PATH,
                                help=f"Write the {what} here ('-' is stdout); a file is written whole or not at "
                                     "all.")(command)
         if not formats:
@@ -67,7 +85,12 @@ def output_options(subject: str, what: str, formats: bool = True):
 
 
 def read_options(command):
-    """How inputs are read, shared by the commands: ``--tile-memory``, ``--arch``, ``--skip-bad-members``."""
+    """How inputs are read, shared by the commands: ``--tile-memory``, ``--arch``, ``--skip-bad-members``,
+    ``--thin-root``."""
+    command = click.option(
+        "--thin-root", metavar="DIR", type=click.Path(file_okay=False),
+        help="A thin archive's members may lie anywhere under DIR (default: only under the archive's own "
+             "directory; an absolute or '..' member path leaving it is an error).")(command)
     command = click.option(
         "--skip-bad-members", is_flag=True,
         help="Read an archive whose members are partly damaged: each damaged member's tile keeps its id but its "
@@ -90,6 +113,26 @@ class DefaultGroup(click.Group):
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx):
+        """Run the command; a signal or a closed pipe ends it with 128 + N, temporary files removed."""
+        with signals_end_the_run():
+            try:
+                return super().invoke(ctx)
+            except Terminated as exc:  # the stack has unwound: every temporary file is gone
+                sys.exit(128 + exc.signum)
+            except KeyboardInterrupt:
+                sys.exit(128 + signal.SIGINT)
+            except BrokenPipeError:  # the reader of stdout has gone (| head): end quietly, as SIGPIPE would
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+                sys.exit(128 + SIGPIPE)
+            except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+                raise
+            except MemoryError:  # outside the readers, which say so themselves: rendering a pod, say
+                fail("out of memory (MemoryError): the run needs more memory than this process may use")
+            except Exception as exc:  # noqa: BLE001 - the last resort: one line, never a traceback
+                fail(unexpected(exc))
+
 
 class ReportCommand(click.Command):
     """The default command, shown to users as plain ``memreport``; its help lists the other commands."""
@@ -108,6 +151,17 @@ class ReportCommand(click.Command):
         formatter.write_text("A file whose name is a command's is reported with a path: memreport ./diff")
 
 
+def unexpected(exc: Exception) -> str:
+    """A bug's one line: the exception, its message and where it was raised, so it can be reported."""
+    import traceback
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    detail = " ".join(str(exc).split())
+    detail = detail if len(detail) <= 200 else detail[:197] + "..."
+    return (f"unexpected {type(exc).__name__}{where} ({detail}); this is a memreport bug: please report it with "
+            "the command and its inputs")
+
+
 def fail(message: str, code: int = EXIT_READ) -> None:
     """One line on stderr, then exit with ``code``."""
     click.echo(f"memreport: {message}", err=True)
@@ -123,6 +177,22 @@ def exit_codes() -> Iterator[None]:
         raise click.UsageError(str(exc)) from None
     except MemreportError as exc:
         fail(str(exc))
+
+
+def write_all(outputs: Sequence[tuple[str, str | bytes]]) -> None:
+    """Write every output or none; a failure is one line and exit 4."""
+    try:
+        write_outputs(outputs)
+    except WriteError as exc:
+        fail(str(exc), EXIT_WRITE)
+
+
+def refuse_overwriting(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> None:
+    """Bad usage (exit 2) when an output would write over an input or another output."""
+    try:
+        check_outputs(inputs, outputs)
+    except MemreportError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def exit_on_gates(results: Sequence[GateResult]) -> None:
@@ -150,7 +220,8 @@ def load(paths: Sequence[str], options: ReadOptions) -> list[MemoryReport]:
     return [report for _, report in load_from(paths, options)]
 
 
-def with_symbols(read: Sequence[tuple[str, MemoryReport]], top: int, tiles_asked: Sequence[int]) -> list[MemoryReport]:
+def with_symbols(read: Sequence[tuple[str, MemoryReport]], top: int, tiles_asked: Sequence[int],
+                 thin_root: str | None = None) -> list[MemoryReport]:
     """The reports, those read from an archive or ELF file holding the symbol tables of their top tiles and of
     ``tiles_asked`` (tiles outside a report are left for the summary to refuse); exit 1 when one cannot be read."""
     from .analysis import top_tile_ids
@@ -162,7 +233,7 @@ def with_symbols(read: Sequence[tuple[str, MemoryReport]], top: int, tiles_asked
             assert isinstance(report, TileReport)
             wanted = top_tile_ids(report, top).tolist() + [t for t in tiles_asked if t < report.num_tiles]
             try:
-                report = read_symbols(report, wanted)
+                report = read_symbols(report, wanted, thin_root)
             except MemreportError as exc:
                 fail(str(exc))
         reports.append(report)
@@ -185,9 +256,14 @@ def load_from(paths: Sequence[str], options: ReadOptions) -> list[tuple[str, Mem
             fail(str(exc))
         if bar is not None:
             bar.close()
-        for warning in caught:  # one line each, like errors (Python's format adds a source line)
-            click.echo(f"memreport: warning: {warning.message}", err=True)
+        echo_warnings(caught)
     return reports
+
+
+def echo_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
+    """One line each, like errors (Python's format adds a source line), and each message once."""
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        click.echo(f"memreport: warning: {message}", err=True)
 
 
 def load_tensor_map(path: str, reports: Sequence[MemoryReport]) -> TensorMap:
@@ -215,12 +291,14 @@ def main() -> None:
               help="How many of the most memory-subscribed tiles to detail.")
 @drill_options
 @read_options
-@click.option("--bin-kib", type=click.IntRange(min=1), metavar="N",
-              help="Histogram bin width in KiB (default: the smallest power of two giving at most 128 bins).")
-@click.option("--png", metavar="PATH",
+@click.option("--bin-kib", type=click.IntRange(min=1, max=2 ** 53 - 1), metavar="N",
+              help="Histogram bin width in KiB (default: the smallest power of two giving at most 128 bins); at "
+                   "most 16,384 bins (exit 2 beyond).")
+@click.option("--png", metavar="PATH", type=PATH,
               help="Also draw each report as a PNG: memory per tile, the By Tile histogram, a per-IPU heat "
-                   "map. Several reports write PATH-1.png, PATH-2.png, ... in input order.")
-@click.option("--tensor-map", "tensor_map_path", metavar="PATH",
+                   "map. Several reports number the files before the extension, in input order (--png m.png writes "
+                   "m-1.png, m-2.png, ...).")
+@click.option("--tensor-map", "tensor_map_path", metavar="PATH", type=PATH,
               help="A tensor map (tensor_map.json): list the tensors on the top tiles, with elements and "
                    "estimated bytes of tensor data (CSV: three per-tile tensor columns).")
 @click.option("--fail-on-oom", is_flag=True,
@@ -236,7 +314,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
            arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | None = None,
            min_headroom: int | None = None, tensor_map_path: str | None = None,
            png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
-           symbols: int | None = None) -> None:
+           symbols: int | None = None, thin_root: str | None = None) -> None:
     """Show the memory of every tile of a compiled IPU program.
 
     FILE is any report Poplar writes, recognised by its content: an ELF
@@ -262,31 +340,36 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
       memreport compiles run.log               every compilation and cache hit in a run's log
 
     Exit status: 0 success, 1 an input could not be read, 2 bad usage,
-    3 a gate failed.
+    3 a gate failed, 4 an output could not be written (none was), 128+N
+    ended by signal N.
     """
     from .analysis import gates, summarize_all
-    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
+    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
+                          thin_root=thin_root)
+    inputs = [*files, *([tensor_map_path] if tensor_map_path else [])]
+    refuse_overwriting(inputs, [("-o", output), *([("--png", png)] if png is not None else [])])
     shown = fmt != "csv"  # the CSV has no place for symbols: read none
-    reports = with_symbols(load_from(files, options), top if shown else 0, tiles_asked if shown else ())
+    reports = with_symbols(load_from(files, options), top if shown else 0, tiles_asked if shown else (), thin_root)
     tensor_map = load_tensor_map(tensor_map_path, reports) if tensor_map_path else None
     if png == "-" and (output == "-" or len(reports) > 1):
         raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
-    with exit_codes():
-        summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map, tiles_asked=tiles_asked)
-        rendered = render.render("report", fmt, summaries, render.RenderOptions(symbols=symbols))
-        gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
-                                      min_headroom=min_headroom)
-        pngs: list[tuple[str, str | bytes]] = []
-        if png:  # drawn before anything is written
-            picture = render.get("report", "png")
-            pngs = list(zip(numbered_paths(png, len(summaries), picture.extension),
-                            render.render_each(picture, summaries, render.RenderOptions())))
-    try:
-        write_output(output, rendered)
-        for path, data in pngs:
-            write_output(path, data)
-    except MemreportError as exc:
-        fail(str(exc))
+    picture = render.get("report", "png")
+    png_paths = numbered_paths(png, len(reports), picture.extension) if png is not None else []
+    if len(png_paths) > 1:  # memory-1.png, memory-2.png...: none may be an input or -o either
+        refuse_overwriting(inputs, [("-o", output), *(("--png", path) for path in png_paths)])
+    with warnings.catch_warnings(record=True) as caught:  # matplotlib's, say: one line each
+        warnings.simplefilter("always")
+        with exit_codes():
+            summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map,
+                                      tiles_asked=tiles_asked)
+            rendered = render.render("report", fmt, summaries, render.RenderOptions(symbols=symbols))
+            gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
+                                          min_headroom=min_headroom)
+            pngs: list[tuple[str, str | bytes]] = []
+            if png_paths:  # drawn before anything is written
+                pngs = list(zip(png_paths, render.render_each(picture, summaries, render.RenderOptions())))
+    echo_warnings(caught)
+    write_all([(output, rendered), *pngs])  # every output or none
     if len(pngs) > 1:
         click.echo(f"memreport: wrote {', '.join(path for path, _ in pngs)} (one PNG per report)", err=True)
     exit_on_gates(gate_results)
@@ -323,7 +406,8 @@ def numbered_paths(path: str, count: int, extension: str) -> list[str]:
 @click.option("--fail-on-oom", is_flag=True, help="Gate: exit 3 if any tile of NEW is out of memory.")
 def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, tile_memory: int | None,
                  arch: str | None, fail_on_growth: int | None, fail_on_oom: bool,
-                 skip_bad_members: bool = False, min_change: int = 0, sort: str = "delta") -> None:
+                 skip_bad_members: bool = False, min_change: int = 0, sort: str = "delta",
+                 thin_root: str | None = None) -> None:
     """Compare two builds tile by tile (excluding-gaps bytes).
 
     OLD and NEW are any two readable reports of programs with the same tile
@@ -339,11 +423,14 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
       memreport diff baseline.json build/archive.a --min-change 1KiB   against a saved report
 
     Exit status: 0 success, 1 an input could not be read or the tile counts
-    differ, 2 bad usage, 3 a gate failed.
+    differ, 2 bad usage, 3 a gate failed, 4 the output could not be written,
+    128+N ended by signal N.
     """
     from .analysis import diff as diffing
     from .analysis import gates, summarize
-    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
+    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
+                          thin_root=thin_root)
+    refuse_overwriting([old_path, new_path], [("-o", output)])
     old, old_note = diffing.choose_report(load([old_path], options))
     new, new_note = diffing.choose_report(load([new_path], options))
     try:
@@ -355,7 +442,8 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     except diffing.TileCountMismatch as exc:
         fail(f"diff: {exc}")
     below = [c.tile for c in changes.changes(top)]
-    old, new = (with_symbols([(path, report)], 0, below)[0] for path, report in ((old_path, old), (new_path, new)))
+    old, new = (with_symbols([(path, report)], 0, below, thin_root)[0]
+                for path, report in ((old_path, old), (new_path, new)))
     changes = diffing.with_items(changes, old, new, top, sort=sort)
     try:
         results = [gates.check_growth(changes, fail_on_growth)] if fail_on_growth is not None else []
@@ -363,10 +451,7 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
             results.append(gates.check_out_of_memory(summaries[1]))
     except UnsupportedOperation as exc:
         raise click.UsageError(str(exc)) from None
-    try:
-        write_output(output, render.render("diff", fmt, changes, render.RenderOptions(top=top)))
-    except MemreportError as exc:
-        fail(str(exc))
+    write_all([(output, render.render("diff", fmt, changes, render.RenderOptions(top=top)))])
     exit_on_gates(results)
 
 
@@ -394,11 +479,13 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
       memreport compiles run.log --fail-on-recompile  CI gate: exit 3 on a recompilation
 
     Exit status: 0 success, 1 a log could not be read or holds no
-    compilation lines, 2 bad usage, 3 a gate failed.
+    compilation lines, 2 bad usage, 3 a gate failed, 4 the output could
+    not be written, 128+N ended by signal N.
     """
     from .analysis.compiles import check_recompile, summarize_compiles
     from .progress import ReadProgress, file_progress
     from .readers.compile_log import read_compile_logs
+    refuse_overwriting(list(logs), [("-o", output)])
     bars: list[ReadProgress] = []
 
     def progress(path: str) -> ReadProgress | None:
@@ -418,9 +505,10 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
             bars.pop().close()
     summary = summarize_compiles(history)
     try:
-        write_output(output, render.render("compiles", fmt, summary))
+        rendered = render.render("compiles", fmt, summary)
     except MemreportError as exc:
         fail(str(exc))
+    write_all([(output, rendered)])
     exit_on_gates(check_recompile(summary) if fail_on_recompile else [])
 @main.command("export", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)
@@ -431,7 +519,7 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
 @read_options
 def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: int | None, arch: str | None,
                    skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
-                   symbols: int | None = None) -> None:
+                   symbols: int | None = None, thin_root: str | None = None) -> None:
     """Save reports as memreport/1 JSON that memreport reads back as the same reports.
 
     FILE is anything memreport reads. The JSON holds every tile's values,
@@ -446,16 +534,18 @@ def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: i
       memreport export build/archive.a -o baseline.json
       memreport diff baseline.json build/archive.a      later, against a new build
 
-    Exit status: 0 success, 1 an input could not be read, 2 bad usage.
+    Exit status: 0 success, 1 an input could not be read, 2 bad usage,
+    4 the output could not be written, 128+N ended by signal N.
     """
     from .analysis import summarize_all
-    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members)
-    reports = with_symbols(load_from(files, options), top, tiles_asked)
+    options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
+                          thin_root=thin_root)
+    refuse_overwriting(list(files), [("-o", output)])
+    reports = with_symbols(load_from(files, options), top, tiles_asked, thin_root)
     with exit_codes():
         summaries = summarize_all(reports, top=top, tiles_asked=tiles_asked)
         rendered = render.render("report", "json", summaries, render.RenderOptions(symbols=symbols))
-    with exit_codes():
-        write_output(output, rendered)
+    write_all([(output, rendered)])
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,6 +2,15 @@
 from __future__ import annotations
 
 MAX_MESSAGE = 400  # characters of a ReadError message: a one-line error stays one readable line
+MAX_NAME = 120     # characters of a name (an archive member's) quoted in a message
+
+
+def shorten(text: str, limit: int = MAX_NAME) -> str:
+    """``text``, or its two ends around ``[...]`` when longer than ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    keep = (limit - 5) // 2
+    return f"{text[:keep]}[...]{text[-keep:]}"
 
 
 class MemreportError(Exception):
@@ -36,7 +45,7 @@ class ReadError(MemreportError):
         if self.path is not None:
             where.append(self.path)
         if self.member is not None:
-            where.append(f"member {self.member!r}")
+            where.append(f"member {shorten(self.member)!r}")
         if self.line is not None:
             where.append(f"line {self.line}")
         text = self.message
@@ -53,9 +62,17 @@ class Truncated(ReadError):
     """The input ends before a structure it declares."""
 
 
+class FileChanged(ReadError):
+    """The input shrank while it was read (rewritten in place): nothing read from it can be trusted."""
+
+
 class UnexpectedError(ReadError):
     """A reader failed in a way it does not anticipate (a memreport bug, or an input it does not guard
     against). The message names the original exception's type; ``__cause__`` holds it, traceback and all."""
+
+
+class WriteError(MemreportError):
+    """An output could not be written (a full disk, a closed stdout, a directory): nothing was written."""
 
 
 class TileCountMismatch(MemreportError):

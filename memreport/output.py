@@ -1,64 +1,233 @@
-"""Write an output whole or not at all: a temporary file beside the target, then a rename.
+"""Write every output whole, or none: temporary files beside their targets, renamed once all are written.
 
 The target is the real file behind any symlink, and an existing file keeps
-its mode; devices and FIFOs are written in place, never replaced.
+its mode; devices and FIFOs are written in place, never replaced. Text goes
+to files as UTF-8, and to stdout in its own encoding; bytes a file name held
+that were not UTF-8 come out as they were, and a character stdout cannot
+encode is written as a backslash escape, never a crash.
 """
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import stat
 import sys
-import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
-from .errors import MemreportError
+from .errors import MemreportError, WriteError
+
+STDOUT = "-"
+TEMPORARY = (".memreport-", ".tmp")  # prefix and suffix of the temporary files
+
+
+def _on_unencodable(exc: UnicodeError) -> tuple[str | bytes, int]:
+    """The error handler for stdout: undecodable file-name bytes back as they were, other characters escaped."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    text = exc.object[exc.start:exc.end]
+    if all("\udc80" <= c <= "\udcff" for c in text):  # surrogateescape's stand-ins for bytes
+        return bytes(ord(c) - 0xDC00 for c in text), exc.end
+    return text.encode("ascii", "backslashreplace").decode("ascii"), exc.end
+
+
+codecs.register_error("memreport.output", _on_unencodable)
 
 
 def write_output(path: str, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` (``-`` is stdout) atomically."""
-    if path == "-":
-        if isinstance(data, bytes):
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
-        else:
-            sys.stdout.write(data)
-            sys.stdout.flush()
-        return
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    # A symlinked -o is written through: the link stays a link and its target gets the report.
+    """Write ``data`` to ``path`` (``-`` is stdout), whole or not at all."""
+    write_outputs([(path, data)])
+
+
+@dataclass
+class _Staged:
+    path: str    # as given
+    real: str    # the file it names (symlinks resolved)
+    temp: str    # the temporary file beside it
+    mode: int
+
+
+def write_outputs(outputs: Sequence[tuple[str, str | bytes]]) -> None:
+    """Write every ``(path, data)``, or none: a :class:`~memreport.errors.WriteError` leaves no file changed.
+
+    Files are written to temporary files first; then stdout, devices and
+    FIFOs (which cannot be taken back) are written; then the temporary files
+    are renamed over their targets. An exception at any point, a signal's
+    included, removes every temporary file not yet renamed.
+    """
+    staged: list[_Staged] = []
+    try:
+        direct: list[tuple[str, str | None, str | bytes]] = []
+        for path, data in outputs:
+            if path == STDOUT:
+                direct.append((path, None, data))
+                continue
+            real, existing = _target(path)
+            if existing is not None and not stat.S_ISREG(existing.st_mode):
+                direct.append((path, real, data))  # a device or FIFO: renaming over it would replace it
+                continue
+            mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
+            _stage(staged, path, real, mode, _encode(data, None))
+        for path, device, data in direct:
+            if device is None:
+                _write_stdout(data)
+            else:
+                _write_in_place(path, device, _encode(data, None))
+        while staged:
+            entry = staged[0]
+            try:
+                os.replace(entry.temp, entry.real)
+            except OSError as exc:
+                raise WriteError(f"{entry.path}: cannot write: {exc.strerror or exc}") from None
+            staged.pop(0)
+    finally:
+        for entry in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.temp)
+
+
+def _target(path: str) -> tuple[str, os.stat_result | None]:
+    """The real file ``path`` names, and its status (None when it does not exist yet)."""
+    if not path:
+        raise WriteError("an empty path names no file")
+    if path.endswith(("/", os.sep)) or os.path.isdir(path):
+        raise WriteError(f"{path}: is a directory: give a file name")
+    # A symlinked output is written through: the link stays a link and its target gets the output.
     real = os.path.realpath(path)
     try:
-        existing = os.stat(real)
+        return real, os.stat(real)
     except FileNotFoundError:
-        existing = None
+        return real, None
     except OSError as exc:  # a symlink loop, a path through a file...
-        raise MemreportError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    if existing is not None and not stat.S_ISREG(existing.st_mode) and not stat.S_ISDIR(existing.st_mode):
-        # A device or FIFO (-o /dev/null, a pipe): renaming over it would replace it with a file.
+        raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _stage(staged: list[_Staged], path: str, real: str, mode: int, payload: bytes) -> None:
+    """``payload`` in a new temporary file beside ``real``, listed in ``staged`` before it exists, so whatever
+    interrupts this leaves nothing the caller does not know to remove."""
+    directory = os.path.dirname(real)
+    while True:
+        temp = os.path.join(directory, f"{TEMPORARY[0]}{os.urandom(6).hex()}{TEMPORARY[1]}")
+        staged.append(_Staged(path, real, temp, mode))
         try:
-            with open(real, "wb") as f:
-                f.write(payload)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+        except FileExistsError:
+            staged.pop()
+            continue
         except OSError as exc:
-            raise MemreportError(f"{path}: cannot write: {exc.strerror or exc}") from None
-        return
-    # An existing file keeps its permissions (a report kept private stays private); a new one gets the umask's.
-    mode = stat.S_IMODE(existing.st_mode) if existing is not None and stat.S_ISREG(existing.st_mode) \
-        else 0o666 & ~_umask()
+            staged.pop()
+            raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        break
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".memreport-", suffix=".tmp", dir=os.path.dirname(real))
-    except OSError as exc:
-        raise MemreportError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-        os.chmod(tmp, mode)
-        os.replace(tmp, real)
+        with os.fdopen(fd, "wb", buffering=0) as f:
+            _write_fully(f.write, payload)
+        os.chmod(temp, mode)
     except BaseException as exc:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            os.unlink(temp)
         if isinstance(exc, OSError):
-            raise MemreportError(f"{path}: cannot write: {exc.strerror or exc}") from None
+            raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
         raise
+
+
+def _write_in_place(path: str, real: str, payload: bytes) -> None:
+    try:
+        with open(real, "wb", buffering=0) as f:
+            _write_fully(f.write, payload)
+    except OSError as exc:
+        raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _write_stdout(data: str | bytes) -> None:
+    stream = sys.stdout
+    if stream is None:
+        raise WriteError("stdout: cannot write: it is closed")
+    buffer = getattr(stream, "buffer", None)
+    try:
+        if buffer is None:  # a stream of text only (some notebook front ends)
+            stream.write(data if isinstance(data, str) else data.decode("utf-8", "replace"))
+            stream.flush()
+            return
+        stream.flush()
+        payload = _encode(data, getattr(stream, "encoding", None))
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+            _write_fully(buffer.write, payload)
+            buffer.flush()
+        else:  # straight to the file: a failed write leaves nothing buffered to fail again at exit
+            _write_fully(lambda chunk: os.write(fd, chunk), payload)
+    except BrokenPipeError:
+        raise  # the reader has gone (| head): the command line ends quietly
+    except (OSError, ValueError) as exc:  # ValueError: a closed file
+        raise WriteError(f"stdout: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _write_fully(write, payload: bytes) -> None:
+    """Call ``write`` until all of ``payload`` is written. A buffered write that fails part way returns the
+    bytes it wrote and keeps the error (a full disk, a closed pipe) for the next call: taken at its word,
+    a temporary file would be renamed into place cut short."""
+    with memoryview(payload) as view:
+        done = 0
+        while done < len(view):
+            written = write(view[done:])
+            if not written:  # None: a non-blocking stream that would block
+                raise OSError(f"wrote {done:,} of {len(view):,} bytes")
+            done += written
+
+
+def _encode(data: str | bytes, encoding: str | None) -> bytes:
+    """Bytes to write: text in ``encoding`` (UTF-8 for files), with the output error handler."""
+    if isinstance(data, bytes):
+        return data
+    return data.encode(encoding or "utf-8", "memreport.output")
+
+
+def temporary_files(directory: str) -> Iterator[str]:
+    """Temporary files this module leaves only if killed outright (SIGKILL): for tests and clean-ups."""
+    prefix, suffix = TEMPORARY
+    return (name for name in os.listdir(directory) if name.startswith(prefix) and name.endswith(suffix))
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: the same inode when both exist, else the same real path."""
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except OSError:
+        return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def check_outputs(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> None:
+    """A :class:`MemreportError` (bad usage) when an output (``(option, path)``) is an input or another output.
+
+    An input is never written over, and two outputs of one run never write
+    one file. Devices (``/dev/null``) may take several outputs.
+    """
+    files = [(option, path) for option, path in outputs if path != STDOUT]
+    for option, path in files:
+        if not path:
+            raise MemreportError(f"{option} '': an empty path names no file")
+        if path.endswith(("/", os.sep)) or os.path.isdir(path):
+            raise MemreportError(f"{option} {path} is a directory: give a file name")
+        for source in inputs:
+            if source != STDOUT and same_file(path, source):
+                raise MemreportError(f"{option} {path} is the input {source}: memreport never writes over its "
+                                     "inputs")
+    for i, (option, path) in enumerate(files):
+        for other_option, other in files[i + 1:]:
+            if same_file(path, other) and not _is_device(path):
+                raise MemreportError(f"{option} {path} and {other_option} {other} name the same file: each output "
+                                     "needs its own")
+
+
+def _is_device(path: str) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def _umask() -> int:

@@ -1,25 +1,29 @@
 #!/usr/bin/env python3
-"""Fuzz every reader: mutate a valid seed of each format and check the reading property.
+"""Fuzz every reader and everything after it: mutate a valid seed of each format and check the property.
 
-The property (tests/fuzzing.py): a reading gives valid reports that render
-as text, JSON and CSV, or raises ReadError naming the file. Any other
-exception, an UnexpectedError (a stray exception the last-resort guard
-caught), an allocation out of proportion to the input (MemoryError under
-the address-space cap) or an input that takes longer than --timeout seconds
-is a failure. Failures are printed with their format, their exception and
-the input (hex, first bytes), saved under --save, and counted; the exit status
-is 1 when any was found.
+The property (tests/fuzzing.py): a reading gives valid reports, which go
+through every renderer (text, JSON, CSV and, for a sample, the PNG), the
+gates, a diff with itself and the writing of every output; or it raises
+ReadError naming the file. Any other exception, an UnexpectedError (a stray
+exception the last-resort guard caught), an allocation out of proportion to
+the input (MemoryError under the address-space cap) or an input that takes
+longer than --timeout seconds is a failure. Failures are printed with their
+format, their exception and the input (hex, first bytes), saved under
+--save, and counted; the exit status is 1 when any was found.
 
-    python scripts/fuzz.py --minutes 5          # round-robin over the formats until time is up
-    python scripts/fuzz.py --examples 2000      # that many inputs per format
+    python scripts/fuzz.py --minutes 5                  # round-robin over the formats until time is up
+    python scripts/fuzz.py --examples 2000              # that many inputs per format
+    python scripts/fuzz.py --inputs 1000000 --processes 2 --seed 7   # the long run, on two cores
     python scripts/fuzz.py --formats archive elf32 --examples 500
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,7 +39,7 @@ from hypothesis import seed as hypothesis_seed
 from memreport.errors import ReadError, UnexpectedError
 from tests.fuzzing import FORMATS, check_reading, mutated, write_case
 
-BATCH = 200  # inputs per format before moving to the next (--minutes)
+BATCH = 200  # inputs per format before moving to the next (--minutes, --inputs)
 
 
 class Hang(Exception):
@@ -47,8 +51,8 @@ def _alarm(signum, frame):
 
 
 class Fuzzer:
-    def __init__(self, workdir: str, save: str | None, timeout: float) -> None:
-        self.workdir, self.save, self.timeout = workdir, save, timeout
+    def __init__(self, workdir: str, save: str | None, timeout: float, png_every: int) -> None:
+        self.workdir, self.save, self.timeout, self.png_every = workdir, save, timeout, png_every
         self.tried: Counter[str] = Counter()
         self.outcomes: Counter[str] = Counter()
         self.failures: dict[tuple[str, str], bytes] = {}  # (format, signature) -> first input
@@ -59,7 +63,10 @@ class Fuzzer:
         signal.setitimer(signal.ITIMER_REAL, self.timeout)
         try:
             for skip in ((False, True) if name.startswith("archive") else (False,)):
-                self.outcomes[check_reading(path, skip_bad_members=skip)] += 1
+                png = self.png_every > 0 and self.outcomes["ok"] % self.png_every == 0
+                outcome = check_reading(path, skip_bad_members=skip, png=png)
+                self.outcomes[outcome] += 1
+                self.outcomes["drawn"] += png and outcome == "ok"
         except Hang:
             self.fail(name, data, f"Hang: over {self.timeout} s")
         except UnexpectedError as exc:
@@ -86,7 +93,7 @@ class Fuzzer:
               f"{data[:96].hex()}{'...' if len(data) > 96 else ''}", flush=True)
         if self.save:
             os.makedirs(self.save, exist_ok=True)
-            out = os.path.join(self.save, f"{name}-{len(self.failures)}.bin")
+            out = os.path.join(self.save, f"{name}-{os.getpid()}-{len(self.failures)}.bin")
             with open(out, "wb") as f:
                 f.write(data)
             print(f"  saved as {out}", flush=True)
@@ -102,11 +109,72 @@ class Fuzzer:
         batch()
 
 
+def fuzz(args: argparse.Namespace, seed: int, inputs: int | None) -> Fuzzer:
+    """One process's share: round-robin over the formats until the time, the input count or the examples end."""
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="memreport-fuzz-") as workdir:
+        fuzzer = Fuzzer(workdir, args.save, args.timeout, args.png_every)
+        round_no = 0
+        endless = args.minutes or inputs
+        batch = min(BATCH, max(1, inputs // len(args.formats))) if inputs else BATCH  # every format, even in short runs
+        while True:
+            for name in args.formats:
+                fuzzer.run(name, batch if endless else args.examples, seed + round_no * 1000 + FORMATS.index(name))
+                if args.minutes and time.monotonic() - started > args.minutes * 60:
+                    return fuzzer
+                if inputs and sum(fuzzer.tried.values()) >= inputs:
+                    return fuzzer
+            round_no += 1
+            if not endless:
+                return fuzzer
+
+
+def run_workers(args: argparse.Namespace) -> tuple[Counter, Counter, int]:
+    """--processes N: N copies of this script, each with its own seed and share of --inputs; their counts summed."""
+    share = -(-args.inputs // args.processes) if args.inputs else None
+    command = [sys.executable, os.path.abspath(__file__), "--timeout", str(args.timeout), "--memory-gib",
+               str(args.memory_gib), "--png-every", str(args.png_every), "--formats", *args.formats]
+    if args.minutes:
+        command += ["--minutes", str(args.minutes)]
+    elif not share:
+        command += ["--examples", str(args.examples)]
+    if args.save:
+        command += ["--save", args.save]
+    workers = [subprocess.Popen(command + ["--seed", str(args.seed + i * 1_000_003), "--worker"]
+                                + (["--inputs", str(share)] if share else []), stdout=subprocess.PIPE, text=True)
+               for i in range(args.processes)]
+    tried: Counter[str] = Counter()
+    outcomes: Counter[str] = Counter()
+    distinct = 0
+    for i, worker in enumerate(workers):
+        assert worker.stdout is not None
+        reported = False
+        for line in worker.stdout:
+            if line.startswith("RESULT "):
+                result = json.loads(line[len("RESULT "):])
+                tried.update(result["tried"])
+                outcomes.update(result["outcomes"])
+                distinct += result["distinct"]
+                reported = True
+            else:
+                print(line, end="", flush=True)
+        if worker.wait() not in (0, 1) or not reported:  # killed, or crashed outright: a finding too
+            print(f"FAILURE worker {i} ended with status {worker.returncode} and no result", flush=True)
+            outcomes["failure"] += 1
+            distinct += 1
+    return tried, outcomes, distinct
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, help="run round-robin over the formats for this long")
-    parser.add_argument("--examples", type=int, default=500, help="inputs per format (without --minutes)")
+    parser.add_argument("--inputs", type=int, help="run round-robin over the formats for this many inputs in all")
+    parser.add_argument("--examples", type=int, default=500, help="inputs per format (without --minutes/--inputs)")
     parser.add_argument("--formats", nargs="*", choices=FORMATS, default=FORMATS)
+    parser.add_argument("--processes", type=int, default=1, help="fuzz in this many processes (one per core)")
+    parser.add_argument("--png-every", type=int, default=100, metavar="N",
+                        help="also draw the PNG of every Nth input that reads (0: never); a picture takes tenths "
+                             "of a second, a reading milliseconds")
     parser.add_argument("--timeout", type=float, default=5.0,
                         help="seconds one input may take (the seeds read in milliseconds; a mutation adds at most "
                              "a few hundred KB)")
@@ -114,32 +182,31 @@ def main() -> int:
                         help="address-space cap: an allocation beyond it is a failure, not a killed machine")
     parser.add_argument("--seed", type=int, default=int(time.time()))
     parser.add_argument("--save", help="directory to save failing inputs in")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
-    warnings.simplefilter("ignore")  # readers warn about odd but readable inputs: not findings
-    cap = int(args.memory_gib * 2**30)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    signal.signal(signal.SIGALRM, _alarm)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="memreport-fuzz-") as workdir:
-        fuzzer = Fuzzer(workdir, args.save, args.timeout)
-        round_no = 0
-        while True:
-            for name in args.formats:
-                examples = BATCH if args.minutes else args.examples
-                fuzzer.run(name, examples, args.seed + round_no * 1000 + FORMATS.index(name))
-                if args.minutes and time.monotonic() - started > args.minutes * 60:
-                    break
-            round_no += 1
-            if not args.minutes or time.monotonic() - started > args.minutes * 60:
-                break
+    if args.processes > 1:
+        tried, outcomes, distinct = run_workers(args)
+    else:
+        warnings.simplefilter("ignore")  # readers warn about odd but readable inputs: not findings
+        cap = int(args.memory_gib * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        signal.signal(signal.SIGALRM, _alarm)
+        fuzzer = fuzz(args, args.seed, args.inputs)
+        tried, outcomes, distinct = fuzzer.tried, fuzzer.outcomes, len(fuzzer.failures)
+        if args.worker:
+            print("RESULT " + json.dumps({"tried": tried, "outcomes": outcomes, "distinct": distinct}), flush=True)
+            return 1 if distinct else 0
     elapsed = time.monotonic() - started
-    total = sum(fuzzer.tried.values())
+    total = sum(tried.values())
     print(f"\nseed {args.seed}; {elapsed:.0f} s; {total:,} inputs tried "
-          f"({', '.join(f'{k} {v:,}' for k, v in sorted(fuzzer.tried.items()))})")
-    print(f"readings: {fuzzer.outcomes['ok']:,} read, {fuzzer.outcomes['error']:,} refused with ReadError, "
-          f"{fuzzer.outcomes['failure']:,} failures ({len(fuzzer.failures)} distinct)")
-    return 1 if fuzzer.failures else 0
+          f"({', '.join(f'{k} {v:,}' for k, v in sorted(tried.items()))})")
+    print(f"readings: {outcomes['ok']:,} read, {outcomes['error']:,} refused with ReadError, "
+          f"{outcomes['failure']:,} failures ({distinct} distinct)")
+    print(f"of those read, {outcomes['drawn']:,} also through the PNG renderer; every one rendered as text, JSON "
+          "and CSV, gated, diffed with itself and written")
+    return 1 if distinct else 0
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import shutil
 import subprocess
+import tracemalloc
 
 import pytest
 from elftools.elf.elffile import ELFFile
@@ -64,3 +65,13 @@ def size_a(path, tool: str = "size") -> list[tuple[str, dict[str, int]]]:
 needs_size = pytest.mark.skipif(shutil.which("size") is None, reason="GNU size is not installed")
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("ar") is None,
                                reason="gcc and ar are not installed")
+
+
+def traced_peak(call):
+    """``call()``'s result and the peak of memory Python allocated while it ran (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        result = call()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

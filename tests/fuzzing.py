@@ -1,11 +1,16 @@
 """Mutations of valid inputs and the property every reading must keep (shared by the tests and scripts/fuzz.py).
 
-The property: reading a file either gives valid reports, which every
-renderer can turn into text, JSON and CSV, or raises
+The property: reading a file either gives valid reports or raises
 :class:`~memreport.errors.ReadError` naming the file, in one line, and not
 an :class:`~memreport.errors.UnexpectedError` (a stray exception the last-
-resort guard caught). Anything else (another exception, a crash, a hang)
-is a bug.
+resort guard caught). Valid reports then go through everything a command
+does with them (:func:`check_outputs`): summaries (also with 1 KiB bins),
+every renderer of every ``--format`` (and the picture, when asked), the
+three gates, a ``diff`` of each report with itself and its gate, and
+writing every output to files; each either works or raises the one
+documented refusal (:class:`~memreport.errors.UnsupportedOperation`, bad
+usage at the command line). Anything else (another exception, a crash, a
+hang) is a bug.
 
 Mutations are blind (byte flips, truncations, insertions, deletions,
 splices, long repeats of a few bytes) and aimed: each seed's *fields* (ELF and ar header fields, CBOR
@@ -15,16 +20,24 @@ would take millions of tries to hit.
 """
 from __future__ import annotations
 
+import contextlib
+import csv
+import io
+import json
 import os
 import re
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from memreport.analysis import summarize_all
-from memreport.errors import ReadError, UnexpectedError
+from memreport import render
+from memreport.analysis import gates, summarize_all
+from memreport.analysis.diff import diff_reports
+from memreport.errors import ReadError, UnexpectedError, UnsupportedOperation
 from memreport.model import MemoryReport
+from memreport.output import temporary_files, write_outputs
 from memreport.readers import ReadOptions, read_path
 from memreport.readers.ar import iter_members
 from memreport.readers.elf import scan_elf
@@ -176,9 +189,12 @@ def mutated(draw, name: str) -> bytes:
     return data
 
 
-def check_reading(path: str, *, skip_bad_members: bool = False) -> str:
-    """Read ``path`` and render what it holds: "ok", or "error" for a proper ReadError; else raises."""
-    from memreport.render import table, text
+def check_reading(path: str, *, skip_bad_members: bool = False, png: bool = False) -> str:
+    """Read ``path`` and do with it all a command does: "ok", or "error" for a proper ReadError; else raises.
+
+    ``png`` also draws every report (a few tenths of a second each: the
+    long fuzz run draws a sample).
+    """
     try:
         reports = read_path(path, ReadOptions(skip_bad_members=skip_bad_members))
     except UnexpectedError:
@@ -194,10 +210,69 @@ def check_reading(path: str, *, skip_bad_members: bool = False) -> str:
         _same_as_reference(path, reports[0])
     if reports[0].format in ("json-profile", "cbor-profile"):
         _same_as_reference_decoder(path, reports[0])
-    text.render(summarize_all(reports))
-    table.render_json(summarize_all(reports))
-    table.render_csv(summarize_all(reports))
+    if reports[0].format == "tensor-map":
+        _same_as_reference_tensor_map(path, reports[0])
+    check_outputs(reports, os.path.dirname(path), png=png)
     return "ok"
+
+
+def check_outputs(reports: Sequence[MemoryReport], directory: str, *, png: bool = False) -> None:
+    """Summaries, every renderer, the gates, a diff of each report with itself, and every output written."""
+    summaries = summarize_all(reports)
+    with contextlib.suppress(UnsupportedOperation):  # too many bins, or a text summary's printed ones: refused
+        summarize_all(reports, bin_kib=1)
+    outputs: list[tuple[str, str | bytes]] = []
+    for renderer in render.renderers("report"):
+        if renderer.binary and not png:
+            continue
+        if renderer.per_item:
+            for summary in summaries:
+                try:
+                    picture = renderer.render(summary, render.RenderOptions())
+                except UnsupportedOperation:  # a tensor map has no picture (exit 2 at the command line)
+                    continue
+                assert isinstance(picture, bytes) and picture.startswith(b"\x89PNG\r\n\x1a\n")
+                outputs.append((renderer.extension, picture))
+            continue
+        outputs.append((renderer.extension, _checked(renderer.name, renderer.render(summaries,
+                                                                                     render.RenderOptions()))))
+    for summary in summaries:
+        for gate, *args in ((gates.check_out_of_memory,), (gates.check_max_tile, 0), (gates.check_min_headroom, 1)):
+            try:
+                result = gate(summary, *args)
+            except UnsupportedOperation:  # the gate cannot judge this source (exit 2 at the command line)
+                continue
+            assert "\n" not in result.message
+    for report, summary in zip(reports, summaries):
+        try:
+            diff = diff_reports(report, report, summaries=(summary, summary))
+        except UnsupportedOperation:  # a tensor map: nothing to compare
+            continue
+        assert not diff.tiles and diff.total_delta in (0, None), "a report differs from itself"
+        assert not gates.check_growth(diff, 0).failed
+        for renderer in render.renderers("diff"):
+            outputs.append((renderer.extension, _checked(renderer.name, renderer.render(diff, render.RenderOptions()))))
+    paths = [os.path.join(directory, f"output-{i}{extension}") for i, (extension, _) in enumerate(outputs)]
+    write_outputs([(path, data) for path, (_, data) in zip(paths, outputs)])
+    for path, (_, data) in zip(paths, outputs):
+        with open(path, "rb") as f:
+            assert f.read() == (data if isinstance(data, bytes) else data.encode("utf-8", "surrogateescape"))
+        os.unlink(path)
+    assert not list(temporary_files(directory))
+
+
+def _checked(fmt: str, text: str | bytes) -> str | bytes:
+    """A rendered output, checked for what its format promises: strict JSON, a rectangular CSV whose header
+    names each column once."""
+    assert isinstance(text, str)
+    if fmt == "json":
+        json.loads(text, parse_constant=lambda name: (_ for _ in ()).throw(AssertionError(f"JSON holds {name}")))
+    elif fmt == "csv":
+        csv.field_size_limit(1 << 30)  # a mutated name can be a long line; csv.reader stops at 128 KiB by default
+        rows = list(csv.reader(io.StringIO(text)))
+        assert len(set(rows[0])) == len(rows[0]), f"CSV columns repeat: {rows[0]}"
+        assert all(len(row) == len(rows[0]) for row in rows), "CSV rows of different lengths"
+    return text
 
 
 def _same_as_reference(path: str, report: MemoryReport) -> None:
@@ -233,6 +308,24 @@ def _same_as_reference_decoder(path: str, report: MemoryReport) -> None:
     assert sorted(reference.breakdown) == sorted(report.breakdown)
 
 
+def _same_as_reference_tensor_map(path: str, report: MemoryReport) -> None:
+    """The tensor-map decoder (pair lists straight to arrays) agrees with plain orjson decoding."""
+    from memreport.readers.document import decode_json
+    from memreport.readers.tensor_map import tensor_map_from_document
+    with open(path, "rb") as f:
+        data = f.read()
+    if data.lstrip()[:1] != b"{":  # CBOR: one decoder only
+        return
+    try:
+        reference = tensor_map_from_document(decode_json(data), path)
+    except ReadError as exc:
+        raise AssertionError(f"the tensor-map decoder read what the reference decoder rejects: {exc}") from None
+    ours = report.tensor_map
+    assert ours.pair_tile.tolist() == reference.pair_tile.tolist()
+    assert ours.pair_elements.tolist() == reference.pair_elements.tolist()
+    assert ours.tensors == reference.tensors
+
+
 def write_case(directory: str, name: str, data: bytes) -> str:
     """``data`` written as ``directory/case<suffix>`` (the suffix of seed ``name``)."""
     path = os.path.join(directory, "case" + SUFFIXES[name])
@@ -241,4 +334,4 @@ def write_case(directory: str, name: str, data: bytes) -> str:
     return path
 
 
-__all__ = ["FIELDS", "FORMATS", "SEEDS", "check_reading", "mutated", "write_case"]
+__all__ = ["FIELDS", "FORMATS", "SEEDS", "check_outputs", "check_reading", "mutated", "write_case"]

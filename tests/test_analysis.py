@@ -325,3 +325,11 @@ def test_every_view_of_a_detailed_tile_asks_the_one_rule(monkeypatch):
     old = complete([0, 0, 0, 0], bytes_per_tile=LIMIT)
     assert diff_reports(old, report).newly_out_of_memory == (1, 3)
     assert [o.tile for o in gates.check_out_of_memory(summarize(report)).worst] == [3, 1]
+
+
+def test_totals_past_int64_are_exact():
+    """Two tiles of 2**62 printed a negative total, exit 0 (issue #16)."""
+    report = complete([2 ** 62, 2 ** 62, 2 ** 62 - 1, 5], arch="ipu2", bytes_per_tile=None)
+    summary = summarize(report)
+    assert summary.excluding_gaps == 3 * 2 ** 62 + 4
+    assert [(s.ipu, s.excluding_gaps) for s in summary.per_ipu] == [(0, 3 * 2 ** 62 + 4)]

@@ -193,6 +193,7 @@ def test_import_and_read_do_not_import_matplotlib_or_pandas():
     ({"tile_memory": 0}, "tile_memory: bytes per tile must be at least 1 B, not 0"),
     ({"tile_memory": "lots"}, "tile_memory: not a size: 'lots'"),
     ({"skip_bad_members": "yes"}, "skip_bad_members must be True or False, not 'yes'"),
+    ({"thin_root": 3}, "thin_root must be a directory path (or None), not 3"),
 ])
 def test_bad_arguments_are_value_errors_naming_the_argument(archive, kwargs, message):
     for function in (memreport.read, memreport.read_all):
@@ -206,7 +207,7 @@ def test_read_takes_explicit_keywords_help_can_show():
     import inspect
     for function in (memreport.read, memreport.read_all):
         params = inspect.signature(function).parameters
-        assert list(params) == ["path", "tile_memory", "arch", "skip_bad_members"]
+        assert list(params) == ["path", "tile_memory", "arch", "skip_bad_members", "thin_root"]
         assert all(p.kind is p.KEYWORD_ONLY for name, p in params.items() if name != "path")
 
 

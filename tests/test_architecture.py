@@ -24,7 +24,8 @@ LAYERS = [
     ("analysis", 2, ("memreport.analysis",)),
     ("render", 3, ("memreport.render",)),
     ("notebook", 4, ("memreport.notebook",)),
-    ("app", 5, ("memreport", "memreport.__main__", "memreport.cli", "memreport.output", "memreport.progress")),
+    ("app", 5, ("memreport", "memreport.__main__", "memreport.cli", "memreport.output", "memreport.progress",
+             "memreport.signals")),
 ]
 
 

@@ -94,11 +94,13 @@ def test_failed_drawing_writes_nothing(archive, tmp_path, monkeypatch):
 
 
 def test_unwritable_png_leaves_no_partial_file(archive, tmp_path):
+    """Every output or none (issue #14): -o was written before a --png that failed, exit 1."""
     out = tmp_path / "missing" / "memory.png"
     result = run(archive, "--png", out, "-o", tmp_path / "report.txt")
-    assert result.exit_code == 1
-    assert "cannot write" in result.output
+    assert result.exit_code == 4
+    assert result.stderr == f"memreport: {out}: cannot write: No such file or directory\n"
     assert not out.parent.exists() and leftovers(tmp_path) == []
+    assert not (tmp_path / "report.txt").exists()
 
 
 def test_a_tensor_map_has_no_picture(tmp_path):

@@ -3,9 +3,11 @@
 Mutations (tests/fuzzing.py) are byte flips, truncations, insertions,
 deletions, splices of another seed, and extreme values written into the
 fields readers parse. Archives are also read with ``skip_bad_members``, and
-the fast paths (the bulk archive scan, the bulk JSON/CBOR decoders) are
-checked against the reference readers. ``scripts/fuzz.py`` runs the same
-property for longer.
+the fast paths (the bulk archive scan, the bulk JSON/CBOR and tensor-map
+decoders) are checked against the reference readers. What reads then goes
+through every renderer, the gates, a diff with itself and the writing of
+every output; a few also through the picture. ``scripts/fuzz.py`` runs the
+same property for longer.
 """
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ import warnings
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memreport.readers import read_path
 from tests.fuzzing import FORMATS, SEEDS, check_reading, mutated, write_case
 
 EXAMPLES = 150
+PICTURES = 24  # inputs drawn as a PNG too, over all formats (a few tenths of a second each)
 
 
 @pytest.mark.parametrize("name", FORMATS)
@@ -43,3 +47,18 @@ def test_mutations_read_or_raise_read_error(name):
                     check_reading(path, skip_bad_members=True)
 
         reading_holds()
+
+
+def test_mutations_draw_or_refuse_a_picture():
+    with tempfile.TemporaryDirectory(prefix="memreport-fuzz-") as directory:
+        @settings(max_examples=PICTURES, deadline=None, database=None,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+        @given(st.sampled_from(FORMATS).flatmap(lambda name: st.tuples(st.just(name), mutated(name))))
+        def pictures_hold(case: tuple[str, bytes]) -> None:
+            name, data = case
+            path = write_case(directory, name, data)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                check_reading(path, png=True)
+
+        pictures_hold()

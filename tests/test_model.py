@@ -102,3 +102,24 @@ def test_a_report_of_a_log_is_named_by_its_place():
     assert report.evolve(position=ReportPosition(40, 1, 1)).label == "run.log (line 40)"
     assert report.evolve(position=ReportPosition(1, 1, 1)).label == "run.log"
     assert report.evolve(module="m", position=ReportPosition(7, 1, 2)).label == "run.log (module m)"
+
+
+# ---------------------------------------------------------------- sums past int64 (issue #16)
+
+def test_exact_sum_does_not_wrap():
+    from memreport.model import exact_sum
+    assert exact_sum(np.array([2 ** 62, 2 ** 62], dtype=np.int64)) == 2 ** 63  # numpy's sum: -2**63
+    assert exact_sum(np.array([2 ** 63 - 1] * 5 + [7], dtype=np.int64)) == 5 * (2 ** 63 - 1) + 7
+    assert exact_sum(np.array([-2 ** 62, -2 ** 62, 3], dtype=np.int64)) == -2 ** 63 + 3
+    assert exact_sum(np.array([1, 2, 3], dtype=np.uint8)) == 6
+    assert exact_sum(np.zeros(0, dtype=np.int64)) == 0
+
+
+def test_sums_by_bin_are_exact_or_an_overflow_error():
+    from memreport.model import check_sums, sums_by
+    index = np.array([0, 1, 1, 2])
+    values = np.array([5, 2 ** 62, 2 ** 62 - 1, 2 ** 62], dtype=np.int64)
+    assert sums_by(index, values, 4).tolist() == [5, 2 ** 63 - 1, 2 ** 62, 0]
+    with pytest.raises(OverflowError, match=r"^tile 1 sum to 9,223,372,036,854,775,808: 2\*\*63 or more$"):
+        sums_by(index, values + np.array([0, 0, 1, 0]), 4, "tile")
+    check_sums(index, values, 4)  # fits: no error

@@ -1,13 +1,16 @@
 """Outputs are written whole or not at all, and special files are written, not replaced."""
 from __future__ import annotations
 
+import io
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 
-from memreport.errors import MemreportError
-from memreport.output import write_output
+from memreport.errors import MemreportError, WriteError
+from memreport.output import check_outputs, temporary_files, write_output, write_outputs
 
 
 def test_file_is_replaced_whole(tmp_path):
@@ -75,3 +78,125 @@ def test_a_symlink_loop_is_a_clear_error(tmp_path):
     loop.symlink_to(loop)
     with pytest.raises(MemreportError, match=r"loop: cannot write: "):
         write_output(str(loop), "x")
+
+
+# ---------------------------------------------------------------- every output or none (issue #16, #14)
+
+def test_a_failing_output_leaves_every_other_untouched(tmp_path):
+    first, second = tmp_path / "report.txt", tmp_path / "missing" / "memory.png"
+    first.write_text("yesterday's report")
+    with pytest.raises(WriteError, match=r"missing/memory\.png: cannot write: No such file or directory"):
+        write_outputs([(str(first), "today's report"), (str(second), b"\x89PNG")])
+    assert first.read_text() == "yesterday's report"
+    assert list(temporary_files(str(tmp_path))) == []
+
+
+def test_outputs_are_all_renamed_into_place(tmp_path):
+    write_outputs([(str(tmp_path / "a.txt"), "a"), (str(tmp_path / "b.png"), b"b")])
+    assert sorted(os.listdir(tmp_path)) == ["a.txt", "b.png"]
+
+
+class Stutters:
+    """A writer that takes a few bytes at a time, then fails the way a full disk does."""
+
+    def __init__(self, room: int) -> None:
+        self.room, self.taken = room, b""
+
+    def write(self, data) -> int:
+        if not self.room:
+            raise OSError(28, "No space left on device")
+        n = min(3, self.room, len(data))
+        self.taken += bytes(data[:n])
+        self.room -= n
+        return n
+
+
+def test_a_write_cut_short_is_never_taken_for_done():
+    """A buffered write that fails part way returns what it wrote: a file was renamed into place cut short."""
+    from memreport.output import _write_fully
+    writer = Stutters(room=100)
+    _write_fully(writer.write, b"0123456789")
+    assert writer.taken == b"0123456789"
+    with pytest.raises(OSError, match="No space left"):
+        _write_fully(Stutters(room=5).write, b"0123456789")
+
+
+def test_a_disk_that_fills_mid_write_leaves_no_file(tmp_path):
+    """RLIMIT_FSIZE stands in for a full disk: the first bytes fit, the rest fail."""
+    code = ("import resource, signal\n"
+            "from memreport.output import write_outputs\n"
+            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (10_000, 10_000))\n"
+            "try:\n"
+            f"    write_outputs([({str(tmp_path / 'big.csv')!r}, 'x' * 1_000_000)])\n"
+            "except Exception as exc:\n"
+            "    print(type(exc).__name__, exc)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout == f"WriteError {tmp_path / 'big.csv'}: cannot write: File too large\n", result.stderr
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("path,message", [("", "an empty path names no file"),
+                                          ("{tmp}/", "{tmp}/: is a directory: give a file name"),
+                                          ("{tmp}", "{tmp}: is a directory: give a file name")])
+def test_a_directory_or_an_empty_path_is_no_output(tmp_path, path, message):
+    with pytest.raises(WriteError) as caught:
+        write_output(path.format(tmp=tmp_path), "x")
+    assert str(caught.value) == message.format(tmp=tmp_path)
+    assert os.listdir(tmp_path) == []
+
+
+def test_outputs_that_are_inputs_or_each_other_are_refused(tmp_path):
+    source = tmp_path / "build.a"
+    source.write_bytes(b"!<arch>\n")
+    link = tmp_path / "latest.a"
+    link.symlink_to(source)
+    check_outputs([str(source)], [("-o", "-"), ("--png", str(tmp_path / "m.png"))])  # fine
+    cases = [
+        ([("-o", str(source))], f"-o {source} is the input {source}: memreport never writes over its inputs"),
+        ([("--png", str(link))], f"--png {link} is the input {source}: memreport never writes over its inputs"),
+        ([("-o", str(tmp_path / "x")), ("--png", f"{tmp_path}/./x")],
+         f"-o {tmp_path / 'x'} and --png {tmp_path}/./x name the same file: each output needs its own"),
+        ([("-o", str(tmp_path))], f"-o {tmp_path} is a directory: give a file name"),
+    ]
+    for outputs, message in cases:
+        with pytest.raises(MemreportError) as caught:
+            check_outputs([str(source)], outputs)
+        assert str(caught.value) == message
+    check_outputs([str(source)], [("-o", os.devnull), ("--png", os.devnull)])  # a device takes both
+
+
+# ---------------------------------------------------------------- stdout (issue #16)
+
+class Stdout(io.TextIOWrapper):
+    """A stdout of some encoding over a byte buffer, as the interpreter makes one."""
+
+    def __init__(self, encoding: str) -> None:
+        super().__init__(io.BytesIO(), encoding=encoding)
+
+
+def test_stdout_gets_what_its_encoding_can_carry(monkeypatch):
+    out = Stdout("ascii")
+    monkeypatch.setattr(sys, "stdout", out)
+    write_output("-", "tïle_0.elf, \udcff\udcfe.a\n")  # a member name, and a file name that was not UTF-8
+    assert out.buffer.getvalue() == b"t\\xefle_0.elf, \xff\xfe.a\n"
+    out = Stdout("utf-8")
+    monkeypatch.setattr(sys, "stdout", out)
+    write_output("-", "tïle_0.elf, \udcff\udcfe.a\n")
+    assert out.buffer.getvalue() == "tïle_0.elf, ".encode() + b"\xff\xfe.a\n"
+
+
+def test_a_file_keeps_the_bytes_of_a_name_that_was_not_utf8(tmp_path):
+    write_output(str(tmp_path / "r.txt"), "Source: \udcff\udcfe.a\n")
+    assert (tmp_path / "r.txt").read_bytes() == b"Source: \xff\xfe.a\n"
+
+
+def test_a_closed_or_full_stdout_is_a_write_error(monkeypatch):
+    monkeypatch.setattr(sys, "stdout", None)
+    with pytest.raises(WriteError, match=r"^stdout: cannot write: it is closed$"):
+        write_output("-", "report")
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            monkeypatch.setattr(sys, "stdout", full)
+            with pytest.raises(WriteError, match=r"^stdout: cannot write: No space left on device$"):
+                write_output("-", "report")

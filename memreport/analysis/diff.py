@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import TileCountMismatch, UnsupportedOperation
-from ..model import MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileReport
+from ..model import MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileReport, exact_sum
 from . import tiles as figures
 from .diff_items import SORTS, TileItems, tiles_items
 from .oom import out_of_memory_count
@@ -92,7 +92,7 @@ def _figures_over(report: TileReport, tiles: np.ndarray, over: np.ndarray | None
     if tiles.size:
         at = int(np.argmax(values))  # tiles ascend: the lowest tile among equals
         peak = TileBytes(int(tiles[at]), int(values[at]))
-    return (int(values.sum()), None if including is None else int(including.sum()), peak,
+    return (exact_sum(values), None if including is None else exact_sum(including), peak,
             None if over is None else int(np.count_nonzero(over[tiles])))
 
 

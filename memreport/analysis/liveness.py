@@ -79,13 +79,22 @@ class LivenessSummary:
 
 def liveness_columns(report: MemoryReport) -> tuple[np.ndarray, np.ndarray, str] | None:
     """(always-live per tile, not-always-live per tile, basis), or None when the report lacks either."""
-    always = report.breakdown.get(ALWAYS_LIVE)
+    always = _view(report, ALWAYS_LIVE)
     if always is None:
         return None
     for name, basis in BASES.items():
-        column = report.breakdown.get(name)
+        column = _view(report, name)
         if column is not None:
             return always.values, column.values, basis
+    return None
+
+
+def _view(report: MemoryReport, name: str):
+    """The not-counted liveness column ``name``; a source category of that name pushes it to ``name (not counted)``."""
+    while name in report.breakdown:
+        if not report.breakdown[name].counted:
+            return report.breakdown[name]
+        name += " (not counted)"
     return None
 
 

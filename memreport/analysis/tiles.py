@@ -27,11 +27,14 @@ from ..model import (
     TileDetail,
     TileReport,
     TileSymbols,
+    exact_sum,
 )
 from .binning import aligned_counts, power_of_two_width
 from .liveness import Liveness, span_liveness, tile_liveness
 
-MAX_BINS = 128
+MAX_BINS = 128            # bins the default width gives at most (Poplar's rule)
+MAX_GIVEN_BINS = 16_384   # bins a given width may make: the text prints one line each
+MAX_BIN_KIB = 2 ** 53 - 1  # widths of 2**63 B and more are wider than any size
 
 
 @dataclass(frozen=True)
@@ -75,11 +78,22 @@ def choose_bin_kib(low_bytes: int, high_bytes: int, max_bins: int = MAX_BINS) ->
 
 
 def bin_counts(values: np.ndarray, bin_kib: int) -> Histogram:
-    """Histogram of per-tile bytes in bins of ``bin_kib`` KiB, aligned to multiples of it."""
-    if bin_kib <= 0:
-        raise ValueError("bin width must be positive")
+    """Histogram of per-tile bytes in bins of ``bin_kib`` KiB, aligned to multiples of it.
+
+    An :class:`UnsupportedOperation` when the bins would be more than
+    :data:`MAX_GIVEN_BINS` (1 KiB bins over tiles 64 GiB apart are 67
+    million lines), naming the narrowest power-of-two width that fits.
+    """
+    if not 0 < bin_kib <= MAX_BIN_KIB:
+        raise ValueError(f"bin width must be 1 to {MAX_BIN_KIB:,} KiB (below 2**63 B), not {bin_kib:,}")
     if values.size == 0:
         return Histogram(bin_kib, ())
+    low, high = int(values.min()), int(values.max())
+    count = high // (bin_kib * KIB) - low // (bin_kib * KIB) + 1
+    if count > MAX_GIVEN_BINS:
+        fits = power_of_two_width(low, high, KIB, MAX_GIVEN_BINS)
+        raise UnsupportedOperation(f"bins of {bin_kib:,} KiB would be {count:,} bins for tiles of {low:,} to "
+                                   f"{high:,} B: at most {MAX_GIVEN_BINS:,} (bins of {fits:,} KiB fit)")
     first, counts = aligned_counts(values, bin_kib * KIB)
     return Histogram(bin_kib, tuple(
         Bin((first + i) * bin_kib, (first + i + 1) * bin_kib, int(c)) for i, c in enumerate(counts)))
@@ -211,14 +225,14 @@ def max_including_gaps(report: MemoryReport) -> TileBytes | None:
 def total_excluding_gaps(report: MemoryReport) -> int | None:
     """Bytes over all tiles, excluding gaps."""
     if isinstance(report, TileReport):
-        return int(report.excluding_gaps.sum(dtype=np.int64))
+        return exact_sum(report.excluding_gaps)  # exact: an int64 sum wraps past 2**63
     return report.printed.excluding_gaps if isinstance(report, SummaryReport) else None
 
 
 def total_including_gaps(report: MemoryReport) -> int | None:
     """Bytes over all tiles, including gaps; None where unknown."""
     if isinstance(report, TileReport):
-        return None if report.including_gaps is None else int(report.including_gaps.sum(dtype=np.int64))
+        return None if report.including_gaps is None else exact_sum(report.including_gaps)
     return report.printed.including_gaps if isinstance(report, SummaryReport) else None
 
 
@@ -342,9 +356,9 @@ def per_ipu(report: MemoryReport, over: np.ndarray | None = None) -> list[IpuSum
             continue
         result.append(IpuSummary(
             ipu=ipu, first_tile=first, num_tiles=part.stop - first,
-            excluding_gaps=int(values[part].sum(dtype=np.int64)),
+            excluding_gaps=exact_sum(values[part]),
             including_gaps=None if report.including_gaps is None
-            else int(report.including_gaps[part].sum(dtype=np.int64)),
+            else exact_sum(report.including_gaps[part]),
             max_excluding_gaps=TileBytes(first + peak.tile, peak.bytes),
             tiles_out_of_memory=None if over is None else int(np.count_nonzero(over[part])),
             breakdown=breakdown_totals(report, part), liveness=span_liveness(report, part),

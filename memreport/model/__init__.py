@@ -53,6 +53,9 @@ from .values import (
                      SkippedMember,
                      TileBytes,
                      TileDetail,
+                     check_sums,
+                     exact_sum,
+                     sums_by,
 )
 
 __all__ = [
@@ -96,9 +99,12 @@ __all__ = [
                      "TileDetail",
                      "TileReport",
                      "TileSymbols",
+                     "check_sums",
+                     "exact_sum",
                      "inferred_arch",
                      "install_views",
                      "overrides_of",
                      "resolve_target",
                      "source_notes",
+                     "sums_by",
 ]

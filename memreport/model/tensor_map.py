@@ -15,6 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .values import sums_by
+
 # Sizes of the element types Poplar's Type::toString() writes into tensor maps
 # (graphcore/tensorflow GetTensorMappingJson), plus XLA and numpy spellings.
 ELEMENT_BYTES: Mapping[str, int] = MappingProxyType({
@@ -115,8 +117,11 @@ class TensorMap:
         return self.pair_elements.astype(np.int64) * self._tensor_sizes[self.pair_tensor]
 
     def _per_tile(self, weights: np.ndarray) -> np.ndarray:
-        # bincount sums in float64: exact below 2**53 elements per tile.
-        return np.rint(np.bincount(self.pair_tile, weights=weights, minlength=self.num_tiles)).astype(np.int64)
+        """Per-tile sums, exact: an OverflowError where a tile's reaches 2**63 (a wrap would turn negative)."""
+        approx = np.bincount(self.pair_tile, weights=weights, minlength=self.num_tiles)
+        if not approx.size or approx.max() < 2 ** 53:  # float64 sums are exact below 2**53: the usual case
+            return np.rint(approx).astype(np.int64)
+        return sums_by(self.pair_tile, np.asarray(weights, dtype=np.int64), self.num_tiles, "tile")
 
     @cached_property
     def elements_by_tile(self) -> np.ndarray:

@@ -187,3 +187,45 @@ def check_bytes_array(name: str, arr: np.ndarray, n: int | None = None) -> None:
         raise ValueError(f"{name} has {arr.shape[0]} values for {n} tiles")
     if arr.size and arr.dtype.kind == "i" and int(arr.min()) < 0:
         raise ValueError(f"{name} holds a negative size")
+
+
+INT64_LIMIT = 2 ** 63
+
+
+def exact_sum(values: np.ndarray) -> int:
+    """The exact sum of an integer array as a Python int: numpy's int64 sum wraps past 2**63 without a word
+    (two tiles of 2**62 summed to a negative total)."""
+    import numpy as np
+    if values.size == 0:
+        return 0
+    values = np.asarray(values, dtype=np.int64)
+    peak = max(abs(int(values.max())), abs(int(values.min())))
+    if peak * values.size < INT64_LIMIT:  # the usual case: no partial sum can leave int64
+        return int(values.sum(dtype=np.int64))
+    if values.size >= 1 << 31:
+        return sum(exact_sum(values[i:i + (1 << 30)]) for i in range(0, values.size, 1 << 30))
+    low, high = values & 0xFFFFFFFF, values >> 32  # each part sums inside int64 for fewer than 2**31 values
+    return int(low.sum(dtype=np.int64)) + (int(high.sum(dtype=np.int64)) << 32)
+
+
+def sums_by(index: np.ndarray, values: np.ndarray, n: int, what: str = "bin") -> np.ndarray:
+    """Per-bin int64 sums of non-negative ``values`` by ``index`` (``n`` bins), exact: an OverflowError
+    (:func:`check_sums`) where a bin's sum reaches 2**63, which ``np.add.at`` would wrap to a negative."""
+    import numpy as np
+    check_sums(index, values, n, what)
+    out = np.zeros(n, dtype=np.int64)
+    np.add.at(out, index, values)
+    return out
+
+
+def check_sums(index: np.ndarray, values: np.ndarray, n: int, what: str = "bin") -> None:
+    """An OverflowError naming the first bin (``what`` N) whose non-negative ``values`` sum to 2**63 or more;
+    free unless the largest value times their number reaches 2**63."""
+    import numpy as np
+    if not values.size or int(values.max()) * values.size < INT64_LIMIT:
+        return
+    approx = np.bincount(index, weights=values.astype(np.float64), minlength=n)
+    for b in np.flatnonzero(approx >= INT64_LIMIT / 4).tolist():  # few: summed exactly, in Python ints
+        total = sum(values[index == b].tolist())
+        if total >= INT64_LIMIT:
+            raise OverflowError(f"{what} {b:,} sum to {total:,}: 2**63 or more")

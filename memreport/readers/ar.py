@@ -4,30 +4,36 @@ GNU and BSD member names, the ``/`` (and ``/SYM64/``, ``__.SYMDEF``)
 symbol index, the ``//`` long-name table, odd-size padding, and thin
 archives whose members live beside the archive. A tile's id is its member's
 position, not counting the index and the name table.
+
+A file truncated while it is read (a CI job rewriting it in place) is a
+ReadError, never a SIGBUS: a large archive is mapped only under a read
+lease, which keeps writers waiting until the reader lets go, and is
+otherwise read in windows of :data:`BATCH_BYTES` with ``pread``
+(:mod:`.fileview`); no address-space limit stands in the way either.
 """
 from __future__ import annotations
 
-import contextlib
-import mmap
 import os
-import stat
 from collections.abc import Iterable, Iterator
+from typing import Union
 
 import numpy as np
 
-from ..errors import ReadError, Truncated
+from ..errors import FileChanged, ReadError, Truncated
 from ..model import MemoryReport, SkippedMember
 from .elf import TileSections, scan_elf
 from .elf_bulk import scan_many
+from .fileview import FileView, LeasedMapping, ReadAhead
 from .registry import Reader, ReadOptions, register
 from .sections import SectionNames, SectionRows, sections_report
+from .thin import scan_thin_member
 
 AR_MAGIC = b"!<arch>\n"
 THIN_MAGIC = b"!<thin>\n"
 HEADER_SIZE = 60
-BATCH_MEMBERS = 4096    # members scanned at once; progress is reported after each full batch
-BATCH_BYTES = 32 << 20  # at most this much of the archive mapped in before its pages are released
-_DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
+BATCH_MEMBERS = 4096   # members scanned at once; progress is reported after each full batch
+BATCH_BYTES = 4 << 20  # the window of the archive copied at once (a larger member is read on its own)
+MAPPED_BYTES = 32 << 20  # the window of a mapped archive scanned before its pages are released
 _SYMBOL_INDEXES = {"/", "/SYM64/", "__.SYMDEF", "__.SYMDEF SORTED", "__.SYMDEF_64", "__.SYMDEF_64 SORTED"}
 
 
@@ -48,69 +54,68 @@ def _number(field: bytes, what: str, at: int) -> int:
     return int(text)
 
 
-def iter_members(buf: bytes | mmap.mmap, start: int = 8, long_names: bytes = b"") -> Iterator[Member]:
+Buffer = Union[bytes, FileView]  # what the walks read: a window of the archive, or the archive itself
+
+
+def iter_members(buf: Buffer, start: int = 8, long_names: bytes = b"") -> Iterator[Member]:
     """Every file member of the archive in ``buf``, skipping the symbol index and name table.
 
     ``start`` and ``long_names`` resume a walk at a member header, with the
     ``//`` name table read so far.
     """
     thin = buf[:8] == THIN_MAGIC
-    size_total = len(buf)
     offset = start
-    while offset < size_total:
-        if offset + HEADER_SIZE > size_total:
-            if offset + 1 == size_total and buf[offset:offset + 1] == b"\n":
-                break  # a stray final pad byte
-            raise Truncated(f"ar member header cut short ({size_total - offset} of 60 bytes)", offset=offset)
-        header = buf[offset:offset + HEADER_SIZE]
-        if header[58:60] != b"`\n":
-            raise ReadError(f"ar member header lacks its end marker (found {bytes(header[58:60])!r})",
-                            offset=offset + 58)
-        size = _number(header[48:58], "size", offset + 48)
-        raw = bytes(header[:16]).rstrip(b" ")
-        data = offset + HEADER_SIZE
-        special = raw in (b"/", b"//", b"/SYM64/")
-        stored = not thin or special  # a thin archive stores only its index and name table
-        if stored and data + size > size_total:
-            raise Truncated(f"ar member at {offset} declares {size} bytes but only {size_total - data} remain",
-                            offset=offset + 48)
-        name_len = 0
-        if raw == b"//":
-            long_names = bytes(buf[data:data + size])
-        elif raw.startswith(b"#1/"):
-            name_len = _number(raw[3:], "BSD name length", offset + 3)
-            if name_len > size:
-                raise ReadError(f"BSD member name of {name_len} bytes exceeds the member's {size}", offset=offset)
-            name = bytes(buf[data:data + name_len]).rstrip(b"\0").decode("utf-8", "replace")
-        elif raw.startswith(b"/") and raw[1:].isdigit():
-            start = int(raw[1:])
-            end = long_names.find(b"\n", start)
-            if start >= len(long_names) or end < 0:
-                raise ReadError(f"long member name {raw.decode()} outside the name table", offset=offset)
-            name = long_names[start:end].rstrip(b"/").decode("utf-8", "replace")
-        elif raw.endswith(b"/") and raw != b"/":
-            name = raw[:-1].decode("utf-8", "replace")
-        else:
-            name = raw.decode("utf-8", "replace")
-        if raw != b"//" and not (name_len == 0 and raw.decode("latin-1") in _SYMBOL_INDEXES) \
-                and not (name_len and name in _SYMBOL_INDEXES):
-            yield Member(name, offset, data + name_len if stored else None, size - name_len)
-        offset = data + (size if stored else 0)
-        offset += offset % 2
+    while offset < len(buf):
+        member, offset, long_names = member_at(buf, offset, long_names, thin)
+        if member is not None:
+            yield member
 
 
-def read_thin_member(archive: str, member: Member) -> bytes:
-    path = os.path.join(os.path.dirname(archive), member.name)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
-        with open(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise ReadError(f"thin archive member {member.name!r} is not a regular file",
-                                offset=member.header_offset)
-            return f.read()
-    except OSError as exc:
-        raise ReadError(f"thin archive member {member.name!r} cannot be read: {exc.strerror}",
-                        offset=member.header_offset) from None
+def member_at(buf: Buffer, offset: int, long_names: bytes, thin: bool) -> tuple[Member | None, int, bytes]:
+    """The member whose header is at ``offset``: (the member, or None for the symbol index, the name table
+    and a stray final pad byte; where the next header starts; the ``//`` name table read so far)."""
+    size_total = len(buf)
+    if offset + HEADER_SIZE > size_total:
+        if offset + 1 == size_total and buf[offset:offset + 1] == b"\n":
+            return None, size_total, long_names  # a stray final pad byte
+        raise Truncated(f"ar member header cut short ({size_total - offset} of 60 bytes)", offset=offset)
+    header = buf[offset:offset + HEADER_SIZE]
+    if header[58:60] != b"`\n":
+        raise ReadError(f"ar member header lacks its end marker (found {bytes(header[58:60])!r})",
+                        offset=offset + 58)
+    size = _number(header[48:58], "size", offset + 48)
+    raw = bytes(header[:16]).rstrip(b" ")
+    data = offset + HEADER_SIZE
+    special = raw in (b"/", b"//", b"/SYM64/")
+    stored = not thin or special  # a thin archive stores only its index and name table
+    if stored and data + size > size_total:
+        raise Truncated(f"ar member at {offset} declares {size} bytes but only {size_total - data} remain",
+                        offset=offset + 48)
+    name_len = 0
+    name = ""
+    if raw == b"//":
+        long_names = bytes(buf[data:data + size])
+    elif raw.startswith(b"#1/"):
+        name_len = _number(raw[3:], "BSD name length", offset + 3)
+        if name_len > size:
+            raise ReadError(f"BSD member name of {name_len} bytes exceeds the member's {size}", offset=offset)
+        name = bytes(buf[data:data + name_len]).rstrip(b"\0").decode("utf-8", "replace")
+    elif raw.startswith(b"/") and raw[1:].isdigit():
+        start = int(raw[1:])
+        end = long_names.find(b"\n", start)
+        if start >= len(long_names) or end < 0:
+            raise ReadError(f"long member name {raw.decode()} outside the name table", offset=offset)
+        name = long_names[start:end].rstrip(b"/").decode("utf-8", "replace")
+    elif raw.endswith(b"/") and raw != b"/":
+        name = raw[:-1].decode("utf-8", "replace")
+    else:
+        name = raw.decode("utf-8", "replace")
+    after = data + (size if stored else 0)
+    after += after % 2
+    if raw == b"//" or (name_len == 0 and raw.decode("latin-1") in _SYMBOL_INDEXES) \
+            or (name_len and name in _SYMBOL_INDEXES):
+        return None, after, long_names
+    return Member(name, offset, data + name_len if stored else None, size - name_len), after, long_names
 
 
 _HEAD = HEADER_SIZE + 64  # a member header and room for the ELF header that follows it
@@ -123,54 +128,67 @@ _DIGIT[list(b"0123456789")] = True
 class _Walked:
     """A batch of members found by :func:`_walk`: plain lists and arrays, member by member."""
 
-    __slots__ = ("elf_heads", "headers", "long_names", "names", "offset", "sizes", "starts", "stopped")
+    __slots__ = ("cut", "elf_heads", "headers", "long_names", "names", "offset", "sizes", "starts", "stopped")
 
-    def __init__(self, names, headers, starts, sizes, elf_heads, offset, long_names, stopped) -> None:
+    def __init__(self, names, headers, starts, sizes, elf_heads, offset, long_names, stopped, cut) -> None:
         self.names, self.headers, self.starts, self.sizes = names, headers, starts, sizes
         self.elf_heads, self.offset, self.long_names, self.stopped = elf_heads, offset, long_names, stopped
+        self.cut = cut  # ended at a member the window does not hold whole (the file goes on)
 
 
-def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_bytes: int) -> _Walked:
-    """The members from ``offset`` on, as :func:`iter_members` finds them, checked in bulk (the fast path).
+def _walk(buf, offset: int, long_names: bytes, max_members: int, end: int, at_end: bool,
+          limit: int | None = None) -> _Walked:
+    """The members of ``buf[:end]`` from the header at ``offset`` on, as :func:`iter_members` finds them,
+    checked in bulk (the fast path); offsets are the buffer's.
 
-    Stops after ``max_members`` members or ``max_bytes`` bytes, and before
-    the first header :func:`iter_members` would reject or that this walk
-    does not handle (``stopped``), leaving it to ``iter_members``, which
-    raises the same errors. Also returns the first 64 bytes of every
+    Stops after ``max_members`` members, before a member starting at or past
+    ``limit`` (default ``end``), at the first member ``buf[:end]`` does not
+    hold whole (``at_end`` says ``end`` is the end of the file: a member
+    past it is then an error, not one to read whole), and
+    before the first header :func:`iter_members` would reject or that this
+    walk does not handle (``stopped``), leaving it to ``iter_members``,
+    which raises the same errors. Also returns the first 64 bytes of every
     member's data (its ELF header).
     """
-    end = len(buf)
-    limit = offset + max_bytes
     heads: list[bytes] = []
     offsets: list[int] = []
     sizes: list[int] = []
     add_head, add_offset, add_size = heads.append, offsets.append, sizes.append
-    stop = min(end, limit)
     k = 0
+    stopped = cut = False
     # Trust each size field just enough to find the next header; every header is checked below.
-    while offset < stop and k < max_members:
+    limit = end if limit is None else limit
+    while offset < limit and k < max_members:
+        if offset + HEADER_SIZE > end and not at_end:
+            cut = True
+            break  # the header goes on in the next window
         head = buf[offset:offset + _HEAD]
         try:
             size = int(head[48:58])
         except ValueError:
+            stopped = True
             break
         if size < 0:
+            stopped = True
             break
         add_head(head)
         add_offset(offset)
         add_size(size)
         k += 1
         offset += HEADER_SIZE + size + (size & 1)  # offsets stay even: data is padded to an even size
-    stopped = offset < stop and k < max_members
     k = len(heads)
-    for i in range(k - 1, -1, -1):  # only the last members can run into the end of the file
+    if k == 0:
+        return _Walked([], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                       np.zeros((0, 64), np.uint8), offset, long_names, stopped, cut)
+    for i in range(k - 1, -1, -1):  # only the last members can run into the end of the window
         if len(heads[i]) == _HEAD:
             break
         heads[i] = heads[i].ljust(_HEAD, b"\0")
     table = np.frombuffer(b"".join(heads), dtype=np.uint8).reshape(k, _HEAD)
     header_at = np.array(offsets, dtype=np.int64)
     size_arr = np.array(sizes, dtype=np.int64)
-    valid = (table[:, 58] == 0x60) & (table[:, 59] == 0x0A) & (header_at + HEADER_SIZE + size_arr <= end)
+    inside = header_at + HEADER_SIZE + size_arr <= end
+    valid = (table[:, 58] == 0x60) & (table[:, 59] == 0x0A) & inside
     digit, space = _DIGIT[table[:, 48:58]], _SPACE[table[:, 48:58]]
     runs = (digit[:, 1:] & ~digit[:, :-1]).sum(axis=1) + digit[:, 0]
     valid &= (digit | space).all(axis=1) & (runs == 1)  # field.strip().isdigit()
@@ -181,9 +199,10 @@ def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_
                & ~((raw[:, 0] == 0x23) & (raw[:, 1] == 0x31) & (raw[:, 2] == 0x2F))  # "#1/": BSD
                & ~((raw == 0x0A) & (column < name_end[:, None])).any(axis=1))
     bad = np.flatnonzero(~valid)
-    cut = int(bad[0]) if bad.size else k
-    if cut < k:
-        offset, stopped = offsets[cut], True
+    first_bad = int(bad[0]) if bad.size else k
+    if first_bad < k:  # a member the window cuts short is read on its own (and checked there)
+        offset, stopped = offsets[first_bad], at_end or bool(inside[first_bad])
+        cut = not stopped
     # GNU short names ("name/"), decoded at once; the rest one by one, as iter_members does.
     keep = np.zeros((k, 17), dtype=bool)
     keep[:, :16] = column < name_end[:, None]
@@ -191,22 +210,22 @@ def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_
     spelled = np.empty((k, 17), dtype=np.uint8)
     spelled[:, :16] = raw
     spelled[:, 16] = 0x0A
-    short = np.flatnonzero(regular[:cut])
+    short = np.flatnonzero(regular[:first_bad])
     short_names = spelled[short][keep[short]].tobytes().decode("utf-8", "replace").split("\n")
-    if short.size == cut:
+    if short.size == first_bad:
         names = short_names[:-1]
-        chosen = np.arange(cut)
+        chosen = np.arange(first_bad)
         name_lens = None
     else:
         names, chosen_list, lens = [], [], []
         spelled_names = dict(zip(short.tolist(), short_names))
-        for i in range(cut):
+        for i in range(first_bad):
             name = spelled_names.get(i)
             name_len = 0
             if name is None:
                 found = _special_name(buf, heads[i], offsets[i] + HEADER_SIZE, sizes[i], long_names)
                 if found is None:  # iter_members must judge this one
-                    offset, stopped = offsets[i], True
+                    offset, stopped, cut = offsets[i], True, False
                     break
                 name, name_len, long_names = found
             if name is not None:
@@ -224,7 +243,7 @@ def _walk(buf: mmap.mmap, offset: int, long_names: bytes, max_members: int, max_
         elf_heads = elf_heads.copy()
         for j in np.flatnonzero(name_lens).tolist():
             elf_heads[j] = np.frombuffer(buf[starts[j]:starts[j] + 64].ljust(64, b"\0"), dtype=np.uint8)
-    return _Walked(names, header_at[chosen], starts, member_sizes, elf_heads, offset, long_names, stopped)
+    return _Walked(names, header_at[chosen], starts, member_sizes, elf_heads, offset, long_names, stopped, cut)
 
 
 def _special_name(buf, head: bytes, data: int, size: int, long_names: bytes):
@@ -254,16 +273,6 @@ def _special_name(buf, head: bytes, data: int, size: int, long_names: bytes):
     return raw.decode("utf-8", "replace"), 0, long_names
 
 
-def _release(buf: mmap.mmap, start: int, stop: int) -> None:
-    """Unmap pages already read so the mapped archive never counts whole towards memory use."""
-    if _DONTNEED is None:
-        return
-    start -= start % mmap.PAGESIZE
-    if stop > start:
-        with contextlib.suppress(OSError, ValueError):  # a platform without it: only memory use suffers
-            buf.madvise(_DONTNEED, start, stop - start)
-
-
 class _Tiles:
     """Tiles gathered so far: member names, ELF header fields and section rows."""
 
@@ -277,10 +286,16 @@ class _Tiles:
         self.machine: list[np.ndarray] = []
         self.e_flags: list[np.ndarray] = []
         self.cache: dict = {}
+        # Where each member lies (header, data, size: absolute offsets), for find_members; None once a
+        # thin member (no data in the archive) is added.
+        self.layout: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = []
 
-    def add_batch(self, buf, walked: _Walked) -> None:
-        """Scan a batch with the vectorised scan; members it leaves go to scan_elf, in order."""
+    def add_batch(self, buf: bytes, walked: _Walked, base: int) -> None:
+        """Scan a batch with the vectorised scan; members it leaves go to scan_elf, in order. ``buf`` holds
+        the archive from offset ``base`` on."""
         first = len(self.names)
+        if self.layout is not None:
+            self.layout.append((walked.headers + base, walked.starts + base, walked.sizes))
         batch = scan_many(buf, walked.starts, walked.sizes, walked.elf_heads, self.table)
         batch.rows.tile += first
         self.rows.append(batch.rows)
@@ -288,6 +303,8 @@ class _Tiles:
             try:
                 tile = scan_elf(buf, int(walked.starts[i]), int(walked.sizes[i]), names_cache=self.cache)
             except ReadError as exc:
+                if exc.offset is not None:
+                    exc.offset += base
                 if not self.skip_bad_members:
                     raise exc.located(member=walked.names[i], path=self.path) from None
                 self.skipped.append(SkippedMember(first + i, walked.names[i], str(exc)))
@@ -297,6 +314,27 @@ class _Tiles:
         self.machine.append(batch.machine)
         self.e_flags.append(batch.e_flags)
         self.names.extend(walked.names)
+
+    def add_member(self, view: FileView, member: Member, thin_root: str | None) -> None:
+        """Scan one member the reference way (a thin archive's from its own file)."""
+        if self.layout is not None:
+            if member.data_offset is None:
+                self.layout = None
+            else:
+                self.layout.append((np.array([member.header_offset], dtype=np.int64),
+                                    np.array([member.data_offset], dtype=np.int64),
+                                    np.array([member.size], dtype=np.int64)))
+        try:
+            if member.data_offset is None:
+                tile = scan_thin_member(self.path, member.name, thin_root, self.cache)
+            else:
+                tile = scan_elf(view, member.data_offset, member.size, names_cache=self.cache)
+        except ReadError as exc:
+            if not self.skip_bad_members or isinstance(exc, FileChanged):  # a changed file spoils every member
+                raise exc.located(member=member.name, path=self.path) from None
+            self.skip(member.name, exc)
+            return
+        self.add(member.name, tile)
 
     def add(self, name: str, tile: TileSections) -> None:
         self.rows.append(SectionRows.from_sections(len(self.names), [tile], self.table))
@@ -332,107 +370,110 @@ def file_identity(path: str, fd: int) -> tuple:
     return (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def find_members(buf: mmap.mmap, positions: Iterable[int], identity: tuple | None = None) -> dict[int, Member]:
-    """The members at ``positions`` (tile ids: file members in order) of the archive in ``buf``.
+def find_members(view: FileView, positions: Iterable[int], identity: tuple | None = None) -> dict[int, Member]:
+    """The members at ``positions`` (tile ids: file members in order) of the archive ``view`` reads.
 
     When ``identity`` (:func:`file_identity`) is that of the archive read
-    last, its member table answers at once; otherwise the fast walk hops over
-    the members before them in batches, and thin archives and whatever the
-    walk leaves go through :func:`iter_members` (which raises its errors).
-    Positions past the last member are left out.
+    last, its member table answers at once; otherwise the reference walk
+    (:func:`iter_members`, which raises its errors) goes as far as the last
+    position asked. Positions past the last member are left out.
     """
     wanted = set(positions)
-    found: dict[int, Member] = {}
     if not wanted:
-        return found
+        return {}
     known = _LAYOUT.get(identity) if identity is not None else None
     if known is not None:
         names, headers, starts, sizes = known
         return {p: Member(names[p], int(headers[p]), int(starts[p]), int(sizes[p])) for p in wanted if p < len(names)}
+    found: dict[int, Member] = {}
     last = max(wanted)
-    offset, long_names, seen = 8, b"", 0
-    if buf[:8] != THIN_MAGIC:
-        while offset < len(buf) and seen <= last:
-            walked = _walk(buf, offset, long_names, BATCH_MEMBERS, BATCH_BYTES)
-            for i in [p - seen for p in wanted if seen <= p < seen + len(walked.names)]:
-                found[seen + i] = Member(walked.names[i], int(walked.headers[i]), int(walked.starts[i]),
-                                         int(walked.sizes[i]))
-            seen += len(walked.names)
-            _release(buf, offset, walked.offset)
-            offset, long_names = walked.offset, walked.long_names
-            if walked.stopped or not walked.names:
-                break
-    if seen <= last:
-        for position, member in enumerate(iter_members(buf, offset, long_names), seen):
-            if position in wanted:
-                found[position] = member
-            if position >= last:
-                break
+    for position, member in enumerate(iter_members(view)):
+        if position in wanted:
+            found[position] = member
+        if position >= last:
+            break
     return found
 
 
 def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
     """Every tile ELF in an archive, as one report."""
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-        identity = file_identity(path, f.fileno())
     tiles = _Tiles(path, options.skip_bad_members)
-    progress = options.progress
-    layout: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    try:
-        offset, long_names = 8, b""
-        if isinstance(buf, mmap.mmap) and not prefix.startswith(THIN_MAGIC):
-            # The fast path: batches of members, each scanned at once, its pages released after.
-            while offset < size:
-                room = BATCH_MEMBERS - len(tiles.names) % BATCH_MEMBERS
-                walked = _walk(buf, offset, long_names, room, BATCH_BYTES)
-                if walked.names:
-                    layout.append((walked.headers, walked.starts, walked.sizes))
-                    tiles.add_batch(buf, walked)
-                    if progress is not None and len(tiles.names) % BATCH_MEMBERS == 0:
-                        progress(int(walked.headers[-1]), size)
-                _release(buf, offset, walked.offset)
-                offset, long_names = walked.offset, walked.long_names
-                if walked.stopped:
-                    break
+    thin = prefix.startswith(THIN_MAGIC)
+    with open(path, "rb") as f:
+        view = FileView(f.fileno())
+        identity = file_identity(path, f.fileno())
+        offset, long_names = (8, b"") if thin else _read_windows(view, tiles, options.progress)
         # The reference path: thin archives, and whatever the fast walk left (it raises the errors).
-        released = offset
-        for member in iter_members(buf, offset, long_names):
-            try:
-                if member.data_offset is None:
-                    blob = read_thin_member(path, member)
-                    tile = scan_elf(blob, 0, len(blob), names_cache=tiles.cache)
-                else:
-                    tile = scan_elf(buf, member.data_offset, member.size, names_cache=tiles.cache)
-            except ReadError as exc:
-                if exc.offset is not None and member.data_offset is None:
-                    exc.offset = None  # an offset into the thin member's own file would mislead
-                if not tiles.skip_bad_members:
-                    raise exc.located(member=f"{member.name}", path=path) from None
-                tiles.skip(member.name, exc)
-                continue
-            tiles.add(member.name, tile)
-            if len(tiles.names) % BATCH_MEMBERS == 0:
-                if progress is not None:
-                    progress(member.header_offset, size)
-                if isinstance(buf, mmap.mmap):
-                    _release(buf, released, member.header_offset)
-                    released = member.header_offset
-    finally:
-        if isinstance(buf, mmap.mmap):
-            buf.close()
+        for member in iter_members(view, offset, long_names):
+            tiles.add_member(view, member, options.thin_root)
+            if options.progress is not None and len(tiles.names) % BATCH_MEMBERS == 0:
+                options.progress(member.header_offset, len(view))
     if not tiles.names:
         raise ReadError("archive holds no members (an empty archive is not a report)")
-    if progress is not None:
-        progress(size, size)
-    fmt = "thin-archive" if prefix.startswith(THIN_MAGIC) else "archive"
-    report = tiles.report(fmt)
-    if layout and sum(part[0].size for part in layout) == len(tiles.names):  # the fast walk found every member
+    if options.progress is not None:
+        options.progress(len(view), len(view))
+    report = tiles.report("thin-archive" if thin else "archive")
+    layout = tiles.layout
+    if layout and sum(part[0].size for part in layout) == len(tiles.names):  # every member's place is known
         _LAYOUT.clear()
         headers, starts, sizes = (np.concatenate([part[i] for part in layout]) for i in range(3))
         _LAYOUT[identity] = (tiles.names, headers, starts, sizes)
     return [report]
+
+
+def _read_windows(view: FileView, tiles: _Tiles, progress) -> tuple[int, bytes]:
+    """The fast path: the archive a window at a time, each window's members scanned at once.
+
+    Windows are of the mapped file while a read lease keeps every writer
+    away (:class:`~.fileview.LeasedMapping`), else copies read with ``pread``
+    (the next read in a thread meanwhile). A member a window cuts short is
+    read on its own, the reference way. Returns where the walk stopped, with
+    the name table read so far: the end of the file, or a header the
+    reference path must judge.
+    """
+    size = len(view)
+    offset, long_names = 8, b""
+    start = 8  # of the next window
+    mapping = LeasedMapping.open(view.fd, size) if size > BATCH_BYTES else None  # small: one pread is cheaper
+    windows = ReadAhead(view, BATCH_BYTES)
+    try:
+        while offset < size:
+            mapped = mapping is not None
+            if mapping is not None:  # the whole file is there: members may run past the window's end
+                buf, base, end, limit = mapping.mapped, 0, size, min(start + MAPPED_BYTES, size)
+            else:
+                buf = windows.read(start)
+                base, end = start, start + len(buf)
+                limit = end
+            while offset < limit:
+                if mapping is not None and mapping.broken():  # a writer waits: let go of the mapping (and the
+                    mapping.close()                           # lease, so it may go on) and copy what is left
+                    mapping = None
+                    break
+                room = BATCH_MEMBERS - len(tiles.names) % BATCH_MEMBERS
+                walked = _walk(buf, offset - base, long_names, room, end - base, end >= size, limit - base)
+                if walked.names:
+                    tiles.add_batch(buf, walked, base)
+                    if progress is not None and len(tiles.names) % BATCH_MEMBERS == 0:
+                        progress(base + int(walked.headers[-1]), size)
+                if walked.stopped:
+                    return base + walked.offset, walked.long_names
+                offset, long_names = base + walked.offset, walked.long_names
+                if walked.cut:  # the member at offset runs past the window (perhaps past many): read it alone
+                    member, offset, long_names = member_at(view, offset, long_names, thin=False)
+                    if member is not None:
+                        tiles.add_member(view, member, None)
+            if mapped:
+                if mapping is not None:
+                    mapping.release(start, offset)
+                start = offset
+            else:
+                start = end if offset < end + BATCH_BYTES else offset  # the next window, read ahead, if it helps
+    finally:
+        windows.close()
+        if mapping is not None:
+            mapping.close()
+    return offset, long_names
 
 
 register(Reader("ar", "ar archive of tile ELF files",

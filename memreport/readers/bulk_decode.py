@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import array
 import io
+import re
 import warnings
 from typing import Any
 
@@ -71,16 +72,20 @@ def decode_json_arrays(data: bytes) -> Any | None:
                 at = data.find(b"[", done)
                 continue
         at = after
-    if not arrays:
-        return None
+    tree = _skeleton_tree(pieces, view, done) if arrays else None
+    return None if tree is None else _restore(tree, arrays)
+
+
+def _skeleton_tree(pieces: list[bytes | memoryview], view: memoryview, done: int) -> Any | None:
+    """The document, its long lists replaced by placeholders (``pieces``, then ``view[done:]``), decoded; None
+    declines: the reference decoder will say what is wrong."""
     pieces.append(view[done:])
     skeleton = b"".join(pieces)
-    del pieces, view
+    pieces.clear()
     try:
-        tree = decode_json(skeleton)
-    except Exception:  # noqa: BLE001 - declining on anything: the reference decoder will say what is wrong
+        return decode_json(skeleton)
+    except Exception:  # noqa: BLE001 - declining on anything
         return None
-    return _restore(tree, arrays)
 
 
 # Bytes strtol or numpy's separator matching would take but JSON forbids in a list of integers.
@@ -150,30 +155,119 @@ def _compact(values: np.ndarray, high: int | None = None) -> np.ndarray:
 
 def _restore(tree: Any, arrays: list[np.ndarray]) -> Any:
     """Put the arrays back: as arrays under ``memory``, as lists anywhere else."""
-    found = 0
-
-    def swap(node: Any, as_array: bool) -> Any:
-        nonlocal found
-        if isinstance(node, str) and node.startswith(_PLACEHOLDER_TEXT):
-            found += 1
-            values = arrays[int(node[len(_PLACEHOLDER_TEXT):])]
-            return values if as_array else values.tolist()
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if isinstance(value, (dict, list, str)):
-                    node[key] = swap(value, as_array)
-        elif isinstance(node, list):
-            for i, value in enumerate(node):
-                if isinstance(value, (dict, list, str)):
-                    node[i] = swap(value, as_array)
-        return node
-
+    used = [0]
     for holder in (tree, tree.get("graphProfile") if isinstance(tree, dict) else None):
         if isinstance(holder, dict) and isinstance(holder.get("memory"), dict):
-            swap(holder["memory"], True)
-    if found < len(arrays):  # long integer lists elsewhere keep their ordinary form
-        swap(tree, False)
+            _swap(holder["memory"], arrays, True, used)
+    if used[0] < len(arrays):  # long integer lists elsewhere keep their ordinary form
+        _swap(tree, arrays, False, used)
     return tree
+
+
+def _swap(node: Any, arrays: list[np.ndarray], as_array: bool, used: list[int]) -> Any:
+    """``node`` with each placeholder in it replaced by its array (as a list unless ``as_array``), counted in
+    ``used[0]``. Recursive at module level: a nested function calling itself would hold ``arrays`` in a
+    reference cycle until the garbage collector runs."""
+    if isinstance(node, str) and node.startswith(_PLACEHOLDER_TEXT):
+        used[0] += 1
+        values = arrays[int(node[len(_PLACEHOLDER_TEXT):])]
+        return values if as_array else values.tolist()
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(value, (dict, list, str)):
+                node[key] = _swap(value, arrays, as_array, used)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            if isinstance(value, (dict, list, str)):
+                node[i] = _swap(value, arrays, as_array, used)
+    return node
+
+
+_PAIR_BYTES = b"0123456789,[] \t\n\r"
+PAIR_CHUNK = 1 << 20  # bytes of a pair list parsed at once
+_OPEN_PAIRS, _CLOSE_PAIRS = re.compile(rb"\[[ \t\n\r]*\["), re.compile(rb"\][ \t\n\r]*\]")
+_BRACKETS_TO_SPACES = bytes.maketrans(b"[]", b"  ")
+
+
+def decode_tensor_map_json(data: bytes) -> Any | None:
+    """A JSON tensor map with every ``[[tile, elements], ...]`` list as an (n, 2) integer array, or None.
+
+    A tensor map is mostly such pairs; as Python lists they take some 130
+    bytes each (a list and two ints) for the 6 to 20 the file spends. Each
+    list made only of pairs of JSON integers is parsed by numpy and replaced
+    by a placeholder before the rest is decoded; None declines, as the
+    profile decoders do (an escape in a string, no pair list), and the
+    caller decodes the ordinary way.
+    """
+    if b"\\" in data:  # an escaped quote would hide string boundaries
+        return None
+    arrays: list[np.ndarray] = []
+    pieces: list[bytes | memoryview] = []
+    view = memoryview(data)
+    done = seen = quotes = 0
+    close = None
+    found = _OPEN_PAIRS.search(data)
+    while found:
+        at = found.start()
+        quotes += data.count(b'"', seen, at)
+        seen = at
+        if close is None or close.start() < at:  # the first "]]" after ``at`` holds until ``at`` passes it
+            close = _CLOSE_PAIRS.search(data, at)
+            if close is None:
+                break
+        following = _OPEN_PAIRS.search(data, at + 1)
+        # A "[[" before the "]]" cannot start a list of pairs (nor be parsed: quadratic over "[[[[...").
+        if quotes % 2 == 0 and (following is None or following.start() > close.start()):
+            pairs = _pair_lists(data, found.end() - 1, close.start() + 1)
+            if pairs is not None:
+                pieces += [view[done:at], _PLACEHOLDER % len(arrays)]
+                arrays.append(pairs)
+                done = seen = close.end()  # pairs of integers hold no quote
+                found = _OPEN_PAIRS.search(data, done)
+                continue
+        found = following
+    tree = _skeleton_tree(pieces, view, done) if arrays else None
+    return None if tree is None else _swap(tree, arrays, True, [0])
+
+
+def _pair_lists(data: bytes, start: int, stop: int) -> np.ndarray | None:
+    """:func:`_pair_list` of ``data[start:stop]``, parsed :data:`PAIR_CHUNK` bytes at a time (cut after a
+    pair), so a list of millions of pairs costs its array, not copies of its text."""
+    parts = []
+    at = start
+    while at < stop:
+        end = data.find(b"]", at + PAIR_CHUNK, stop) + 1 if stop - at > PAIR_CHUNK else stop
+        end = end or stop
+        pairs = _pair_list(data[at:end])
+        if pairs is None:
+            return None
+        parts.append(pairs)
+        if end < stop:
+            after = data.find(b"[", end, stop)
+            if after < 0 or data[end:after].strip() != b",":  # one comma between two pairs
+                return None
+            end = after
+        at = end
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _pair_list(body: bytes) -> np.ndarray | None:
+    """``[a, b], [c, d], ...`` (the inside of a list of pairs) as an (n, 2) integer array; None unless it is
+    exactly that, in JSON's own syntax."""
+    if not body or body.translate(None, _PAIR_BYTES):  # a byte that is none of these
+        return None
+    values = _int_list(body.translate(_BRACKETS_TO_SPACES))  # strict: digits, signs, commas, whitespace
+    bare = np.frombuffer(body.translate(None, b" \t\n\r"), dtype=np.uint8)
+    opens, closes = np.flatnonzero(bare == 0x5B), np.flatnonzero(bare == 0x5D)
+    n = opens.size
+    if values is None or values.size != 2 * n or closes.size != n or bare[0] != 0x5B or bare[-1] != 0x5D:
+        return None
+    commas = np.flatnonzero(bare == 0x2C)
+    inside = np.searchsorted(commas, closes) - np.searchsorted(commas, opens)
+    if not ((closes > opens).all() and (opens[1:] == closes[:-1] + 2).all() and (bare[closes[:-1] + 1] == 0x2C).all()
+            and (inside == 1).all()):  # "[a,b]" each, "," between: nothing else
+        return None
+    return values.reshape(n, 2)  # the smallest unsigned type holding them (readers widen as they use them)
 
 
 def decode_cbor_arrays(data: bytes) -> Any | None:

@@ -7,7 +7,6 @@ section-name table, straight from the mapped archive.
 """
 from __future__ import annotations
 
-import mmap
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ import numpy as np
 from ..errors import ReadError, Truncated
 from ..model import MemoryReport
 from .elf_format import ELF_MAGIC, LAYOUTS, MAX_SECTION_BYTES, SHF_ALLOC, SHN_XINDEX, SHT_NOBITS, SHT_NULL
+from .fileview import FileView
 from .registry import Reader, ReadOptions, register
 from .sections import SectionNames, SectionRows, sections_report
 
@@ -35,16 +35,20 @@ class TileSections:
         return sum(size for _, _, flags, size in self.sections if flags & SHF_ALLOC)
 
 
-def scan_elf(buf: bytes | mmap.mmap, base: int, length: int, *, member: str | None = None,
-             names_cache: dict | None = None) -> TileSections:
-    """Parse the section table of the ELF file at ``buf[base:base+length]``."""
+def scan_elf(buf: bytes | FileView, base: int, length: int, *, member: str | None = None,
+             names_cache: dict | None = None, quote: bool = True) -> TileSections:
+    """Parse the section table of the ELF file at ``buf[base:base+length]``.
+
+    ``quote=False`` keeps the first bytes of a file that is not an ELF out
+    of the error (a thin archive may name any file).
+    """
 
     def fail(message: str, at: int, cls: type[ReadError] = ReadError) -> ReadError:
         return cls(message, member=member, offset=base + at)
 
     ident = buf[base:base + 16] if length >= 16 else buf[base:base + length]
     if ident[:4] != ELF_MAGIC:
-        raise fail(f"not an ELF file (starts with {bytes(ident[:8])!r})", 0)
+        raise fail(f"not an ELF file (starts with {bytes(ident[:8])!r})" if quote else "not an ELF file", 0)
     if len(ident) < 16:
         raise fail("ELF header cut short", len(ident), Truncated)
     cls, order_byte = ident[4], ident[5]
@@ -55,7 +59,7 @@ def scan_elf(buf: bytes | mmap.mmap, base: int, length: int, *, member: str | No
     if length < 16 + ehdr.size:
         raise fail("ELF header cut short", length, Truncated)
     (_, machine, _, _, _, shoff, e_flags, _, _, _, shentsize, shnum,
-     shstrndx) = ehdr.unpack_from(buf, base + 16)
+     shstrndx) = ehdr.unpack(buf[base + 16:base + 16 + ehdr.size])
     if shoff == 0:
         return TileSections(machine, e_flags, ())
     if shentsize != shdr.size:
@@ -64,7 +68,7 @@ def scan_elf(buf: bytes | mmap.mmap, base: int, length: int, *, member: str | No
         raise fail(f"section header table at {shoff} lies past the end of the file ({length} bytes)",
                            length, Truncated)
     if shnum == 0 or shstrndx == SHN_XINDEX:  # extended numbering lives in section 0
-        first = shdr.unpack_from(buf, base + shoff)
+        first = shdr.unpack(buf[base + shoff:base + shoff + shdr.size])
         shnum = shnum or first[5]
         shstrndx = first[6] if shstrndx == SHN_XINDEX else shstrndx
         if shnum == 0:  # section 0 says there is no other section
@@ -123,10 +127,10 @@ def tiles_report(source: str, fmt: str, names: Sequence[str], tiles: Sequence[Ti
 
 def read_elf(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
     """A bare ELF file: a one-tile report."""
-    with open(path, "rb") as f:
-        data = f.read()
+    with open(path, "rb") as f:  # read only as far as the section table needs: code may be megabytes
+        view = FileView(f.fileno())
+        tile = scan_elf(view, 0, len(view))
     name = os.path.basename(path)
-    tile = scan_elf(data, 0, len(data))
     return [tiles_report(path, "elf", [name], [tile])]
 
 

@@ -45,7 +45,7 @@ from ..model import (
     TileReport,
     resolve_target,
 )
-from .bulk_decode import decode_cbor_arrays, decode_json_arrays
+from .bulk_decode import decode_cbor_arrays, decode_json_arrays, decode_tensor_map_json
 from .document import (
     child,
     decode_cbor,
@@ -57,7 +57,7 @@ from .document import (
     whole_number,
 )
 from .registry import Reader, ReadOptions, register
-from .tensor_map import is_tensor_map, report_from_tensor_map, tensor_map_from_document
+from .tensor_map import is_tensor_map, looks_like_tensor_map, report_from_tensor_map, tensor_map_from_document
 
 REGIONS = {"nonInterleaved": "non_interleaved", "interleaved": "interleaved", "overflowed": "overflowed"}
 GRAPH_COUNTS = {"numVertices": "num_vertices", "numEdges": "num_edges", "numVars": "num_vars",
@@ -74,7 +74,9 @@ def is_profile(tree: Any) -> bool:
 def read_json(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
     """A JSON graph profile or tensor map."""
     data = _read_bytes(path)
-    tree = decode_json_arrays(data)  # per-tile lists straight to arrays; None: decode the ordinary way
+    # Long lists straight to arrays (a tensor map's tile pairs, a profile's per-tile lists); None: decode the
+    # ordinary way.
+    tree = decode_tensor_map_json(data) if looks_like_tensor_map(data) else decode_json_arrays(data)
     tree = decode_json(data) if tree is None else tree
     del data  # the file's bytes need not outlive the decoding
     return read_tree(tree, path, "json")
@@ -155,9 +157,13 @@ def profile_report(tree: Mapping, source: str, fmt: str) -> MemoryReport:
     info["graph"] = _numbers(graph.get("graph"), GRAPH_COUNTS)
     info["target"] = _numbers(target_node, TARGET_EXTRAS)
     stated = _stated_target(target_node, base, num_tiles)
+    for name, column in extra.items():  # a category may be called "x.overlapped" or "liveness.alwaysLive" too
+        while name in breakdown:
+            name += " (not counted)"
+        breakdown[name] = column
     try:
         return TileReport(source=source, format=fmt, target=resolve_target(stated)[0], excluding_gaps=excluding,
-                          including_gaps=including, breakdown={**breakdown, **extra},
+                          including_gaps=including, breakdown=breakdown,
                           breakdown_kind="category", regions=regions, info=info, notes=tuple(notes), stated=stated,
                           liveness_steps=steps)
     except (TypeError, ValueError) as exc:  # pragma: no cover - the checks above should catch these first

@@ -33,6 +33,7 @@ class ReadOptions:
     tile_memory: int | None = None   # bytes per tile, overriding what the source says
     arch: str | None = None          # ipu1 / ipu2 / ipu21, overriding the arch a source names
     skip_bad_members: bool = False   # archives: a damaged member's tile is kept as unknown, not fatal
+    thin_root: str | None = None     # thin archives: members may lie anywhere under this directory
     progress: Callable[[int, int], None] | None = None  # (done, total) in reader units
     option_names: OptionNames = CLI_NAMES  # how notes spell the overrides ("--arch" or "arch=")
 
@@ -58,16 +59,17 @@ def register(reader: Reader) -> Reader:
 
 
 def readers() -> list[Reader]:
-    """The registered readers, in sniffing order: the built-in ones in :data:`BUILTIN` order, whichever module
-    was imported first, then the others in registration order."""
+    """The registered readers, in sniffing order: the built-in ones in :data:`BUILTIN` order, whatever order
+    their modules happened to be imported in (by a test, a thread, a user), then any others as registered."""
     _load_builtin()
-    return sorted(_READERS, key=_rank)
+    return sorted(_READERS, key=_builtin_rank)
 
 
-def _rank(reader: Reader) -> int:
+def _builtin_rank(reader: Reader) -> int:
     module = getattr(reader.read, "__module__", "") or ""
-    package, _, name = module.rpartition(".")
-    return BUILTIN.index(name) if package == __package__ and name in BUILTIN else len(BUILTIN)
+    name = module[len(__package__) + 1:] if module.startswith(f"{__package__}.") else ""
+    name = name.split(".")[0]
+    return BUILTIN.index(name) if name in BUILTIN else len(BUILTIN)
 
 
 # The built-in reader modules, in registration order, which is sniffing order. They are loaded by name (Pillow's
@@ -165,8 +167,13 @@ def reading(path: str, what: str) -> Iterator[None]:
         yield
     except ReadError as exc:
         raise exc.located(path) from None
-    except (MemoryError, RecursionError) as exc:
-        raise ReadError(f"{what}: too large or too deeply nested ({type(exc).__name__})", path=path) from None
+    except MemoryError:  # the environment's limit (ulimit -v, a container's memory), not a bug
+        raise ReadError(f"{what}: out of memory while reading (MemoryError): the file needs more memory than "
+                        "this process may use", path=path) from None
+    except RecursionError:
+        raise ReadError(f"{what}: too deeply nested (RecursionError)", path=path) from None
+    except OSError as exc:  # an I/O error of the disk or the file system, not of memreport
+        raise ReadError(f"{what}: cannot read: {exc.strerror or exc}", path=path) from None
     except Exception as exc:
         detail = " ".join(str(exc).split())
         detail = detail if len(detail) <= 200 else detail[:197] + "..."

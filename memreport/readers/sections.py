@@ -14,7 +14,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ReadError
-from ..model import ARCH_BY_EFLAGS, Column, MemoryReport, SkippedMember, StatedTarget, TileReport, resolve_target
+from ..model import (
+    ARCH_BY_EFLAGS,
+    Column,
+    MemoryReport,
+    SkippedMember,
+    StatedTarget,
+    TileReport,
+    check_sums,
+    resolve_target,
+    sums_by,
+)
 from .elf_format import EM_GRAPHCORE_IPU, SHF_ALLOC
 
 # The breakdown is dense (a column of every tile per section name), so its cells are bounded: at most
@@ -144,8 +154,11 @@ def sections_report(source: str, fmt: str, tile_names: Sequence[str], machine: n
     except ValueError as exc:  # more members than any IPU system has tiles
         raise ReadError(f"{exc}") from None
     alloc = (rows.flags & np.uint64(SHF_ALLOC)) != 0
-    excluding = np.zeros(n, dtype=np.int64)
-    np.add.at(excluding, rows.tile[alloc], rows.size[alloc])
+    try:  # sections of up to a TiB each, in any number (extended numbering): a tile's sum may pass int64
+        excluding = sums_by(rows.tile[alloc], rows.size[alloc], n, "tile")
+        check_sums(rows.tile, rows.size, n, "tile")  # every column's cells, allocated or not, fit too
+    except OverflowError as exc:
+        raise ReadError(f"the sections of {exc}: no tile memory is that large") from None
     breakdown, folded, wanted = _breakdown(rows, alloc, names, n)
     if folded:
         notes.append(f"{folded:,} of {len(names):,} section names (those on the fewest tiles) are summed per "

@@ -11,7 +11,6 @@ the tile's memory); section and file symbols (``STT_SECTION``,
 from __future__ import annotations
 
 import io
-import mmap
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -20,8 +19,10 @@ from ..errors import ReadError
 from ..model import MemoryReport, Symbol, TileReport, TileSymbols
 from ..model.symbols import symbol_order
 from . import demangle
-from .ar import file_identity, find_members, read_thin_member
+from .ar import file_identity, find_members
 from .elf_format import SHF_ALLOC
+from .fileview import FileView
+from .thin import read_thin_member
 
 SYMBOL_FORMATS = ("archive", "thin-archive", "elf")
 _SKIPPED_TYPES = {"STT_SECTION", "STT_FILE"}
@@ -37,16 +38,17 @@ def has_symbols(report: MemoryReport) -> bool:
     return isinstance(report, TileReport) and report.format in SYMBOL_FORMATS
 
 
-def with_symbols(report: TileReport, tiles: Iterable[int]) -> TileReport:
-    """``report`` holding the symbol tables of ``tiles`` too (those it already holds are kept)."""
+def with_symbols(report: TileReport, tiles: Iterable[int], thin_root: str | None = None) -> TileReport:
+    """``report`` holding the symbol tables of ``tiles`` too (those it already holds are kept); ``thin_root``
+    is the directory a thin archive's members may lie under (by default the archive's own)."""
     wanted = [t for t in dict.fromkeys(int(t) for t in tiles) if t not in report.symbols]
     if not wanted:
         return report
-    found = read_symbols(report, wanted)
+    found = read_symbols(report, wanted, thin_root)
     return replace(report, symbols={**report.symbols, **found})
 
 
-def read_symbols(report: TileReport, tiles: Iterable[int]) -> dict[int, TileSymbols]:
+def read_symbols(report: TileReport, tiles: Iterable[int], thin_root: str | None = None) -> dict[int, TileSymbols]:
     """The symbol table of each of ``tiles``, read again from the report's source.
 
     Raises ReadError when the source is not an archive or ELF file, cannot be
@@ -66,7 +68,7 @@ def read_symbols(report: TileReport, tiles: Iterable[int]) -> dict[int, TileSymb
         if tile in skipped:
             found[tile] = TileSymbols(tile, skipped[tile].member, {}, {}, has_symbol_table=None,
                                       notes=(f"member skipped as damaged: {skipped[tile].reason}",))
-    members = _member_bytes(report, [t for t in wanted if t not in skipped])
+    members = _member_bytes(report, [t for t in wanted if t not in skipped], thin_root)
     for tile, (member, data) in members.items():
         expected = None if report.tile_names is None else report.tile_names[tile]
         if expected is not None and member != expected:
@@ -81,35 +83,34 @@ def read_symbols(report: TileReport, tiles: Iterable[int]) -> dict[int, TileSymb
     return {tile: found[tile] for tile in wanted}
 
 
-def _member_bytes(report: TileReport, tiles: list[int]) -> dict[int, tuple[str, bytes]]:
-    """(member name, ELF bytes) of each tile, found by position in the archive (or the ELF file itself)."""
+def _member_bytes(report: TileReport, tiles: list[int], thin_root: str | None) -> dict[int, tuple[str, bytes]]:
+    """(member name, ELF bytes) of each tile, found by position in the archive (or the ELF file itself).
+
+    Read with ``pread`` (:class:`~.fileview.FileView`): a file truncated
+    meanwhile is a ReadError, never a SIGBUS.
+    """
     if not tiles:
         return {}
     path = report.source
-    try:
-        with open(path, "rb") as f:
-            if report.format == "elf":
-                return {0: (os.path.basename(path), f.read())}
-            size = os.fstat(f.fileno()).st_size
-            identity = file_identity(path, f.fileno())
-            buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else None
-    except OSError as exc:
-        raise ReadError(f"cannot read its symbols again: {exc.strerror or exc}", path=path) from None
-    if buf is None:
-        raise ReadError("the archive is empty now: the file changed since it was read", path=path)
     wanted = set(tiles)
     found: dict[int, tuple[str, bytes]] = {}
     try:
-        for position, member in find_members(buf, wanted, identity).items():
-            if member.data_offset is None:
-                data = read_thin_member(path, member)
-            else:
-                data = bytes(buf[member.data_offset:member.data_offset + member.size])
-            found[position] = (member.name, data)
+        with open(path, "rb") as f:
+            view = FileView(f.fileno())
+            if report.format == "elf":
+                return {0: (os.path.basename(path), view[0:len(view)])}
+            if not len(view):
+                raise ReadError("the archive is empty now: the file changed since it was read", path=path)
+            for position, member in find_members(view, wanted, file_identity(path, f.fileno())).items():
+                if member.data_offset is None:
+                    data = read_thin_member(path, member.name, thin_root)
+                else:
+                    data = view[member.data_offset:member.data_offset + member.size]
+                found[position] = (member.name, data)
+    except OSError as exc:
+        raise ReadError(f"cannot read its symbols again: {exc.strerror or exc}", path=path) from None
     except ReadError as exc:
         raise exc.located(path) from None
-    finally:
-        buf.close()
     missing = sorted(wanted - set(found))
     if missing:
         raise ReadError(f"holds no tile {missing[0]} now: the file changed since it was read", path=path)

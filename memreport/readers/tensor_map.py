@@ -10,6 +10,7 @@ The JSON reader in :mod:`memreport.readers.profile` hands documents with a
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from itertools import chain
 from typing import Any
@@ -19,6 +20,7 @@ import numpy as np
 from ..errors import ReadError
 from ..model import MAX_TILES, MemoryReport, StatedTarget, TensorMapReport, resolve_target
 from ..model.tensor_map import Tensor, TensorMap
+from .bulk_decode import decode_tensor_map_json
 from .document import decode_cbor, decode_json, looks_like_cbor_map, mapping, whole_number
 from .registry import read_prefix, reading
 
@@ -50,11 +52,16 @@ def tensor_map_from_document(tree: Any, source: str, num_tiles: int | None = Non
             pair_lists.append(pairs)
     tiles, elements = _pairs(pair_lists, tensors, key)
     counts = np.fromiter((len(p) for p in pair_lists), dtype=np.int64, count=len(pair_lists))
-    pair_tensor = np.repeat(np.arange(len(tensors), dtype=np.int64), counts)
+    pair_tensor = np.repeat(np.arange(len(tensors), dtype=np.int32 if len(tensors) < 2 ** 31 else np.int64), counts)
     used = int(tiles.max()) + 1 if tiles.size else 0
     notes = _totals_notes(tensors, pair_tensor, elements)
-    return TensorMap(source=source, tensors=tuple(tensors), pair_tensor=pair_tensor, pair_tile=tiles,
-                     pair_elements=elements, num_tiles=max(used, num_tiles or 0), notes=notes)
+    tensor_map = TensorMap(source=source, tensors=tuple(tensors), pair_tensor=pair_tensor, pair_tile=tiles,
+                           pair_elements=elements, num_tiles=max(used, num_tiles or 0), notes=notes)
+    try:  # the per-tile sums every output shows, computed (and bounded) here, where errors name the file
+        tensor_map.elements_by_tile, tensor_map.est_bytes_by_tile  # noqa: B018
+    except OverflowError as exc:
+        raise ReadError(f"{key}: the elements or estimated bytes on {exc}: no tile holds that much") from None
+    return tensor_map
 
 
 def _tensor(entry: Any, computation: str, path: str) -> tuple[Tensor, Any]:
@@ -70,7 +77,7 @@ def _tensor(entry: Any, computation: str, path: str) -> tuple[Tensor, Any]:
         raise ReadError(f"{path}[3] (element type) must be a string")
     if not isinstance(shape, (list, tuple)):
         raise ReadError(f"{path}[2] (shape) must be a list of integers")
-    if not isinstance(pairs, (list, tuple)):
+    if not isinstance(pairs, (list, tuple, np.ndarray)):  # an array: the bulk decoder's
         raise ReadError(f"{path}[7] (tiles) must be a list of [tile, elements] pairs")
     framework = entry[8] if len(entry) > TENSOR_FIELDS and isinstance(entry[8], str) else None
     tensor = Tensor(
@@ -90,6 +97,12 @@ def _flag(value: Any, path: str) -> bool:
 
 def _pairs(pair_lists: list[Any], tensors: list[Tensor], key: str) -> tuple[np.ndarray, np.ndarray]:
     """All ``[tile, elements]`` pairs as two int64 arrays: one numpy conversion, not one per pair."""
+    if pair_lists and all(isinstance(p, np.ndarray) for p in pair_lists):  # decoded straight to arrays
+        both = np.concatenate(pair_lists)
+        tiles, elements = both[:, 0], both[:, 1]
+        if int(tiles.max(initial=0)) < MAX_TILES and int(elements.max(initial=0)) < MAX_ELEMENTS:
+            return tiles, elements
+    pair_lists = [p.tolist() if isinstance(p, np.ndarray) else p for p in pair_lists]  # the paths below name
     flat = list(chain.from_iterable(pair_lists))
     if not flat:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -148,7 +161,15 @@ def read_tensor_map(path: str | os.PathLike, *, num_tiles: int | None = None) ->
 def _decode(path: str, prefix: bytes) -> Any:
     with open(path, "rb") as f:
         data = f.read()
-    return decode_cbor(data) if looks_like_cbor_map(prefix) else decode_json(data)
+    if looks_like_cbor_map(prefix):
+        return decode_cbor(data)
+    tree = decode_tensor_map_json(data)  # pair lists straight to arrays; None: decode the ordinary way
+    return decode_json(data) if tree is None else tree
+
+
+def looks_like_tensor_map(data: bytes) -> bool:
+    """Whether a JSON document's first key is ``mappings`` (or ``mapping``): worth the tensor-map decoder."""
+    return re.match(rb'(?:\xef\xbb\xbf)?\s*\{\s*"mappings?"\s*:', data) is not None
 
 
 def report_from_tensor_map(tensor_map: TensorMap) -> MemoryReport:

@@ -40,7 +40,7 @@ def to_dataframe(summary: Summary) -> pandas.DataFrame:
         data = _complete(summary, columns, pd)
     else:
         data = _partial(summary, columns, pd)
-    frame = pd.DataFrame(data, columns=BASE_COLUMNS + columns)
+    frame = pd.DataFrame(data, columns=BASE_COLUMNS + [label for label, _, _ in columns])
     frame.attrs.update({"source": report.source, "module": report.module, "format": report.format,
                         "per_tile": report.per_tile, "bytes_per_tile": report.target.bytes_per_tile})
     return frame
@@ -54,7 +54,7 @@ def _ints(pd, values: np.ndarray | None, n: int, missing: np.ndarray | None = No
     return pd.arrays.IntegerArray(values.astype(np.int64), mask)
 
 
-def _complete(summary: Summary, columns: list[str], pd) -> dict:
+def _complete(summary: Summary, columns: list[tuple[str, str, str]], pd) -> dict:
     report = summary.report
     assert isinstance(report, TileReport)
     n = report.num_tiles
@@ -72,12 +72,12 @@ def _complete(summary: Summary, columns: list[str], pd) -> dict:
         "out_of_memory": pd.arrays.BooleanArray(over, unknown) if over is not None and unknown is not None
         else pd.array(over if over is not None else [None] * n, dtype="boolean"),
     }
-    for name in columns:
-        if name.startswith("region.") and name[7:] in report.regions:
-            data[name] = _ints(pd, report.regions[name[7:]], n)
+    for label, what, key in columns:
+        if what == "region":
+            data[label] = _ints(pd, report.regions[key], n)
         else:
-            col = report.breakdown[name]
-            data[name] = _ints(pd, col.values, n, None if col.present is None else ~col.present)
+            col = report.breakdown[key]
+            data[label] = _ints(pd, col.values, n, None if col.present is None else ~col.present)
     return data
 
 
@@ -96,7 +96,7 @@ def _tensor_map(report: TensorMapReport, pd) -> dict:
     return data
 
 
-def _partial(summary: Summary, columns: list[str], pd) -> dict:
+def _partial(summary: Summary, columns: list[tuple[str, str, str]], pd) -> dict:
     report = summary.report
     target = report.target
     details = report.detailed_tiles
@@ -109,8 +109,7 @@ def _partial(summary: Summary, columns: list[str], pd) -> dict:
         "including_gaps": pd.array([d.including_gaps for d in details], dtype="Int64"),
         "out_of_memory": pd.array([over.get(d.tile) for d in details], dtype="boolean"),
     }
-    for name in columns:
-        values = [d.regions.get(name[7:]) if name.startswith("region.") else d.breakdown.get(name)
-                  for d in details]
-        data[name] = pd.array(values, dtype="Int64")
+    for label, what, key in columns:
+        data[label] = pd.array([(d.regions if what == "region" else d.breakdown).get(key) for d in details],
+                               dtype="Int64")
     return data

@@ -8,11 +8,63 @@ is shown once either way.
 """
 from __future__ import annotations
 
+import contextlib
 import io
+import os
+import stat
+import sys
+import tempfile
 from typing import Any
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+
+def _writable(path: str) -> bool:
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(path, os.W_OK)
+
+
+def _private_directory() -> str:
+    """``memreport-matplotlib-UID`` in the temporary directory, kept between runs (so the font cache is built
+    once), or a fresh one when that name is taken by anything but this user's private directory."""
+    uid = getattr(os, "getuid", lambda: None)()
+    path = os.path.join(tempfile.gettempdir(), f"memreport-matplotlib-{uid if uid is not None else 'user'}")
+    with contextlib.suppress(OSError):  # there already, perhaps: checked below
+        os.mkdir(path, 0o700)
+    try:
+        info = os.lstat(path)
+        if stat.S_ISDIR(info.st_mode) and (uid is None or info.st_uid == uid) and not info.st_mode & 0o077:
+            return path
+    except OSError:
+        pass
+    return tempfile.mkdtemp(prefix="memreport-matplotlib-")
+
+
+def use_writable_config_dir() -> None:
+    """Point matplotlib at a private directory when its own (under HOME) cannot be written.
+
+    Otherwise matplotlib prints two lines of warning and rebuilds its font
+    cache in a new temporary directory on every run (a second each time).
+    Nothing changes when MPLCONFIGDIR is set or matplotlib is already in use.
+    """
+    if "MPLCONFIGDIR" in os.environ or "matplotlib" in sys.modules:
+        return
+    home = os.path.expanduser("~")
+    if sys.platform.startswith(("linux", "freebsd")):  # matplotlib's own choice of places
+        bases = [os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"),
+                 os.environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")]
+        wanted = [os.path.join(base, "matplotlib") for base in bases]
+    else:
+        wanted = [os.path.join(home, ".matplotlib")]
+    if not all(_writable(path) for path in wanted):
+        os.environ["MPLCONFIGDIR"] = _private_directory()
+
+
+use_writable_config_dir()
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402 - after the directory is settled
+from matplotlib.figure import Figure  # noqa: E402
 
 
 class ReportFigure(Figure):

@@ -96,6 +96,8 @@ def layout(summary: Summary) -> Layout:
     values = report.excluding_gaps
     n = values.size
     tpi = report.target.tiles_per_ipu or n
+    if tpi > 2 * n:  # sized by the tiles the file holds, not by a tile count it merely declares
+        tpi = n
     num_ipus = math.ceil(n / tpi)
     over = summary.out_of_memory
     flat = np.full(num_ipus * tpi, np.nan)

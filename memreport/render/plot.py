@@ -117,7 +117,7 @@ def _scale_top(data_max: float, limit: float | None) -> float:
 def _title(fig: Figure, summary: Summary) -> None:
     report = summary.report
     t = report.target
-    fig.text(0.5, 0.975, report.label, ha="center", va="top", fontsize=13, weight="bold")
+    fig.text(0.5, 0.975, _displayable(report.label), ha="center", va="top", fontsize=13, weight="bold")
     parts = [t.arch] if t.arch else []
     if not report.num_tiles_known:
         parts.append("tiles unknown")
@@ -147,6 +147,12 @@ def _title(fig: Figure, summary: Summary) -> None:
                  style="italic", color=NOTE_COLOUR)
 
 
+def _displayable(text: str) -> str:
+    """``text`` with the stand-ins for bytes a file name held that were not UTF-8 (lone surrogates, which
+    matplotlib cannot draw) shown as U+FFFD, as a terminal shows them."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _oom_phrase(status: OutOfMemoryCount) -> str:
     """Short: the title has no room for why."""
     if status.count is not None:
@@ -154,13 +160,17 @@ def _oom_phrase(status: OutOfMemoryCount) -> str:
     return f"at least {status.at_least:,} tile(s) out of memory" if status.at_least else "out-of-memory tiles unknown"
 
 
-def _mark_limit(ax: Axes, limit: int | None, top: float, vertical: bool) -> None:
-    """The bytes-per-tile limit as a dashed line, or an arrow note when it is far off the axis."""
+def _mark_limit(ax: Axes, limit: int | None, top: float, vertical: bool, bottom: float = 0.0) -> None:
+    """The bytes-per-tile limit as a dashed line, or an arrow note when it is off the axis (``bottom`` to
+    ``top``): a label placed at the limit itself could lie thousands of axis widths away."""
     if limit is None:
         return
     label = f"limit {_fmt_kib(limit)}"
     value = limit / KIB
-    if value <= top:
+    if value < bottom:  # every tile is past the limit: say where it lies, at the axis's start
+        ax.text(0.01, 0.97, f"← {label}" if vertical else f"{label} ↓", transform=ax.transAxes, ha="left",
+                va="top", fontsize=8.5, color=LIMIT_COLOUR)
+    elif value <= top:
         if vertical:
             ax.axvline(value, color=LIMIT_COLOUR, ls="--", lw=1.1)
             low, high = ax.get_xlim()
@@ -323,7 +333,7 @@ def _histogram(ax: Axes, summary: Summary) -> None:
     top = _scale_top(high, None if limit is None else limit / KIB)
     pad = hist.bin_kib
     ax.set_xlim(lows[0] - pad, max(high, top) + pad)
-    _mark_limit(ax, limit, max(high, top) + pad, vertical=True)
+    _mark_limit(ax, limit, max(high, top) + pad, vertical=True, bottom=lows[0] - pad)
     ax.set_xlabel(f"KiB per tile, excluding gaps ({hist.bin_kib} KiB bins)", fontsize=9)
     ax.set_ylabel("tiles" + (" (log)" if ax.get_yscale() == "log" else ""), fontsize=9)
     ax.tick_params(labelsize=8)

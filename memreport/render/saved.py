@@ -65,7 +65,7 @@ class Inline:
 def _integers(values: np.ndarray) -> str:
     """``[1,2,3]``: orjson writes a numpy array at C speed; without it, a list's repr is the quickest."""
     if _orjson is not None and values.dtype == np.int64:
-        return _orjson.dumps(values, option=_orjson.OPT_SERIALIZE_NUMPY).decode("ascii")
+        return _orjson.dumps(np.ascontiguousarray(values), option=_orjson.OPT_SERIALIZE_NUMPY).decode("ascii")
     return str(values.tolist()).replace(" ", "")
 
 

@@ -5,10 +5,9 @@ copy of another figure.
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -123,27 +122,74 @@ def render_json(summaries: Sequence[Summary], options: RenderOptions | None = No
     return inline.fill(json.dumps(doc, indent=2)) + "\n"
 
 
-def _columns(report: MemoryReport) -> list[str]:
-    """The report's own columns after the base ones: breakdown items and regions (tensor columns for a map)."""
-    if isinstance(report, TensorMapReport):
-        return list(TENSOR_COLUMNS)
-    if isinstance(report, TileReport):
-        return list(report.breakdown) + [f"region.{name}" for name in report.regions]
-    names: dict[str, None] = {}
-    for d in report.detailed_tiles:
-        names.update(dict.fromkeys(d.breakdown))
-        names.update(dict.fromkeys(f"region.{r}" for r in d.regions))
-    if message_tiles(report):
-        names.update(dict.fromkeys(MESSAGE_COLUMNS))
-    return list(names)
-
+Spec = tuple  # (label, what, key): a CSV column after the base ones; what is "breakdown", "region", "tensor", "message"
 
 # A summary's tiles that out-of-memory messages name: the first message's kind and the bytes it says are used.
 MESSAGE_COLUMNS = ("oom_message", "oom_bytes_used")
+# After the columns of several reports: where each row comes from (report_line only when source and module repeat).
+TAIL_COLUMNS = ("source", "module", "report_line")
 
 
-def _summary_rows(summary: Summary, columns: list[str]) -> list[list[str]]:
-    """Rows of a report without every tile's bytes: a summary's detailed tiles, or a tensor map's tiles."""
+def _items(report: MemoryReport) -> list[tuple[str, str]]:
+    """A report's own columns, in order: ("breakdown", item), ("region", region) and ("message", column) (tensor
+    columns for a map)."""
+    if isinstance(report, TensorMapReport):
+        return [("tensor", name) for name in TENSOR_COLUMNS]
+    if isinstance(report, TileReport):
+        return [("breakdown", name) for name in report.breakdown] + [("region", name) for name in report.regions]
+    found: dict[tuple[str, str], None] = {}
+    for d in report.detailed_tiles:
+        found.update(dict.fromkeys(("breakdown", name) for name in d.breakdown))
+        found.update(dict.fromkeys(("region", name) for name in d.regions))
+    if message_tiles(report):
+        found.update(dict.fromkeys(("message", name) for name in MESSAGE_COLUMNS))
+    return list(found)
+
+
+def column_specs(reports: Sequence[MemoryReport]) -> list[list[Spec]]:
+    """Per report, its CSV columns after the base ones, as (label, what, key).
+
+    Labels never repeat nor shadow one another: a breakdown item named like
+    a base, region, tensor, message, ``source``, ``module`` or
+    ``report_line`` column (a section called ``tile``, a category
+    ``region.interleaved``) takes its kind in parentheses: ``tile
+    (section)``. The same item of the same kind has the same label in every
+    report, so several reports share its column.
+    """
+    items = [_items(report) for report in reports]
+    reserved = set(BASE_COLUMNS) | set(TAIL_COLUMNS) | set(TENSOR_COLUMNS) | set(MESSAGE_COLUMNS) \
+        | {f"region.{key}" for own in items for what, key in own if what == "region"}
+    taken = reserved | {key for own in items for what, key in own if what == "breakdown"}
+    labels: dict[tuple[str, str], str] = {}
+    specs = []
+    for report, own in zip(reports, items):
+        kind = report.breakdown_kind
+        out = []
+        for what, key in own:
+            if what != "breakdown":
+                out.append((f"region.{key}" if what == "region" else key, what, key))
+                continue
+            label = labels.get((kind, key))
+            if label is None:
+                label = key
+                if key in reserved:
+                    while label in taken:
+                        label += f" ({kind})"
+                    taken.add(label)
+                labels[kind, key] = label
+            out.append((label, what, key))
+        specs.append(out)
+    return specs
+
+
+def _columns(report: MemoryReport) -> list[Spec]:
+    """The report's own columns after the base ones (breakdown items and regions; tensor columns for a map)."""
+    return column_specs([report])[0]
+
+
+def _summary_rows(summary: Summary, columns: list[Spec]) -> list[list[str]]:
+    """Rows of a report without every tile's bytes: a summary's detailed tiles (and the tiles only an
+    out-of-memory message names), or a tensor map's tiles."""
     report = summary.report
     if isinstance(report, TensorMapReport):  # elements and estimates per tile; the byte columns stay blank
         from .tensors import csv_rows
@@ -151,24 +197,24 @@ def _summary_rows(summary: Summary, columns: list[str]) -> list[list[str]]:
     rows = []
     named = message_tiles(report)
 
-    def message_cells(tile: int) -> dict[str, object]:
+    def cells(tile: int, breakdown: Mapping[str, object], regions: Mapping[str, object]) -> list[str]:
         m = named.get(tile)
-        return {} if m is None else {"oom_message": m.kind, "oom_bytes_used": m.bytes_used}
+        message = {} if m is None else {"oom_message": m.kind, "oom_bytes_used": m.bytes_used}
+        values = [(breakdown if what == "breakdown" else regions if what == "region" else message).get(key)
+                  for _, what, key in columns]
+        return ["" if v is None else str(v) for v in values]
 
     for d in summary.detailed:
-        values = {**d.breakdown, **{f"region.{k}": v for k, v in d.regions.items()}, **message_cells(d.tile)}
         rows.append([str(d.tile), "" if d.ipu is None else str(d.ipu), "",
                      "" if d.excluding_gaps is None else str(d.excluding_gaps),
                      "" if d.including_gaps is None else str(d.including_gaps),
                      "" if d.out_of_memory is None else str(d.out_of_memory).lower()]
-                    + ["" if values.get(c) is None else str(values[c]) for c in columns])
+                    + cells(d.tile, d.breakdown, d.regions))
     detailed = {d.tile for d in summary.detailed}
     for tile in named:  # a tile only a message names: out of memory, its bytes not in the source
         if tile not in detailed:
             ipu = report.target.ipu_of(tile)
-            values = message_cells(tile)
-            rows.append([str(tile), "" if ipu is None else str(ipu), "", "", "", "true"]
-                        + ["" if values.get(c) is None else str(values[c]) for c in columns])
+            rows.append([str(tile), "" if ipu is None else str(ipu), "", "", "", "true"] + cells(tile, {}, {}))
     return rows
 
 
@@ -185,7 +231,7 @@ def over_cells(report: TileReport, over: np.ndarray | None) -> list[str]:
     return cells.tolist()
 
 
-def _complete_columns(summary: Summary, names: list[str], tail: list[str],
+def _complete_columns(summary: Summary, labels: list[str], own: list[Spec], tail: list[str],
                       tensor_columns: dict[str, np.ndarray]) -> list[csvlines.ColumnSpec]:
     """The CSV columns of a report with every tile's values, column by column."""
     report = summary.report
@@ -201,14 +247,16 @@ def _complete_columns(summary: Summary, names: list[str], tail: list[str],
                else blank]
     over = over_cells(report, summary.out_of_memory)
     columns.append(csvlines.Text(over) if over else blank)
-    for name in names:
-        if name.startswith("region.") and name[7:] in report.regions:
-            columns.append(csvlines.Integers(report.regions[name[7:]]))
-        elif name in report.breakdown:
-            column = report.breakdown[name]
+    by_label = {label: (what, key) for label, what, key in own}
+    for label in labels:
+        what, key = by_label.get(label, ("", label))
+        if what == "region":
+            columns.append(csvlines.Integers(report.regions[key]))
+        elif what == "breakdown":
+            column = report.breakdown[key]
             columns.append(csvlines.Integers(column.values, column.present))
-        elif name in tensor_columns:
-            columns.append(csvlines.Integers(tensor_columns[name]))
+        elif label in tensor_columns:
+            columns.append(csvlines.Integers(tensor_columns[label]))
         else:  # another report's column
             columns.append(blank)
     columns += [csvlines.Text(constant=cell) for cell in tail]
@@ -230,11 +278,9 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
     several = len(summaries) > 1
     tensor_map = next((s.tensor_map for s in summaries if s.tensor_map is not None), None)
     columns: dict[str, None] = {}
-    per_report = []
-    for summary in summaries:
-        own = _columns(summary.report)
-        columns.update(dict.fromkeys(own))
-        per_report.append(own)
+    per_report = column_specs([s.report for s in summaries])
+    for own in per_report:
+        columns.update(dict.fromkeys(label for label, _, _ in own))
     if tensor_map is not None:
         columns.update(dict.fromkeys(TENSOR_COLUMNS))
     shared = several or tensor_map is not None  # every report's rows take the union's columns
@@ -250,22 +296,22 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
     header = BASE_COLUMNS + list(columns) + (["source", "module"] if several else []) + \
         (["report_line"] if ambiguous else [])
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
+    out.write(csvlines.row(header) + "\n")
     for summary, own in zip(summaries, per_report):
         report = summary.report
         tensor_columns = {} if tensor_map is None else per_tile_columns(tensor_map, report.num_tiles)
         if isinstance(report, TileReport):  # every tile: column-wise
-            body = csvlines.lines(_complete_columns(summary, list(columns) if shared else own, tail(report),
-                                                    tensor_columns), report.num_tiles)
+            labels = list(columns) if shared else [label for label, _, _ in own]
+            body = csvlines.lines(_complete_columns(summary, labels, own, tail(report), tensor_columns),
+                                  report.num_tiles)
             if body:
                 out.write("\n".join(body) + "\n")
             continue
         rows = _summary_rows(summary, own)
         if shared:
-            index = {name: 6 + i for i, name in enumerate(own)}
+            index = {label: 6 + i for i, (label, _, _) in enumerate(own)}
             rows = [row[:6] + [row[index[c]] if c in index else
                                str(tensor_columns[c][int(row[0])]) if c in tensor_columns else "" for c in columns]
                     + tail(report) for row in rows]
-        writer.writerows(rows)
+        out.writelines(csvlines.row(cells) + "\n" for cells in rows)
     return out.getvalue()

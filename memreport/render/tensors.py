@@ -11,7 +11,7 @@ import numpy as np
 
 from ..analysis import Summary
 from ..analysis.tensors import ElementHistogram, TileTensors, element_histogram, top_data_tiles
-from ..model import MemoryReport, TensorMapReport
+from ..model import MemoryReport, TensorMapReport, exact_sum
 from ..model.tensor_map import ESTIMATE_LABEL, TensorMap
 from .poplar import BAR_WIDTH, bar
 
@@ -85,8 +85,8 @@ def tensor_map_lines(summary: Summary) -> list[str]:
     tensor_map = tensor_map_of(report)
     if tensor_map is None:
         return []
-    elements = int(tensor_map.elements_by_tile.sum())
-    est = int(tensor_map.est_bytes_by_tile.sum())
+    elements = exact_sum(tensor_map.elements_by_tile)
+    est = exact_sum(tensor_map.est_bytes_by_tile)
     lines = [
         "Tensor map:",
         f"  Tensors:      {len(tensor_map.tensors):,} in {len(tensor_map.computations):,} computation(s)",
@@ -177,8 +177,8 @@ def tensor_map_dict(tensor_map: TensorMap, top: int = 5, tiles_per_ipu: int | No
         "computations": list(tensor_map.computations),
         "num_tiles": tensor_map.num_tiles,
         "unknown_element_types": list(tensor_map.unknown_element_types),
-        "elements": int(tensor_map.elements_by_tile.sum()),
-        "est_bytes": int(tensor_map.est_bytes_by_tile.sum()),
+        "elements": exact_sum(tensor_map.elements_by_tile),
+        "est_bytes": exact_sum(tensor_map.est_bytes_by_tile),
         "element_histogram": {"bin_elements": hist.bin_elements,
                               "bins": [{"low": b.low, "high": b.high, "count": b.count} for b in hist.bins]},
         "top_tiles": [tile_dict(r) for r in top_data_tiles(tensor_map, top, tiles_per_ipu)],

@@ -2,14 +2,19 @@
 from __future__ import annotations
 
 import shutil
+import struct
 import subprocess
+import sys
 
 import pytest
+from click.testing import CliRunner
 
 import memreport
-from memreport.errors import ReadError, Truncated
+from memreport.cli import main
+from memreport.errors import ReadError, Truncated, UnexpectedError
+from memreport.readers import ar
 from memreport.readers.ar import iter_members
-from tests.conftest import archive_members, needs_gcc, needs_size, pyelftools_sections, size_a
+from tests.conftest import archive_members, needs_gcc, needs_size, pyelftools_sections, size_a, traced_peak
 from tests.synth.archive import ar_archive, tile_elf
 
 NAMES = ["t0", "tile_00001.elf", "exactly_16_chars", "a_much_longer_member_name_for_tile_3.elf", "t4"]
@@ -189,5 +194,219 @@ def test_thin_archive_with_missing_member(tmp_path):
     subprocess.run(["gcc", "-c", "x.c"], cwd=tmp_path, check=True)
     subprocess.run(["ar", "rcT", "thin.a", "x.o"], cwd=tmp_path, check=True)
     (tmp_path / "x.o").unlink()
-    with pytest.raises(ReadError, match=r"thin\.a: member 'x\.o': thin archive member 'x\.o' cannot be read"):
+    with pytest.raises(ReadError, match=r"thin\.a: member 'x\.o': thin archive member cannot be read"):
         memreport.read(tmp_path / "thin.a")
+
+
+# ---------------------------------------------------------------- files that change, large members (issue #16)
+
+def sparse_archive(path, text_bytes: int) -> None:
+    """An archive of one tile ELF whose ``.text`` is ``text_bytes`` of zeros, written as a hole: a file of
+    hundreds of MB that takes no disk."""
+    names = b"\0.text\0.shstrtab\0"
+    shstr_at = 52 + text_bytes
+    shoff = shstr_at + 20
+    total = shoff + 3 * 40
+    ident = b"\x7fELF\x01\x01\x01" + bytes(9)
+    ehdr = ident + struct.pack("<HHIIIIIHHHHHH", 2, 248, 1, 0, 0, shoff, 0x2, 52, 0, 0, 40, 3, 2)
+    table = bytes(40) + struct.pack("<10I", 1, 1, 6, 0, 52, text_bytes, 0, 0, 4, 0) \
+        + struct.pack("<10I", 7, 3, 0, 0, shstr_at, len(names), 0, 0, 1, 0)
+    with open(path, "wb") as f:
+        f.write(b"!<arch>\n" + b"%-16s%-12d%-6d%-6d%-8s%-10d`\n" % (b"big.elf/", 0, 0, 0, b"644", total) + ehdr)
+        f.seek(8 + 60 + shstr_at)
+        f.write(names.ljust(20, b"\0") + table)
+
+
+def test_a_member_larger_than_a_window_is_read_only_where_needed(tmp_path):
+    path = tmp_path / "big.a"
+    sparse_archive(path, 300 << 20)
+    report, peak = traced_peak(lambda: memreport.read(path))
+    assert report.excluding_gaps.tolist() == [300 << 20]
+    assert peak < 3 * ar.BATCH_BYTES  # a window and the one read ahead, never the member
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+def test_an_address_space_smaller_than_the_archive_reads_it(tmp_path):
+    """``ulimit -v`` below the file's size: nothing maps the file, so it reads (it was an 'OSError ... bug')."""
+    path = tmp_path / "big.a"
+    sparse_archive(path, 1 << 30)
+    code = ("import re, resource, memreport\n"
+            "size = int(re.search(r'VmSize:\\s+(\\d+)', open('/proc/self/status').read()).group(1)) * 1024\n"
+            "limit = size + (200 << 20)\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n"
+            f"print(memreport.read({str(path)!r}).excluding_gaps.tolist())\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"[{1 << 30}]\n", "")
+
+
+def test_an_archive_truncated_while_it_is_copied_is_a_read_error_not_a_crash(tmp_path):
+    """A CI job rewriting archive.a in place mid-read: one ReadError (the mapped file died of SIGBUS). Where no
+    read lease can be had, windows are copied with pread, and a read past the new end says the file shrank."""
+    path = tmp_path / "rewritten.a"
+    path.write_bytes(ar_archive([(f"t{i}.elf", tile_elf(i, 3000 + i)) for i in range(40)]))
+    code = ("import os, memreport\n"
+            "from memreport.readers import ReadOptions, read_path, ar\n"
+            "ar.BATCH_MEMBERS, ar.BATCH_BYTES = 4, 7000\n"
+            "ar.LeasedMapping.open = classmethod(lambda cls, fd, size: None)  # no lease: copied windows\n"
+            f"path = {str(path)!r}\n"
+            "def rewrite(done, total):\n"
+            "    os.truncate(path, 5000)\n"
+            "try:\n"
+            "    read_path(path, ReadOptions(progress=rewrite))\n"
+            "except memreport.ReadError as exc:\n"
+            "    print(type(exc).__name__, exc)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"FileChanged {path}: the file shrank while it was read (")
+    assert "bytes when opened, 5,000 bytes now): was it rewritten in place? (at byte offset" in result.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="read leases are Linux's")
+def test_a_writer_waits_for_the_mapped_read_and_nothing_crashes(tmp_path):
+    """Under a read lease the archive is mapped: another process truncating it waits until the reader lets go
+    of the mapping (it sees the lease break between batches) and copies the rest, which then fails or reads
+    the old bytes; never SIGBUS."""
+    path = tmp_path / "rewritten.a"
+    path.write_bytes(ar_archive([(f"t{i}.elf", tile_elf(i, 3000 + i)) for i in range(40)]))
+    code = ("import fcntl, os, subprocess, sys, time, memreport\n"
+            "from memreport.readers import ReadOptions, read_path, ar\n"
+            "ar.BATCH_MEMBERS, ar.BATCH_BYTES, ar.MAPPED_BYTES = 4, 7000, 7000\n"
+            f"path = {str(path)!r}\n"
+            "opened = []\n"
+            "real = ar.LeasedMapping.open\n"
+            "def spy(cls, fd, size):\n"
+            "    mapping = real(fd, size)\n"
+            "    opened.append(mapping)\n"
+            "    return mapping\n"
+            "ar.LeasedMapping.open = classmethod(spy)\n"
+            "writer = []\n"
+            "def rewrite(done, total):\n"
+            "    if writer:\n"
+            "        return\n"
+            "    writer.append(subprocess.Popen([sys.executable, '-c', f'import os; os.truncate({path!r}, 5000)']))\n"
+            "    deadline = time.monotonic() + 20\n"
+            "    while not opened[0].broken() and time.monotonic() < deadline:  # the writer is waiting\n"
+            "        time.sleep(0.01)\n"
+            "try:\n"
+            "    reports = read_path(path, ReadOptions(progress=rewrite))\n"
+            "    print('read', reports[0].num_tiles)\n"
+            "except memreport.ReadError as exc:\n"
+            "    print(type(exc).__name__)\n"
+            "print('mapped', opened[0] is not None, 'writer', writer[0].wait(timeout=20))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    outcome, mapped = result.stdout.splitlines()
+    assert outcome in ("read 40", "FileChanged") and mapped == "mapped True writer 0"
+    assert path.stat().st_size == 5000
+
+
+# ---------------------------------------------------------------- thin archives (issue #16)
+
+def thin_archive(*names: bytes, size: int = 460) -> bytes:
+    """A thin archive naming ``names`` (through the ``//`` table, as GNU ar writes long names)."""
+    table = b"".join(name + b"/\n" for name in names)
+    out = b"!<thin>\n" + b"%-16s%-12d%-6d%-6d%-8s%-10d`\n" % (b"//", 0, 0, 0, b"", len(table)) + table
+    out += b"\n" * (len(out) % 2)
+    at = 0
+    for name in names:
+        out += b"%-16s%-12d%-6d%-6d%-8s%-10d`\n" % (b"/%d" % at, 0, 0, 0, b"644", size)
+        at += len(name) + 2
+    return out
+
+
+@pytest.fixture
+def thin_dir(tmp_path):
+    """build/ with a thin archive's tile in build/tiles/, and a secret beside build/."""
+    (tmp_path / "build" / "tiles").mkdir(parents=True)
+    (tmp_path / "build" / "tiles" / "t0.elf").write_bytes(tile_elf(0, 100))
+    (tmp_path / "secret.txt").write_text("password=hunter2\n")
+    (tmp_path / "build" / "notes.txt").write_text("token=abc123\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("name,kind", [(b"/etc/passwd", "an absolute path"),
+                                       (b"../secret.txt", "a path"),
+                                       (b"tiles/../../secret.txt", "a path"),
+                                       (b"../../../../../../proc/self/environ", "a path")])
+def test_thin_members_must_stay_in_the_archive_directory(thin_dir, name, kind):
+    path = thin_dir / "build" / "thin.a"
+    path.write_bytes(thin_archive(b"tiles/t0.elf", name))
+    with pytest.raises(ReadError) as caught:
+        memreport.read(path)
+    assert str(caught.value) == (
+        f"{path}: member {name.decode()!r}: thin archive member is {kind} outside the archive's directory "
+        f"({thin_dir / 'build'}): memreport reads thin members only there (--thin-root DIR widens it)")
+
+
+def test_thin_members_inside_the_directory_are_read(thin_dir):
+    path = thin_dir / "build" / "thin.a"
+    path.write_bytes(thin_archive(b"tiles/t0.elf", b"./tiles/../tiles/t0.elf", b"../build/tiles/t0.elf"))
+    report = memreport.read(path)
+    assert report.format == "thin-archive"
+    assert report.excluding_gaps.tolist() == [100, 100, 100]
+
+
+def test_thin_root_widens_where_members_may_lie(thin_dir):
+    (thin_dir / "elsewhere").mkdir()
+    (thin_dir / "elsewhere" / "t1.elf").write_bytes(tile_elf(1, 200))
+    path = thin_dir / "build" / "thin.a"
+    path.write_bytes(thin_archive(b"tiles/t0.elf", b"../elsewhere/t1.elf"))
+    assert memreport.read(path, thin_root=thin_dir).excluding_gaps.tolist() == [100, 200]
+    with pytest.raises(ReadError, match=r"outside the thin root .*/build/tiles: memreport reads"):
+        memreport.read(path, thin_root=thin_dir / "build" / "tiles")
+    result = CliRunner().invoke(main, [str(path), "--thin-root", str(thin_dir), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1:] == ["0,0,tiles/t0.elf,100,,false,100,16,26",
+                                              "1,0,../elsewhere/t1.elf,200,,false,200,17,26"]
+
+
+def test_a_thin_member_is_never_quoted(thin_dir):
+    path = thin_dir / "build" / "thin.a"
+    path.write_bytes(thin_archive(b"notes.txt"))
+    with pytest.raises(ReadError) as caught:
+        memreport.read(path)
+    assert str(caught.value) == f"{path}: member 'notes.txt': not an ELF file"
+    path.write_bytes(thin_archive(b"../secret.txt"))
+    with pytest.raises(ReadError) as caught:
+        memreport.read(path, thin_root=thin_dir)
+    assert str(caught.value) == f"{path}: member '../secret.txt': not an ELF file"
+
+
+def test_a_nul_in_a_thin_member_name_is_a_read_error(thin_dir):
+    path = thin_dir / "build" / "thin.a"
+    path.write_bytes(thin_archive(b"tiles/t0\0.elf"))
+    with pytest.raises(ReadError) as caught:
+        memreport.read(path)
+    assert not isinstance(caught.value, UnexpectedError)
+    assert str(caught.value) == f"{path}: member 'tiles/t0\\x00.elf': a thin archive member's path cannot hold a " \
+                                "NUL byte"
+
+
+def test_thin_members_are_read_only_as_far_as_the_scan_needs(thin_dir):
+    """A 68-byte archive naming a 1 GiB file (three times) costs the headers, not 3 GB."""
+    sparse_archive(thin_dir / "build" / "whole.a", 1 << 30)
+    with open(thin_dir / "build" / "whole.a", "rb") as f:  # the member alone: an ELF of 1 GiB, mostly hole
+        f.seek(68)
+        head = f.read(52)
+    member = thin_dir / "build" / "huge.elf"
+    with open(member, "wb") as out, open(thin_dir / "build" / "whole.a", "rb") as f:
+        out.write(head)
+        f.seek(68 + 52 + (1 << 30))
+        out.seek(52 + (1 << 30))
+        out.write(f.read())
+    path = thin_dir / "build" / "thin.a"
+    path.write_bytes(thin_archive(b"huge.elf", b"huge.elf", b"huge.elf", size=999))  # the header's size is ignored
+    report, peak = traced_peak(lambda: memreport.read(path))
+    assert report.excluding_gaps.tolist() == [1 << 30] * 3
+    assert peak < 2 << 20
+
+
+def test_a_long_member_name_is_shortened_in_messages(tmp_path):
+    name = "tile_" + "x" * 5000 + ".elf"
+    path = tmp_path / "long.a"
+    path.write_bytes(ar_archive([(name, b"not an ELF file, just text")]))
+    with pytest.raises(ReadError) as caught:
+        memreport.read(path)
+    message = str(caught.value)
+    assert len(message) < 400
+    assert message.startswith(f"{path}: member 'tile_{'x' * 52}[...]{'x' * 53}.elf': not an ELF file (starts with")

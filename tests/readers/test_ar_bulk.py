@@ -108,11 +108,17 @@ def batched(path):
     return ar.read_archive(str(path), prefix, ReadOptions())[0]
 
 
-@pytest.fixture(params=[(4096, 32 << 20), (3, 1 << 20), (1, 1), (2, 700)], ids=["one-batch", "3-members",
-                                                                               "1-member", "700-bytes"])
+@pytest.fixture(params=[(4096, 32 << 20, "map"), (3, 1 << 20, "map"), (1, 1, "map"), (2, 700, "map"),
+                        (3, 1 << 20, "copy"), (2, 700, "copy"), (1, 1, "copy")],
+                ids=["one-batch", "3-members", "1-member", "700-bytes", "3-members-copied", "700-bytes-copied",
+                     "1-member-copied"])
 def batches(request, monkeypatch):
+    """Batch sizes, over the mapped archive (under a read lease) or over windows copied with pread."""
     monkeypatch.setattr(ar, "BATCH_MEMBERS", request.param[0])
     monkeypatch.setattr(ar, "BATCH_BYTES", request.param[1])
+    monkeypatch.setattr(ar, "MAPPED_BYTES", request.param[1])
+    if request.param[2] == "copy":
+        monkeypatch.setattr(ar.LeasedMapping, "open", classmethod(lambda cls, fd, size: None))
     return request.param
 
 
@@ -171,10 +177,14 @@ def test_uniform_pod_like_archive_agrees(tmp_path, batches):
     assert outcome(batched, path) == outcome(reference_report, path)
 
 
-def test_corrupted_archives_fail_or_read_exactly_like_the_reference(tmp_path, monkeypatch):
+@pytest.mark.parametrize("windows", ["map", "copy"])
+def test_corrupted_archives_fail_or_read_exactly_like_the_reference(tmp_path, monkeypatch, windows):
     """Random byte damage anywhere (headers, ELF headers, section tables): the same report or error."""
     monkeypatch.setattr(ar, "BATCH_MEMBERS", 4)
     monkeypatch.setattr(ar, "BATCH_BYTES", 3000)
+    monkeypatch.setattr(ar, "MAPPED_BYTES", 3000)
+    if windows == "copy":
+        monkeypatch.setattr(ar.LeasedMapping, "open", classmethod(lambda cls, fd, size: None))
     rng = random.Random(7)
     base = bytearray(ar_archive(varied_members(rng, 9, long_names=True), symbol_index=True))
     path = tmp_path / "bad.a"

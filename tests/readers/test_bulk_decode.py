@@ -171,3 +171,69 @@ def test_hand_walked_maps_count_towards_the_nesting_limit(tmp_path, monkeypatch,
         assert tree is None
     elif tree is not None:
         assert same(tree, decode_cbor(data))
+
+
+# ---------------------------------------------------------------- tensor maps (issue #16, item 12)
+
+def pairs_same(tree, reference) -> bool:
+    """Trees equal, (n, 2) arrays standing for lists of [tile, elements] pairs."""
+    if isinstance(tree, np.ndarray):
+        return isinstance(reference, list) and tree.tolist() == reference
+    return same(tree, reference) if not isinstance(tree, (dict, list)) else (
+        type(tree) is type(reference) and len(tree) == len(reference) and all(
+            pairs_same(a, b) for a, b in (zip(tree.values(), reference.values()) if isinstance(tree, dict)
+                                          else zip(tree, reference))))
+
+
+def tensor_map_json(indent: bool = False) -> bytes:
+    from tests.synth.profile import build_tensor_map, tensor_entry
+    rng = np.random.default_rng(5)
+    tensors = [tensor_entry(f"t{i}[[0]]", [(int(t), int(e)) for t, e in zip(rng.integers(0, 1472, 40),
+                                                                            rng.integers(0, 2 ** 40, 40))])
+               for i in range(30)]
+    tensors.append(tensor_entry("empty", []))
+    return encode_json(build_tensor_map({"cluster[[1]]": tensors, "other": tensors[:2]}), indent=indent)
+
+
+@pytest.mark.parametrize("indent", [False, True])
+def test_tensor_map_pairs_become_arrays_of_the_same_pairs(indent, monkeypatch):
+    data = tensor_map_json(indent)
+    tree = bulk_decode.decode_tensor_map_json(data)
+    assert tree is not None and pairs_same(tree, decode_json(data))
+    assert isinstance(tree["mappings"]["other"][0][7], np.ndarray)
+    monkeypatch.setattr(bulk_decode, "PAIR_CHUNK", 5)  # a list parsed in pieces reads the same
+    assert pairs_same(bulk_decode.decode_tensor_map_json(data), decode_json(data))
+
+
+@pytest.mark.parametrize("pairs", [b"[[1,2,3],[4]]", b"[[1,2][3,4]]", b"[[01,2]]", b"[[1,,2]]", b"[[1,2],,[3,4]]",
+                                   b"[[-1,2]]", b"[[1,2.5]]", b"[[1e3,2]]", b"[[1,2],[3,4],]", b"[[1, 2]\v]",
+                                   b"[[99999999999999999999,1]]"])
+def test_pair_lists_json_would_refuse_or_read_otherwise_are_left_to_the_reference(pairs):
+    data = b'{"mappings": {"m": [["w", 0, [4], "float", 0, 0, 4, ' + pairs + b']]}}'
+    tree = bulk_decode.decode_tensor_map_json(data)
+    if tree is not None:  # declined pair lists stay lists, decoded the ordinary way
+        assert isinstance(tree["mappings"]["m"][0][7], list) and tree == decode_json(data)
+
+
+def test_a_large_tensor_map_reads_in_a_few_times_its_size(tmp_path):
+    """A tensor map took 11x its size (orjson: a list and two ints per pair); now the pairs go to arrays."""
+    from memreport.readers import read_path
+    from tests.conftest import traced_peak
+    from tests.synth.profile import build_tensor_map, tensor_entry
+    pairs = [(t % 1472, 1000 + t) for t in range(300_000)]
+    path = tmp_path / "tensor_map.json"
+    path.write_bytes(encode_json(build_tensor_map({"m": [tensor_entry("w", pairs[:150_000]),
+                                                        tensor_entry("b", pairs[150_000:], element_type="half")]})))
+    size = path.stat().st_size
+    (report,), peak = traced_peak(lambda: read_path(path))
+    assert report.tensor_map.elements_by_tile.sum() == sum(e for _, e in pairs)
+    assert peak < 5 * size, (peak, size)  # 25 times before
+
+
+def test_many_open_pair_brackets_decode_in_linear_time():
+    """Found by fuzzing: 32,000 "[[1,," before the one "]]" made every "[[" parse to it (30 s for 196 KB)."""
+    import time
+    data = b'{"mappings": {"m": [["w", 0, [4], "float", 0, 0, 4, ' + b"[[1,, " * 100_000 + b"[[0, 1]]]]}}"
+    started = time.monotonic()
+    assert bulk_decode.decode_tensor_map_json(data) is None  # no list of pairs: decoded the ordinary way
+    assert time.monotonic() - started < 5  # a hang guard, not a benchmark (it takes milliseconds)

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from memreport import analysis
+from memreport.cli import main
 from memreport.errors import ReadError, Truncated, UnsupportedOperation
 from memreport.model import Bin, TileBytes
 from memreport.readers import ReadOptions, read_path, readers
@@ -521,3 +523,36 @@ def test_other_text_is_read_and_found_to_hold_no_memory_information(tmp_path, te
 def test_content_not_extension_decides(tmp_path):
     report = read_one(tmp_path, SMALL_TEXT, "report.json")
     assert report.format == "poplar-text"
+
+
+@pytest.mark.parametrize("number", ["9,223,372,036,854,775,808", "9999999999999999999"])
+def test_numbers_from_2_to_the_63_are_refused_like_every_other_source(tmp_path, number):
+    """19 digits and still past int64 (issue #16): once read, `memreport diff` raised OverflowError."""
+    text = SMALL_TEXT.replace("2,338,001 B", f"{number} B", 1)
+    with pytest.raises(ReadError) as info:
+        read_path(write(tmp_path, text))
+    value = int(number.replace(",", ""))
+    assert str(info.value) == (f"{tmp_path / 'report.txt'}: line {line_of(text, number)}: Including Gaps: "
+                               f"{value:,} is too large (2**63 or more)")
+    result = CliRunner().invoke(main, ["diff", str(tmp_path / "report.txt"), str(tmp_path / "report.txt")])
+    assert (result.exit_code, type(result.exception)) == (1, SystemExit)
+    assert result.stderr == f"memreport: {info.value}\n"
+
+
+def test_the_largest_int64_is_still_a_number(tmp_path):
+    text = SMALL_TEXT.replace("2,338,001 B", "9,223,372,036,854,775,807 B", 1)
+    report = read_one(tmp_path, text)
+    assert report.printed.including_gaps == 2 ** 63 - 1
+
+
+@pytest.mark.parametrize("value,message", [
+    ("4" * 6000 + ".9 MB", "Total Memory: a number of 6,000 digits is too large"),
+    ("9,000,000,000,000 GB", "Total Memory: 9,000,000,000,000 GB is too large (2**63 bytes or more)"),
+    ("4." + "9" * 30 + " MB", "Total Memory: a fraction of 30 digits is too long"),
+])
+def test_target_sizes_are_bounded_like_every_number(tmp_path, value, message):
+    """A 6,000-digit Total Memory was kept, and JSON output then raised ValueError (found by fuzzing)."""
+    text = SMALL_TEXT.replace("Total Memory:           4.9 MB", f"Total Memory:           {value}", 1)
+    with pytest.raises(ReadError) as info:
+        read_path(write(tmp_path, text))
+    assert str(info.value) == f"{tmp_path / 'report.txt'}: line {line_of(text, 'Total Memory')}: {message}"

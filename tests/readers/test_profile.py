@@ -378,3 +378,21 @@ def test_program_step_liveness_is_a_typed_tree(tmp_path, encode):
 ])
 def test_a_damaged_program_tree_names_the_node(tmp_path, tree, expected):
     assert str(error_for(tmp_path, encode_json(by_program(tree)))).split(": ", 1)[1].startswith(expected)
+
+
+def test_a_category_named_like_a_derived_column_is_kept(tmp_path):
+    """A category called "liveness.alwaysLive" (or "x.overlapped") was overwritten by that view of the bytes:
+    a counted category dropped (issue #16). The view, not the source's own category, takes a suffix."""
+    categories = {"liveness.alwaysLive": {"nonInterleaved": [600, 1500, 200000, 3000]},
+                  "vertexCode": {"nonInterleaved": {"nonOverlapped": [400, 500, 100000, 1000],
+                                                    "overlapped": [1, 2, 3, 4]}},
+                  "vertexCode.overlapped": {"nonInterleaved": [0, 0, 0, 0]}}
+    report = read_one(write(tmp_path, encode_json(small_profile(categories=categories))))
+    assert {name: (col.values.tolist(), col.counted) for name, col in report.breakdown.items()} == {
+        "liveness.alwaysLive": ([600, 1500, 200000, 3000], True),
+        "vertexCode": ([400, 500, 100000, 1000], True),
+        "vertexCode.overlapped": ([0, 0, 0, 0], True),
+        "vertexCode.overlapped (not counted)": ([1, 2, 3, 4], False),
+        "liveness.alwaysLive (not counted)": ([900, 1900, 262000, 3900], False),
+        NOT_ALWAYS_LIVE_MAX: ([100, 100, 38000, 100], False),
+    }

@@ -5,7 +5,11 @@ import subprocess
 import sys
 import textwrap
 
-from memreport.readers import readers
+import pytest
+
+from memreport.errors import ReadError, UnexpectedError
+from memreport.readers import read_path, readers
+from tests.synth.archive import tile_elf
 
 
 def test_every_builtin_reader_registers_in_sniffing_order():
@@ -27,3 +31,64 @@ def test_a_missing_reader_module_is_an_error_not_a_missing_format():
     """)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "raised memreport.readers.poplar_text"
+
+
+def test_the_first_reads_from_many_threads_at_once_all_succeed(tmp_path):
+    """Issue #16: the registry once marked itself loaded before its readers were imported, so the first
+    ``memreport.read`` in two threads at once failed with ``unrecognised format (expected )``. In a fresh
+    interpreter (registry not loaded), 16 threads released at once read and render every format; each
+    result must equal a single-threaded reading done afterwards."""
+    from tests.fuzzing import SEEDS, write_case
+    paths = []
+    for name in sorted(SEEDS):
+        directory = tmp_path / name
+        directory.mkdir()
+        paths.append(write_case(str(directory), name, SEEDS[name]))
+    code = textwrap.dedent(f"""
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
+        import memreport
+        paths = {paths!r}
+        jobs = [paths[i % len(paths)] for i in range(16)]
+        start = threading.Barrier(len(jobs))
+
+        def one(path):
+            from memreport.analysis import summarize_all
+            from memreport.render import render
+            reports = memreport.read_all(path)
+            return [render("report", fmt, summarize_all(reports)) for fmt in ("text", "json", "csv")]
+
+        def at_once(path):
+            start.wait()  # every thread asks together, before any reader module is imported
+            return one(path)
+
+        with ThreadPoolExecutor(len(jobs)) as pool:
+            threaded = list(pool.map(at_once, jobs))
+        assert threaded == [one(path) for path in jobs]
+        print("ok", len(threaded))
+    """)
+    for _ in range(2):
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert (run.returncode, run.stdout, run.stderr) == (0, "ok 16\n", "")
+
+
+@pytest.mark.parametrize("raised,message", [
+    (MemoryError(), "ELF file: out of memory while reading (MemoryError): the file needs more memory than this "
+                    "process may use"),
+    (OSError(5, "Input/output error"), "ELF file: cannot read: Input/output error"),
+    (RecursionError(), "ELF file: too deeply nested (RecursionError)"),
+])
+def test_limits_of_the_environment_are_read_errors_not_bugs(tmp_path, monkeypatch, raised, message):
+    """An address-space limit or a disk error is the environment's, worded so (it was 'a memreport bug')."""
+    from memreport.readers import elf
+
+    def fails(*args, **kwargs):
+        raise raised
+
+    monkeypatch.setattr(elf, "scan_elf", fails)
+    path = tmp_path / "tile.elf"
+    path.write_bytes(tile_elf(0, 100))
+    with pytest.raises(ReadError) as caught:
+        read_path(str(path))
+    assert not isinstance(caught.value, UnexpectedError)
+    assert str(caught.value) == f"{path}: {message}"

@@ -297,3 +297,49 @@ def test_a_table_listing_fewer_symbols_keeps_its_counts():
         TileSymbols(0, None, {}, {}, symbols=table.symbols, num_symbols=1)
     with pytest.raises(ValueError, match="attributed bytes of '.bss' outside"):
         TileSymbols(0, None, {".bss": 10}, {".bss": 11})
+
+
+# ---------------------------------------------------------------- reading again, safely (issue #16 with #13)
+
+def test_the_member_table_and_the_walk_find_the_same_members(tmp_path):
+    """Symbols right after a read use the archive's remembered member table; with it forgotten (another archive
+    read since), the reference walk finds the same members."""
+    from memreport.readers import ar
+    path = archive_with_symbols(tmp_path)
+    report = memreport.read(path)
+    assert ar._LAYOUT  # the archive just read
+    remembered = read_symbols(report, [0, 1])
+    ar._LAYOUT.clear()
+    assert read_symbols(report, [0, 1]) == remembered
+    assert remembered[0] == codelet_expected()
+
+
+def test_an_archive_truncated_after_its_read_is_a_read_error(tmp_path):
+    """The symbols are read with pread: a shorter file is a ReadError naming the file, never a SIGBUS."""
+    from memreport.readers import ar
+    path = archive_with_symbols(tmp_path)
+    report = memreport.read(path)
+    with open(path, "r+b") as f:
+        f.truncate(200)
+    for forget in (False, True):
+        if forget:
+            ar._LAYOUT.clear()
+        with pytest.raises(ReadError) as caught:
+            read_symbols(report, [1])
+        assert str(caught.value).startswith(f"{path}: ")
+
+
+def test_a_thin_archives_symbols_stay_inside_its_directory_or_the_thin_root(tmp_path):
+    (tmp_path / "build").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "t0.elf").write_bytes(codelet_elf())
+    table = b"../elsewhere/t0.elf/\n"
+    path = tmp_path / "build" / "thin.a"
+    header = b"%-16s%-12d%-6d%-6d%-8s%-10d`\n"
+    path.write_bytes(b"!<thin>\n" + header % (b"//", 0, 0, 0, b"", len(table)) + table + b"\n" * (len(table) % 2)
+                     + header % (b"/0", 0, 0, 0, b"644", len(codelet_elf())))
+    report = memreport.read(path, thin_root=tmp_path)
+    expected = replace(codelet_expected(), member="../elsewhere/t0.elf")
+    assert read_symbols(report, [0], thin_root=str(tmp_path))[0] == expected
+    with pytest.raises(ReadError, match=r"thin archive member is a path outside the archive's directory"):
+        read_symbols(report, [0])

@@ -208,3 +208,18 @@ def test_large_map_converts_pairs_in_one_go(tmp_path):
     tm = tensor_map_from_document(build_tensor_map({"c": tensors}), "big.json")
     assert tm.pair_tile.size == sum(len(t[7]) for t in tensors)
     assert int(tm.elements_by_tile.sum()) == 3 * tm.pair_tile.size
+
+
+def test_an_arch_rounding_the_tile_count_past_the_limit_is_a_read_error(tmp_path):
+    """--arch ipu1 on a map whose largest tile (2,097,151) rounds up to 2,097,600 tiles was "a memreport bug"."""
+    from click.testing import CliRunner
+
+    from memreport.cli import main
+    from memreport.errors import UnexpectedError
+    path = write(tmp_path, encode_json(build_tensor_map({"m": [tensor_entry("w", {2_097_151: 4})]})))
+    with pytest.raises(ReadError) as caught:
+        read_path(path, memreport.ReadOptions(arch="ipu1"))
+    assert not isinstance(caught.value, UnexpectedError)
+    assert str(caught.value) == f"{path}: 2,097,600 tiles is beyond any IPU system (at most 2,097,152)"
+    result = CliRunner().invoke(main, [str(path), "--arch", "ipu1"])
+    assert (result.exit_code, result.stderr) == (1, f"memreport: {caught.value}\n")

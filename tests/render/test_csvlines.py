@@ -24,7 +24,7 @@ def _cells(values: np.ndarray, present: np.ndarray | None = None) -> list[str]:
     return cells
 
 
-def reference_rows(report: MemoryReport, columns: list[str]) -> list[list[str]]:
+def reference_rows(report: MemoryReport, columns: list[tuple[str, str, str]]) -> list[list[str]]:
     """The oracle: a complete report's rows cell by cell, as render_csv built them before csvlines."""
     if report.excluding_gaps is None:  # summaries and tensor maps: render_csv still builds these row by row
         return table._summary_rows(summarize(report), columns)
@@ -37,11 +37,11 @@ def reference_rows(report: MemoryReport, columns: list[str]) -> list[list[str]]:
             _cells(report.excluding_gaps, report.known),
             _cells(report.including_gaps, report.known) if report.including_gaps is not None else [""] * n,
             table.over_cells(report, summarize(report).out_of_memory)]
-    for name in columns:
-        if name.startswith("region.") and name[7:] in report.regions:
-            cols.append(_cells(report.regions[name[7:]]))
+    for _, what, key in columns:
+        if what == "region":
+            cols.append(_cells(report.regions[key]))
         else:
-            col = report.breakdown[name]
+            col = report.breakdown[key]
             cols.append(_cells(col.values, col.present))
     return [list(row) for row in zip(*cols)]
 
@@ -50,11 +50,9 @@ def reference_csv(reports) -> str:
     """render_csv as it was: every cell a string, every row through csv.writer."""
     several = len(reports) > 1
     columns: dict[str, None] = {}
-    per_report = []
-    for report in reports:
-        own = table._columns(report)
-        columns.update(dict.fromkeys(own))
-        per_report.append(own)
+    per_report = table.column_specs(reports)
+    for own in per_report:
+        columns.update(dict.fromkeys(label for label, _, _ in own))
     header = table.BASE_COLUMNS + list(columns) + (["source", "module"] if several else [])
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -62,7 +60,7 @@ def reference_csv(reports) -> str:
     for report, own in zip(reports, per_report):
         rows = reference_rows(report, own)
         if several:
-            index = {name: 6 + i for i, name in enumerate(own)}
+            index = {label: 6 + i for i, (label, _, _) in enumerate(own)}
             tail = [report.source, report.module or ""]
             rows = [row[:6] + [row[index[c]] if c in index else "" for c in columns] + tail for row in rows]
         writer.writerows(rows)

@@ -375,3 +375,34 @@ def test_a_partial_report_that_is_not_a_summary_is_not_described_as_one():
     words = texts(plot.figure(summarize(skipped)))
     assert "1 damaged member(s) skipped" in words
     assert "text summary" not in words and "printed a histogram" not in words
+
+
+# ---------------------------------------------------------------- legal but extreme values (issue #16)
+
+def test_tiles_far_past_the_limit_put_no_label_thousands_of_axes_away():
+    """100 MB tiles (a 188-byte ELF with a large .bss) crashed matplotlib: FT_Render_Glyph raster overflow,
+    the histogram's limit label placed at 624 KiB on an axis around 97,656 KiB."""
+    for n, size in ((1, 100_000_000), (3, 100_000_000), (1, 2 ** 60)):  # 2**60 with ipu2 raised TypeError
+        report = TileReport(source="big.elf", format="elf", target=Target.for_arch("ipu2", n),
+                            excluding_gaps=np.full(n, size, dtype=np.int64))
+        fig, rgb = draw(report)
+        assert_drawn(rgb)
+        assert "← limit 624.0 KiB" in texts(fig)
+        for text in list(fig.texts) + [t for ax in fig.axes for t in ax.texts]:  # every note lies on the figure
+            box = text.get_window_extent()
+            assert box.x0 > -WIDTH and box.x1 < 2 * WIDTH and box.y0 > -HEIGHT and box.y1 < 2 * HEIGHT, text
+
+
+def test_the_heat_map_is_sized_by_the_tiles_a_file_holds():
+    """A 473-byte profile declaring 10**9 tiles per IPU took 10 GB and 27 s (or "array is too big")."""
+    values = np.arange(100, 100 + 640, 10, dtype=np.int64)
+    report = TileReport(source="p.json", format="json-profile",
+                        target=Target(64, num_ipus=1, tiles_per_ipu=10 ** 9), excluding_gaps=values)
+    lay = heatmap.layout(summarize(report))
+    assert lay.kib.size < 200  # 64 tiles in rows of 10, not a grid of 10**9
+    assert np.nansum(lay.kib) * 1024 == values.sum()
+    _, rgb = draw(report)
+    assert_drawn(rgb)
+    half = TileReport(source="p.json", format="json-profile",  # half an IPU: drawn in its IPU's grid
+                      target=Target(736, num_ipus=1, tiles_per_ipu=1472), excluding_gaps=np.full(736, 5000))
+    assert heatmap.layout(summarize(half)).kib.shape == (32, 46)

@@ -17,3 +17,15 @@ def test_a_short_run_counts_inputs_and_failures(tmp_path):
     assert re.search(r"^readings: \d+ read, \d+ refused with ReadError, 0 failures \(0 distinct\)$", result.stdout,
                      re.M)
     assert list(tmp_path.iterdir()) == []  # failing inputs only are saved
+
+
+def test_processes_share_the_inputs_and_add_up(tmp_path):
+    """--inputs N --processes 2: how the 1,000,000-input run is done on two cores."""
+    result = subprocess.run([sys.executable, FUZZ, "--inputs", "24", "--processes", "2", "--formats", "elf32",
+                             "tensor_map", "--png-every", "1", "--seed", "3", "--save", str(tmp_path)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"^seed 3; \d+ s; 24 inputs tried \(elf32 12, tensor_map 12\)$", result.stdout, re.M)
+    drawn = re.search(r"^of those read, (\d+) also through the PNG renderer;", result.stdout, re.M)
+    read = re.search(r"^readings: (\d+) read,", result.stdout, re.M)
+    assert drawn and read and 0 < int(drawn.group(1)) <= int(read.group(1))

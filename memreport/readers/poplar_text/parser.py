@@ -225,6 +225,8 @@ class Parser:
             if unit not in POPLAR_UNITS:
                 raise ReadError(f"{what}: unknown unit in {value!r}", line=ln.no)
             size = number * POPLAR_UNITS[unit]
+            if size >= 2 ** 63:
+                raise ReadError(f"{what}: {value} is too large (2**63 bytes or more)", line=ln.no)
             if size != size.to_integral_value():
                 self.s.notes.append(f"{what} {value} is not a whole number of bytes; rounded")
             self.s.target[key + "_bytes"] = int(size.to_integral_value())

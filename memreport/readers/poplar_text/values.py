@@ -76,12 +76,15 @@ class Line(NamedTuple):
 
 
 def whole(number: str, line: int, what: str) -> int:
-    """A matched integer (thousands separators allowed), refused past 19 digits: nothing in a report is
-    that large, and Python will not even convert a number of more than 4,300 digits."""
+    """A matched integer (thousands separators allowed), refused from 2**63 on, the bound of every source:
+    nothing in a report is that large, and Python will not even convert a number of more than 4,300 digits."""
     digits = number.replace(",", "").lstrip("0")
     if len(digits) > _MAX_DIGITS:
         raise ReadError(f"{what}: a number of {len(digits):,} digits is too large", line=line)
-    return int(digits or "0")
+    value = int(digits or "0")
+    if value >= 2 ** 63:
+        raise ReadError(f"{what}: {value:,} is too large (2**63 or more)", line=line)
+    return value
 
 
 def integer(text: str, line: int, what: str) -> int:
@@ -101,6 +104,9 @@ def quantity(text: str, line: int, what: str) -> tuple[Decimal, str]:
     match = _QUANTITY.fullmatch(text)
     if not match:
         raise ReadError(f"{what}: {text!r} is not a number", line=line)
+    whole(match["n"], line, what)  # the integer part bounded as every number is: 2**63, 19 digits
+    if match["frac"] and len(match["frac"]) > _MAX_DIGITS:
+        raise ReadError(f"{what}: a fraction of {len(match['frac']):,} digits is too long", line=line)
     number = match["n"].replace(",", "") + (f".{match['frac']}" if match["frac"] else "")
     return Decimal(number), match["unit"].lower()
 
