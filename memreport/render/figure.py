@@ -66,6 +66,8 @@ use_writable_config_dir()
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402 - after the directory is settled
 from matplotlib.figure import Figure  # noqa: E402
 
+from ..errors import shorten  # noqa: E402
+
 
 class ReportFigure(Figure):
     """A matplotlib Figure on an Agg canvas that displays itself in notebooks."""
@@ -76,9 +78,27 @@ class ReportFigure(Figure):
 
     def to_png(self) -> bytes:
         """The figure as PNG bytes, at its own size and dpi."""
+        bound_texts(self)
         buf = io.BytesIO()
         self.savefig(buf, format="png", dpi=self.dpi)
         return buf.getvalue()
 
     def _repr_png_(self) -> bytes:
         return self.to_png()
+
+
+MAX_TEXT_LINE = 160  # characters of one line of text in a picture: far more than a figure's width holds
+
+
+def bound_texts(fig: Figure) -> None:
+    """Shorten, around ``[...]``, every line of text in ``fig`` longer than :data:`MAX_TEXT_LINE`.
+
+    Names come from the input (a path, a member, a category, a saved
+    report's ``source``), and FreeType renders every glyph of a text even
+    where it falls outside the picture: a 60,000-character title took 20 s.
+    """
+    from matplotlib.text import Text
+    for text in fig.findobj(Text):
+        content = text.get_text()
+        if len(content) > MAX_TEXT_LINE and any(len(line) > MAX_TEXT_LINE for line in content.split("\n")):
+            text.set_text("\n".join(shorten(line, MAX_TEXT_LINE) for line in content.split("\n")))
