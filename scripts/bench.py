@@ -93,6 +93,56 @@ def write_archive(path: str, num_tiles: int) -> None:
     os.replace(tmp, path)
 
 
+def long_name(tile: int) -> str:
+    """A member name over 15 bytes, as Poplar's multi-IPU archives spell them: it lives in the ``//`` table."""
+    return f"ipu{tile // TILES_PER_IPU:02d}_tile_{tile % TILES_PER_IPU:04d}.elf"
+
+
+def _ar_header(name: bytes, size: int, mode: bytes = b"100644") -> bytes:
+    return b"%-16s%-12d%-6d%-6d%-8s%-10d`\n" % (name, 0, 0, 0, mode, size)
+
+
+def write_variant(path: str, source: str, long_names: bool, symbol_index: bool) -> None:
+    """Copy the archive ``source`` (short names, no index) with long names in a ``//`` table and/or a GNU
+    ``/`` symbol index first (one symbol per member, offsets to its header), as GNU ar lays them out."""
+    members: list[tuple[int, int]] = []  # (data offset, size) in source
+    with open(source, "rb") as src:
+        offset, total = 8, os.fstat(src.fileno()).st_size
+        while offset + 60 <= total:
+            src.seek(offset)
+            size = int(src.read(60)[48:58])
+            members.append((offset + 60, size))
+            offset += 60 + size + (size & 1)
+        names = [long_name(i) if long_names else f"tile_{i:05d}.elf" for i in range(len(members))]
+        table = b"".join(n.encode() + b"/\n" for n in names) if long_names else b""
+        symbols = b"".join(b"tile_%d_main\0" % i for i in range(len(members)))
+        index_size = 4 + 4 * len(members) + len(symbols)
+        at = 8 + ((60 + index_size + (index_size & 1)) if symbol_index else 0)
+        at += (60 + len(table) + (len(table) & 1)) if table else 0
+        header_at = []
+        for _, size in members:
+            header_at.append(at)
+            at += 60 + size + (size & 1)
+        tmp = path + ".part"
+        with open(tmp, "wb", buffering=1 << 20) as out:
+            out.write(b"!<arch>\n")
+            if symbol_index:
+                index = struct.pack(">I", len(members)) + np.array(header_at, ">u4").tobytes() + symbols
+                out.write(_ar_header(b"/", len(index), b"0") + index + b"\n" * (len(index) & 1))
+            if table:
+                out.write(_ar_header(b"//", len(table), b"") + table + b"\n" * (len(table) & 1))
+            name_at = 0
+            for name, (data_at, size) in zip(names, members):
+                if long_names:
+                    header_name = b"/%d" % name_at
+                    name_at += len(name) + 2
+                else:
+                    header_name = name.encode() + b"/"
+                src.seek(data_at)
+                out.write(_ar_header(header_name, size) + src.read(size) + b"\n" * (size & 1))
+    os.replace(tmp, path)
+
+
 # Poplar's categories (docs/FORMATS.md §2) and the share of a tile's bytes each gets here.
 PROFILE_SHARES = {
     "variable": 0.36, "constant": 0.03, "controlCode": 0.08, "controlId": 0.005, "controlTable": 0.01,
