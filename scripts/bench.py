@@ -277,7 +277,11 @@ def run_once(cmd: Command, gnu_time: bool) -> None:
 
 
 def memreport_argv() -> list[str]:
-    """The installed ``memreport`` entry point (the real script, not a pyenv shim), else ``python -m``."""
+    """The ``memreport`` entry point installed beside this interpreter (a virtualenv's), else the one on PATH
+    (the real script, not a pyenv shim), else ``python -m``."""
+    beside = os.path.join(os.path.dirname(sys.executable), "memreport")
+    if os.access(beside, os.X_OK):
+        return [beside]
     exe = shutil.which("memreport")
     if exe:
         try:
