@@ -486,7 +486,10 @@ def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
     with open(path, "rb") as f:
         view = FileView(f.fileno())
         identity = file_identity(path, f.fileno())
-        offset, long_names = (8, b"") if thin else _read_windows(view, tiles, options.progress)
+        try:
+            offset, long_names = (8, b"") if thin else _read_windows(view, tiles, options.progress)
+        finally:
+            _NEWLINES.clear()  # the name table is the walk's, not kept past it
         # The reference path: thin archives, and whatever the fast walk left (it raises the errors).
         for member in iter_members(view, offset, long_names):
             tiles.add_member(view, member, options.thin_root)
