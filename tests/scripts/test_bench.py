@@ -11,6 +11,16 @@ from tests.conftest import needs_size, size_a
 BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "bench.py")
 
 
+def bench_module():
+    """scripts/bench.py, imported as a module."""
+    sys.path.insert(0, os.path.dirname(BENCH))
+    try:
+        import bench
+    finally:
+        sys.path.pop(0)
+    return bench
+
+
 def test_quick_mode_on_tiny_inputs(tmp_path):
     figures = tmp_path / "figures.json"
     result = subprocess.run([sys.executable, BENCH, "--quick", "--tiles", "48", "--data-dir", str(tmp_path),
@@ -40,11 +50,7 @@ def test_quick_mode_on_tiny_inputs(tmp_path):
 
 @needs_size
 def test_generated_archive_matches_size_dash_a(tmp_path):
-    sys.path.insert(0, os.path.dirname(BENCH))
-    try:
-        import bench
-    finally:
-        sys.path.pop(0)
+    bench = bench_module()
     import memreport
     path = tmp_path / "a.a"
     bench.write_archive(str(path), 30)
@@ -61,11 +67,7 @@ def test_generated_archive_matches_size_dash_a(tmp_path):
 
 @needs_size
 def test_archive_variants_hold_the_same_tiles_under_long_names_and_an_index(tmp_path):
-    sys.path.insert(0, os.path.dirname(BENCH))
-    try:
-        import bench
-    finally:
-        sys.path.pop(0)
+    bench = bench_module()
     import memreport
     base = tmp_path / "base.a"
     bench.write_archive(str(base), 1475)  # past one IPU: the names count IPUs
