@@ -203,37 +203,10 @@ def _walk(buf, offset: int, long_names: bytes, max_members: int, end: int, at_en
     if first_bad < k:  # a member the window cuts short is read on its own (and checked there)
         offset, stopped = offsets[first_bad], at_end or bool(inside[first_bad])
         cut = not stopped
-    # GNU short names ("name/"), decoded at once; the rest one by one, as iter_members does.
-    keep = np.zeros((k, 17), dtype=bool)
-    keep[:, :16] = column < name_end[:, None]
-    keep[:, 16] = True
-    spelled = np.empty((k, 17), dtype=np.uint8)
-    spelled[:, :16] = raw
-    spelled[:, 16] = 0x0A
-    short = np.flatnonzero(regular[:first_bad])
-    short_names = spelled[short][keep[short]].tobytes().decode("utf-8", "replace").split("\n")
-    if short.size == first_bad:
-        names = short_names[:-1]
-        chosen = np.arange(first_bad)
-        name_lens = None
-    else:
-        names, chosen_list, lens = [], [], []
-        spelled_names = dict(zip(short.tolist(), short_names))
-        for i in range(first_bad):
-            name = spelled_names.get(i)
-            name_len = 0
-            if name is None:
-                found = _special_name(buf, heads[i], offsets[i] + HEADER_SIZE, sizes[i], long_names)
-                if found is None:  # iter_members must judge this one
-                    offset, stopped, cut = offsets[i], True, False
-                    break
-                name, name_len, long_names = found
-            if name is not None:
-                names.append(name)
-                chosen_list.append(i)
-                lens.append(name_len)
-        chosen = np.array(chosen_list, dtype=np.int64)
-        name_lens = np.array(lens, dtype=np.int64)
+    names, chosen, name_lens, stop, long_names = _names(buf, table, heads, offsets, sizes, first_bad,
+                                                        regular, name_end, long_names)
+    if stop < first_bad:  # iter_members must judge this one
+        offset, stopped, cut = offsets[stop], True, False
     starts = header_at[chosen] + HEADER_SIZE
     member_sizes = size_arr[chosen]
     elf_heads = table[chosen, HEADER_SIZE:]
@@ -244,6 +217,117 @@ def _walk(buf, offset: int, long_names: bytes, max_members: int, end: int, at_en
         for j in np.flatnonzero(name_lens).tolist():
             elf_heads[j] = np.frombuffer(buf[starts[j]:starts[j] + 64].ljust(64, b"\0"), dtype=np.uint8)
     return _Walked(names, header_at[chosen], starts, member_sizes, elf_heads, offset, long_names, stopped, cut)
+
+
+def _spelled(raw: np.ndarray, name_end: np.ndarray, rows: np.ndarray) -> list[str]:
+    """The names in ``raw[rows, :name_end + 1]`` (none holds a newline), decoded at once."""
+    if rows.size == 0:
+        return []
+    width = raw.shape[1]
+    spelled = np.empty((rows.size, width + 1), dtype=np.uint8)
+    spelled[:, :width] = raw[rows]
+    spelled[:, width] = 0x0A
+    column = np.arange(width + 1)
+    keep = (column <= name_end[rows, None]) | (column == width)
+    return spelled[keep].tobytes().decode("utf-8", "replace").split("\n")[:-1]
+
+
+_NEWLINES: list = []  # (the last ``//`` table, its bytes as an array, where its newlines are)
+
+
+def _newlines(table: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """The table as an array and where its newlines are, found once for the walk's many batches."""
+    if not (_NEWLINES and _NEWLINES[0] is table):
+        raw = np.frombuffer(table, dtype=np.uint8)
+        _NEWLINES[:] = [table, raw, np.flatnonzero(raw == 0x0A)]
+    return _NEWLINES[1], _NEWLINES[2]
+
+
+def long_names_at(table: bytes, starts: np.ndarray) -> tuple[list[str], int]:
+    """The ``//`` table's names at ``starts``, resolved at once as :func:`member_at` resolves each one:
+    from the offset to the next newline, trailing slashes dropped. Returns the names of the leading run
+    of offsets that resolve and how many those are (a later offset is outside the table, or no newline
+    follows it)."""
+    if starts.size == 0 or not table:
+        return [], 0
+    raw, newlines = _newlines(table)
+    after = np.searchsorted(newlines, starts)  # the first newline at or after each start
+    good = (starts < raw.size) & (after < newlines.size)
+    count = int(np.argmin(good)) if not good.all() else starts.size
+    if count == 0:
+        return [], 0
+    starts = starts[:count]
+    ends = newlines[after[:count]]
+    slash = (ends > starts) & (raw[ends - 1] == 0x2F)
+    while slash.any():  # rstrip(b"/"), a slash at a time
+        ends = ends - slash
+        slash &= (ends > starts) & (raw[ends - 1] == 0x2F)
+    lengths = ends - starts
+    bounds = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(lengths + 1, out=bounds[1:])
+    at = np.arange(int(bounds[-1])) + np.repeat(starts - bounds[:-1], lengths + 1)
+    joined = raw[np.minimum(at, raw.size - 1)]
+    joined[bounds[1:] - 1] = 0x0A
+    return joined.tobytes().decode("utf-8", "replace").split("\n")[:-1], count
+
+
+def _names(buf, table: np.ndarray, heads: list[bytes], offsets: list[int], sizes: list[int], count: int,
+           regular: np.ndarray, name_end: np.ndarray, long_names: bytes):
+    """The names of the first ``count`` members of a walk, as :func:`iter_members` reads them, in bulk:
+    GNU short names (``name/``), long names (``/N`` into the ``//`` table) and plain names at once, the
+    rest (the index, the name table, BSD ``#1/N`` names, odd spellings) one by one.
+
+    Returns (names, the members they name, BSD name lengths or None, the first member
+    :func:`iter_members` must judge (``count`` if none), the ``//`` table read so far).
+    """
+    raw = table[:count, :16]
+    name_end = name_end[:count]
+    regular = regular[:count]
+    if regular.all():
+        return _spelled(raw, name_end - 1, np.arange(count)), np.arange(count), None, count, long_names
+    column = np.arange(16)
+    digit = _DIGIT[raw] & (column >= 1) & (column <= name_end[:, None])
+    long = (raw[:, 0] == 0x2F) & (name_end >= 1) & (digit.sum(axis=1) == name_end)  # "/" and digits only
+    inner_newline = ((raw == 0x0A) & (column <= name_end[:, None])).any(axis=1)
+    plain = (~regular & ~long & ~inner_newline & (raw[:, 0] != 0x2F) & (raw[:, 0] != 0x20)
+             & ~((raw[:, 0] == 0x23) & (raw[:, 1] == 0x31) & (raw[:, 2] == 0x2F))
+             & (raw[np.arange(count), name_end] != 0x2F))
+    found = np.empty(count, dtype=object)
+    rows = np.flatnonzero(regular | plain)
+    found[rows] = _spelled(raw, name_end - regular, rows)  # a GNU short name without its "/"
+    keep = regular | plain
+    lens = np.zeros(count, dtype=np.int64)
+    numbers = (np.where(digit, raw - 0x30, 0).astype(np.int64)
+               * 10 ** np.clip(name_end[:, None] - column, 0, 15)).sum(axis=1)
+    others = np.flatnonzero(~(regular | plain | long)).tolist()
+    stop = count
+    begin = 0
+    for other in others + [count]:
+        rows = np.flatnonzero(long[begin:other]) + begin
+        resolved, good = long_names_at(long_names, numbers[rows])
+        found[rows[:good]] = resolved
+        keep[rows[:good]] = True
+        if good < rows.size:
+            stop = int(rows[good])
+            break
+        if other == count:
+            break
+        special = _special_name(buf, heads[other], offsets[other] + HEADER_SIZE, sizes[other], long_names)
+        if special is None:
+            stop = other
+            break
+        name, lens[other], long_names = special
+        if name is not None:
+            found[other] = name
+            keep[other] = True
+        begin = other + 1
+    keep[stop:] = False
+    for i in np.flatnonzero(plain[:stop]).tolist():  # "__.SYMDEF" and friends are the index
+        if found[i] in _SYMBOL_INDEXES:
+            keep[i] = False
+    chosen = np.flatnonzero(keep)
+    name_lens = lens[chosen]
+    return found[chosen].tolist(), chosen, name_lens if name_lens.any() else None, stop, long_names
 
 
 def _special_name(buf, head: bytes, data: int, size: int, long_names: bytes):
@@ -402,7 +486,10 @@ def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
     with open(path, "rb") as f:
         view = FileView(f.fileno())
         identity = file_identity(path, f.fileno())
-        offset, long_names = (8, b"") if thin else _read_windows(view, tiles, options.progress)
+        try:
+            offset, long_names = (8, b"") if thin else _read_windows(view, tiles, options.progress)
+        finally:
+            _NEWLINES.clear()  # the name table is the walk's, not kept past it
         # The reference path: thin archives, and whatever the fast walk left (it raises the errors).
         for member in iter_members(view, offset, long_names):
             tiles.add_member(view, member, options.thin_root)

@@ -225,3 +225,75 @@ def test_progress_is_reported_every_batch_of_members(tmp_path, monkeypatch):
     headers = [m.header_offset for m in ar.iter_members(path.read_bytes())]
     size = path.stat().st_size
     assert calls == [(headers[3], size), (headers[7], size), (size, size)]
+
+
+def reference_long_names(table: bytes, starts: list[int]) -> tuple[list[str], int]:
+    """member_at's resolution of ``/N``, one offset at a time, up to the first it rejects."""
+    names = []
+    for start in starts:
+        end = table.find(b"\n", start)
+        if start >= len(table) or end < 0:
+            break
+        names.append(table[start:end].rstrip(b"/").decode("utf-8", "replace"))
+    return names, len(names)
+
+
+def test_long_names_at_agrees_with_the_reference_on_odd_tables():
+    """Names with '/' inside and runs of trailing slashes, empty names, a table without its final newline,
+    offsets into the middle of a name, at its newline, at and past the table's end, broken UTF-8."""
+    rng = random.Random(15)
+    pieces = [b"a", b"tile", b"/", b"//", b"\n", b"/\n", b"\xc3", b"\xa9", b"\xff", b"\xe2\x82", b" ", b"\0"]
+    for trial in range(3000):
+        table = b"".join(rng.choice(pieces) for _ in range(rng.randrange(0, 30)))
+        starts = [rng.randrange(0, len(table) + 3) for _ in range(rng.randrange(0, 12))]
+        if rng.random() < 0.5:  # mostly in range, the way real headers point
+            starts = [s % max(len(table), 1) for s in starts]
+        got = ar.long_names_at(table, np.array(starts, dtype=np.int64))
+        assert got == reference_long_names(table, starts), (trial, table, starts)
+
+
+def raw_archive(members: list[tuple[bytes, bytes]]) -> bytes:
+    """An archive of (header name field, data) exactly as given: odd tables a writer would never make."""
+    out = bytearray(b"!<arch>\n")
+    for name, payload in members:
+        out += b"%-16s%-12d%-6d%-6d%-8s%-10d`\n" % (name, 0, 0, 0, b"100644", len(payload)) + payload
+        out += b"\n" * (len(out) % 2)
+    return bytes(out)
+
+
+ODD_TABLES = {
+    "slash inside a name": [(b"//", b"dir/sub/tile_0_long_name.elf/\nx/y//\n"), (b"/0", "t"), (b"/30", "t")],
+    "no final newline": [(b"//", b"tile_0_long_name.elf/\ntile_1_long_name.elf/"), (b"/0", "t"), (b"/22", "t")],
+    "offset past the table": [(b"//", b"tile_0_long_name.elf/\n"), (b"/0", "t"), (b"/999", "t")],
+    "offset mid-name": [(b"//", b"tile_0_long_name.elf/\n"), (b"/5", "t"), (b"/21", "t"), (b"/0", "t")],
+    "leading zeros": [(b"//", b"tile_0_long_name.elf/\n"), (b"/000", "t"), (b"/00000000000000", "t")],
+    "no table": [(b"/0", "t")],
+    "a second table": [(b"//", b"first_long_member.elf/\n"), (b"/0", "t"), (b"//", b"xx\nsecond_long_member/\n"),
+                       (b"/3", "t"), (b"/0", "t")],
+    "index and plain names": [(b"/", b"\0\0\0\0"), (b"//", b"tile_0_long_name.elf/\n"), (b"plain.elf", "t"),
+                              (b"/0", "t"), (b"short.elf/", "t"), (b"__.SYMDEF", b"\0\0\0\0"), (b"x y/", "t")],
+    "BSD names": [(b"__.SYMDEF SORTED", b"\0\0\0\0"), (b"#1/24", "bsd_tile_0_long_name.elf"),
+                  (b"#1/19", "__.SYMDEF_64 SORTED"), (b"#1/3", "abc"), (b"plain", "t")],
+    "broken UTF-8": [(b"//", b"tile_\xff_long_name.elf/\ntile_\xc3/\n"), (b"/0", "t"), (b"/24", "t"),
+                     (b"\xc3\xa9t\xe2/", "t")],
+    "a space and a digit": [(b"//", b"tile_0_long_name.elf/\n"), (b"/0 1", "t"), (b"/0", "t")],
+}
+
+
+@pytest.mark.parametrize("case", sorted(ODD_TABLES))
+def test_odd_long_name_tables_read_exactly_like_the_reference(tmp_path, batches, case):
+    """Every layout of names the bulk resolution meets reads (or fails) as the member-by-member path does."""
+    rng = random.Random(case)
+    members, tile = [], 0
+    for name, payload in ODD_TABLES[case]:
+        if payload == "t":  # a tile ELF; a BSD name's bytes sit before it
+            payload = tile_elf(tile, rng.randrange(1, 500), rng.randrange(0, 40))
+            tile += 1
+        elif isinstance(payload, str):
+            payload = payload.encode() + tile_elf(tile, rng.randrange(1, 500))
+            tile += 1
+        members.append((name, payload))
+    path = tmp_path / "odd.a"
+    path.write_bytes(raw_archive(members))
+    expected = outcome(reference_report, path)
+    assert outcome(batched, path) == expected
