@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 MEMCHR_MAX = 256            # occurrences per window of a byte searched with memchr (else numpy)
+PAIR_BLOCK = 1 << 18        # bytes searched for pairs at once (even)
 RESAMPLE_WINDOWS = 64       # the byte counts that choose the anchors are taken again after this many windows
 
 
@@ -23,26 +24,33 @@ class NeedleSearch:
     """Finds ``needles`` in successive windows of text (:meth:`occurrences`), adapting to the text's bytes.
 
     Each needle is anchored on one byte that is rare in the window (found
-    with memchr), else on its two rarest adjacent bytes (found with numpy:
-    two comparisons, so that few places are left to look at). Needles with
-    the same anchor share its search.
+    with memchr), else on its two rarest adjacent bytes. Every pair is
+    looked for in one sweep: the window read as 16-bit words at even and
+    at odd offsets, one comparison per pair into preallocated masks (numpy
+    temporaries of a megabyte cost page faults each time), and one
+    ``nonzero`` for all. Needles with the same anchor share it.
     """
 
     def __init__(self, needles: Sequence[bytes]) -> None:
         self.needles = [bytes(n) for n in dict.fromkeys(needles) if n]
         self.counts = np.zeros(256, np.int64)       # byte counts of the last window sampled
+        self.pair_counts = np.zeros(0, np.int64)   # ... and of byte pairs (first byte low), when needed
         self.seen: dict[bytes, int] = {}            # single-byte anchor -> its occurrences in the last window
         self.plan: dict[bytes, list[tuple[bytes, int]]] = {}
         self.windows = 0
+        self._odd = bytearray()                     # the window shifted by one byte (16-bit words at odd offsets)
+        self._masks = np.zeros((3, 0), bool)        # even hits, odd hits, a comparison
 
     def _choose(self) -> None:
-        """Each needle's anchor: its rarest byte if memchr can find it cheaply, else its rarest pair of bytes."""
+        """Each needle's anchor: its rarest byte if memchr can find it cheaply, else its rarest pair of bytes
+        (a pair another needle already has when that is as rare)."""
         plan: dict[bytes, list[tuple[bytes, int]]] = {}
-        counts = self.counts
+        counts, pairs = self.counts, self.pair_counts
         for needle in self.needles:
             k = min(range(len(needle)), key=lambda j: counts[needle[j]])
             if counts[needle[k]] > MEMCHR_MAX and len(needle) > 1:
-                k = min(range(len(needle) - 1), key=lambda j: counts[needle[j]] + counts[needle[j + 1]])
+                k = min(range(len(needle) - 1), key=lambda j: (pairs[needle[j] | needle[j + 1] << 8],
+                                                                needle[j:j + 2] not in plan))
                 plan.setdefault(needle[k:k + 2], []).append((needle, k))
             else:
                 plan.setdefault(needle[k:k + 1], []).append((needle, k))
@@ -55,23 +63,55 @@ class NeedleSearch:
         data = np.frombuffer(buf, np.uint8, stop)
         if self.windows % RESAMPLE_WINDOWS == 0:
             self.counts = byte_counts(data)
+            if any(min(self.counts[b] for b in n) > MEMCHR_MAX for n in self.needles):
+                self.pair_counts = pair_counts(buf, stop)
             self._choose()
         self.windows += 1
+        pairs = [anchor for anchor in self.plan if len(anchor) == 2]
+        at_pairs = self._pairs(buf, pairs, stop) if pairs and stop > 1 else np.zeros(0, np.int64)
+        codes = data[at_pairs] | (data[at_pairs + 1].astype(np.uint16) << 8) if at_pairs.size else at_pairs
         found = []
         for anchor, group in self.plan.items():
-            at = self._positions(buf, data, anchor, stop)
+            if len(anchor) == 2:
+                at = at_pairs[codes == (anchor[0] | anchor[1] << 8)]
+            else:
+                at = self._bytes(buf, data, anchor, stop)
             for needle, k in group:
                 hits = _verify(data, at - k, needle, stop)
                 if hits.size:
                     found.append(hits)
         if not found:
             return np.zeros(0, np.int64)
-        return np.unique(np.concatenate(found)) if len(found) > 1 else found[0]
+        hits = np.sort(np.concatenate(found))  # pairs are found at even offsets, then at odd ones
+        return hits[np.concatenate(([True], hits[1:] != hits[:-1]))]  # two needles at one offset: once
 
-    def _positions(self, buf: bytearray, data: np.ndarray, anchor: bytes, stop: int) -> np.ndarray:
-        """Where ``anchor`` (one or two bytes) starts in ``buf[:stop]``."""
-        if len(anchor) == 2:
-            return np.flatnonzero((data[:-1] == anchor[0]) & (data[1:] == anchor[1]))
+    def _pairs(self, buf: bytearray, pairs: list[bytes], stop: int) -> np.ndarray:
+        """Where any of ``pairs`` (two bytes each) starts in ``buf[:stop]``, in no particular order.
+
+        A block of :data:`PAIR_BLOCK` bytes at a time: its masks stay in the CPU's cache.
+        """
+        if not len(self._odd):
+            self._odd = bytearray(PAIR_BLOCK + 1)
+            self._masks = np.zeros((3, PAIR_BLOCK // 2 + 1), bool)
+        words = [pair[0] | pair[1] << 8 for pair in pairs]
+        view = memoryview(buf)
+        out = []
+        for base in range(0, stop - 1, PAIR_BLOCK):
+            end = min(base + PAIR_BLOCK + 1, stop)  # the pairs that start at base .. end - 2
+            self._odd[:end - base - 1] = view[base + 1:end]
+            even = np.frombuffer(buf, np.uint16, (end - base) // 2, base)
+            odd = np.frombuffer(self._odd, np.uint16, (end - base - 1) // 2)
+            hit_even, hit_odd, scratch = self._masks[0, :even.size], self._masks[1, :odd.size], self._masks[2]
+            hit_even[:] = False
+            hit_odd[:] = False
+            for word in words:
+                hit_even |= np.equal(even, word, out=scratch[:even.size])
+                hit_odd |= np.equal(odd, word, out=scratch[:odd.size])
+            out += [np.flatnonzero(hit_even) * 2 + base, np.flatnonzero(hit_odd) * 2 + (base + 1)]
+        return np.concatenate(out)
+
+    def _bytes(self, buf: bytearray, data: np.ndarray, anchor: bytes, stop: int) -> np.ndarray:
+        """Where the byte ``anchor`` is in ``buf[:stop]``: memchr while it was rare in the last window, else numpy."""
         byte = anchor[0]
         if self.seen.get(anchor, 0) <= MEMCHR_MAX:
             out = []
@@ -96,6 +136,16 @@ def byte_counts(data: np.ndarray, step: int = 1 << 16) -> np.ndarray:
     counts = np.zeros(256, np.int64)
     for at in range(0, data.size, step):
         counts += np.bincount(data[at:at + step], minlength=256)
+    return counts
+
+
+def pair_counts(buf: bytearray, stop: int, step: int = 1 << 15) -> np.ndarray:
+    """How many times each pair of adjacent bytes (first byte low) is in ``buf[:stop]``."""
+    counts = np.zeros(1 << 16, np.int64)
+    for start in (0, 1):
+        words = np.frombuffer(buf, np.uint16, (stop - start) // 2, start)
+        for at in range(0, words.size, step):
+            counts += np.bincount(words[at:at + step], minlength=1 << 16)
     return counts
 
 

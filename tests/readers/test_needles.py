@@ -86,3 +86,14 @@ def test_no_needles_and_empty_windows():
 def test_byte_counts_is_bincount():
     data = np.frombuffer(bytes(range(256)) * 3 + b"\n" * 70_000, np.uint8)
     assert byte_counts(data).tolist() == np.bincount(data, minlength=256).tolist()
+
+
+def test_one_needle_anchored_on_a_pair_is_found_in_order(monkeypatch):
+    """A needle whose bytes are all common is anchored on a pair, found at even offsets, then odd ones: the
+    occurrences still come back sorted (the line scan relies on it)."""
+    monkeypatch.setattr(needles_module, "MEMCHR_MAX", 2)
+    chunk = b"memory Memory emory xemory\nmemory" * 40 + b"emor"
+    search = NeedleSearch([b"emory"])
+    got = windows(search, [chunk, chunk[1:]])
+    assert got == [plain(chunk, [b"emory"], len(chunk)), plain(chunk[1:], [b"emory"], len(chunk) - 1)]
+    assert all(len(anchor) == 2 for anchor in search.plan)
