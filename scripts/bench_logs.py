@@ -8,7 +8,8 @@ passing, and the same with 15 % (a log that says "memory" on every
 seventh line: the reader's needle then finds many lines it must turn
 away). Then it runs ``memreport FILE`` and ``grep -c 'Memory Usage' FILE``
 alternately (``--repeat`` timed rounds after one warm-up each, so the page
-cache holds the file) and prints medians, minima, memreport's time over
+cache holds the file; grep's count goes to a file, since GNU grep stops at
+the first match when its output is ``/dev/null``) and prints medians, minima, memreport's time over
 grep's, and each process's peak RSS (GNU time). The timing helpers are
 ``scripts/bench.py``'s.
 
@@ -22,6 +23,7 @@ import argparse
 import importlib.util
 import json
 import os
+import shlex
 import sys
 from dataclasses import asdict
 
@@ -108,7 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         path = ensure(os.path.join(args.data_dir, f"log_{size_mb}mb_{int(share * 1000)}.v{GENERATOR_VERSION}.log"),
                       write_big_log, size_mb, share, fresh=args.regenerate)
         cmds = [Command("memreport", memreport_argv() + [path]),
-                Command("grep -c 'Memory Usage'", ["grep", "-c", "Memory Usage", path])]
+                # grep's output goes to a file: GNU grep stops at the first match when its output is /dev/null.
+                Command("grep -c 'Memory Usage'", [f"grep -c 'Memory Usage' {shlex.quote(path)} > "
+                                                   f"{shlex.quote(path + '.grep')}"], shell=True)]
         bench(cmds, repeat, gnu_time)
         rows += rows_for(f"log, {what}", path, cmds)
     print_table(rows)
