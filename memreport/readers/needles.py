@@ -17,6 +17,7 @@ import numpy as np
 
 MEMCHR_MAX = 256            # occurrences per window of a byte searched with memchr (else numpy)
 PAIR_BLOCK = 1 << 18        # bytes searched for pairs at once (even)
+PAIR_PASS_COST = 2000       # a pair's pass costs about as much as checking this many more places, per MiB
 RESAMPLE_WINDOWS = 64       # the byte counts that choose the anchors are taken again after this many windows
 
 
@@ -41,19 +42,31 @@ class NeedleSearch:
         self._odd = bytearray()                     # the window shifted by one byte (16-bit words at odd offsets)
         self._masks = np.zeros((3, 0), bool)        # even hits, odd hits, a comparison
 
-    def _choose(self) -> None:
-        """Each needle's anchor: its rarest byte if memchr can find it cheaply, else its rarest pair of bytes
-        (a pair another needle already has when that is as rare)."""
+    def _choose(self, size: int) -> None:
+        """Each needle's anchor: its rarest byte if memchr can find it cheaply, else a pair of its bytes, chosen
+        so that few pairs serve all needles (a pass per pair costs about :data:`PAIR_PASS_COST` places to
+        check per MiB): greedily, the pair that serves the most needles left for the least cost."""
         plan: dict[bytes, list[tuple[bytes, int]]] = {}
         counts, pairs = self.counts, self.pair_counts
+        left = []
         for needle in self.needles:
             k = min(range(len(needle)), key=lambda j: counts[needle[j]])
-            if counts[needle[k]] > MEMCHR_MAX and len(needle) > 1:
-                k = min(range(len(needle) - 1), key=lambda j: (pairs[needle[j] | needle[j + 1] << 8],
-                                                                needle[j:j + 2] not in plan))
-                plan.setdefault(needle[k:k + 2], []).append((needle, k))
-            else:
+            if counts[needle[k]] <= MEMCHR_MAX or len(needle) == 1:
                 plan.setdefault(needle[k:k + 1], []).append((needle, k))
+            else:
+                left.append(needle)
+        pass_cost = PAIR_PASS_COST * size / (1 << 20)
+        while left:
+            serves: dict[bytes, list[tuple[bytes, int]]] = {}
+            for needle in left:
+                for k in range(len(needle) - 1):
+                    serves.setdefault(needle[k:k + 2], [])
+                    if not any(n == needle for n, _ in serves[needle[k:k + 2]]):
+                        serves[needle[k:k + 2]].append((needle, k))
+            best = max(serves, key=lambda p: (len(serves[p]) / (pass_cost + pairs[p[0] | p[1] << 8] *
+                                                                  len(serves[p])), -pairs[p[0] | p[1] << 8]))
+            plan[best] = serves[best]
+            left = [n for n in left if all(n != m for m, _ in serves[best])]
         self.plan = plan
 
     def occurrences(self, buf: bytearray, stop: int) -> np.ndarray:
@@ -65,7 +78,7 @@ class NeedleSearch:
             self.counts = byte_counts(data)
             if any(min(self.counts[b] for b in n) > MEMCHR_MAX for n in self.needles):
                 self.pair_counts = pair_counts(buf, stop)
-            self._choose()
+            self._choose(stop)
         self.windows += 1
         pairs = [anchor for anchor in self.plan if len(anchor) == 2]
         at_pairs = self._pairs(buf, pairs, stop) if pairs and stop > 1 else np.zeros(0, np.int64)
