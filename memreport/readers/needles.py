@@ -115,9 +115,9 @@ class NeedleSearch:
             even = np.frombuffer(buf, np.uint16, (end - base) // 2, base)
             odd = np.frombuffer(self._odd, np.uint16, (end - base - 1) // 2)
             hit_even, hit_odd, scratch = self._masks[0, :even.size], self._masks[1, :odd.size], self._masks[2]
-            hit_even[:] = False
-            hit_odd[:] = False
-            for word in words:
+            np.equal(even, words[0], out=hit_even)
+            np.equal(odd, words[0], out=hit_odd)
+            for word in words[1:]:
                 hit_even |= np.equal(even, word, out=scratch[:even.size])
                 hit_odd |= np.equal(odd, word, out=scratch[:odd.size])
             out += [np.flatnonzero(hit_even) * 2 + base, np.flatnonzero(hit_odd) * 2 + (base + 1)]
