@@ -18,7 +18,6 @@ import numpy as np
 MEMCHR_MAX = 256            # occurrences per window of a byte searched with memchr (else numpy)
 PAIR_BLOCK = 1 << 18        # bytes searched for pairs at once (even)
 PAIR_PASS_COST = 2000       # a pair's pass costs about as much as checking this many more places, per MiB
-PAIR_SAMPLE = 1 << 18       # bytes of a window whose pairs are counted (65,536 counters are dear to fill)
 RESAMPLE_WINDOWS = 64       # the byte counts that choose the anchors are taken again after this many windows
 
 
@@ -36,7 +35,7 @@ class NeedleSearch:
     def __init__(self, needles: Sequence[bytes]) -> None:
         self.needles = [bytes(n) for n in dict.fromkeys(needles) if n]
         self.counts = np.zeros(256, np.int64)       # byte counts of the last window sampled
-        self.pair_counts = np.zeros(0)             # ... and of byte pairs (first byte low; sampled), when needed
+        self.pair_counts = np.zeros(0, np.int64)   # ... and of byte pairs (first byte low), when needed
         self.seen: dict[bytes, int] = {}            # single-byte anchor -> its occurrences in the last window
         self.plan: dict[bytes, list[tuple[bytes, int]]] = {}
         self.windows = 0
@@ -78,7 +77,7 @@ class NeedleSearch:
         if self.windows % RESAMPLE_WINDOWS == 0:
             self.counts = byte_counts(data)
             if any(min(self.counts[b] for b in n) > MEMCHR_MAX for n in self.needles):
-                self.pair_counts = pair_counts(buf, min(stop, PAIR_SAMPLE)) * (stop / min(stop, PAIR_SAMPLE))
+                self.pair_counts = pair_counts(buf, stop)
             self._choose(stop)
         self.windows += 1
         pairs = [anchor for anchor in self.plan if len(anchor) == 2]
