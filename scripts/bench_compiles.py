@@ -8,7 +8,8 @@ TensorFlow and PopART chatter) with a compilation every ``--compile-every-mb``
 (PopTorch with its glued bar, or TensorFlow with VLOG and Poplar's phases)
 and an executable load every few megabytes. Then it runs both commands as
 subprocesses, alternating them ``--repeat`` times after one untimed warm-up
-each, and prints medians, the ratio and each command's peak RSS.
+each, and prints medians, the ratio and each command's peak RSS; then CPU times
+(user + system) over as many alternating runs (``bench_logs.cpu_seconds``).
 
     python scripts/bench_compiles.py                   # the full run: a 1 GB log (generated once)
     python scripts/bench_compiles.py --quick           # a smoke run on a 4 MB log
@@ -28,7 +29,8 @@ from datetime import timedelta
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from bench import Command, Row, _gnu_time, bench, machine, memreport_argv, precompile, print_table, rows_for
+from bench import Command, Row, _gnu_time, bench, machine, precompile, print_table, rows_for
+from bench_logs import cpu_seconds, memreport_command, print_cpu
 
 from tests.synth.compile_logs import Clock, LogBuilder
 
@@ -118,22 +120,25 @@ def main(argv: list[str] | None = None) -> int:
               f"in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
     precompile()
     gnu_time = _gnu_time()
-    cmds = [Command("memreport compiles --format json", memreport_argv() + ["compiles", path, "--format", "json"]),
+    cmds = [Command("memreport compiles --format json", memreport_command() + ["compiles", path, "--format", "json"]),
             # grep's output goes to a file: GNU grep stops at the first match when its output is /dev/null.
             Command("grep -c 'Starting phase'", [f"grep -c 'Starting phase' {shlex.quote(path)} > "
                                                  f"{shlex.quote(path + '.grep')}"], shell=True)]
     bench(cmds, repeat, gnu_time)
-    rows: list[Row] = rows_for(f"log, {os.path.getsize(path) / 1e6:,.0f} MB", path, cmds)
+    name = f"log, {os.path.getsize(path) / 1e6:,.0f} MB"
+    rows: list[Row] = rows_for(name, path, cmds)
+    cpu = cpu_seconds(cmds, repeat)
     print(f"memreport compiles benchmark: {repeat} timed run(s) per command, alternating; medians; "
           "ours/this = memreport's median / grep's")
     print_table(rows)
+    print_cpu(name, cpu)
     ours, grep = cmds[0].median, cmds[1].median
     size_mb = os.path.getsize(path) / 1e6
     print(f"\nmemreport compiles: {size_mb / ours:,.0f} MB/s; grep -c: {size_mb / grep:,.0f} MB/s")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": machine(), "repeat": repeat, "argv": sys.argv[1:] if argv is None else argv,
-                       "rows": [asdict(r) for r in rows]}, f, indent=2)
+                       "rows": [asdict(r) for r in rows], "cpu_s": cpu}, f, indent=2)
     return 0
 
 

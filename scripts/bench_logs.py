@@ -8,8 +8,11 @@ passing, and the same with 15 % (a log that says "memory" on every
 seventh line: the reader's needle then finds many lines it must turn
 away). Then it runs ``memreport FILE`` and ``grep -c 'Memory Usage' FILE``
 alternately (``--repeat`` timed rounds after one warm-up each, so the page
-cache holds the file) and prints medians, minima, memreport's time over
-grep's, and each process's peak RSS (GNU time). The timing helpers are
+cache holds the file; grep's count goes to a file, since GNU grep stops at
+the first match when its output is ``/dev/null``) and prints medians, minima, memreport's time over
+grep's, and each process's peak RSS (GNU time); then as many alternating
+runs again for each command's CPU time (user + system), which other jobs on
+a shared machine disturb less than wall time. The timing helpers are
 ``scripts/bench.py``'s.
 
     python scripts/bench_logs.py                  # the full run (writes ~2 GB once)
@@ -22,6 +25,10 @@ import argparse
 import importlib.util
 import json
 import os
+import resource
+import shlex
+import statistics
+import subprocess
 import sys
 from dataclasses import asdict
 
@@ -80,6 +87,40 @@ def write_sample(path: str, size_mb: int = SAMPLE_MB) -> None:
                           logs.popart_error(message), logs.python_traceback(message), main])
 
 
+def memreport_command() -> list[str]:
+    """The ``memreport`` installed beside this interpreter (a venv's), else bench.py's choice: bench.py asks
+    pyenv first, which finds pyenv's own install even when a venv is first on the PATH."""
+    beside = os.path.join(os.path.dirname(sys.executable), "memreport")
+    return [beside] if os.access(beside, os.X_OK) else memreport_argv()
+
+
+def cpu_seconds(cmds: list[Command], repeat: int) -> dict[str, list[float]]:
+    """CPU time (user + system, the whole process tree) of each command over ``repeat`` alternating runs.
+
+    On a machine shared with other jobs a command's wall time depends on
+    what else runs; the CPU time it spends does much less.
+    """
+    spent: dict[str, list[float]] = {c.label: [] for c in cmds}
+    with open(os.devnull, "wb") as null:
+        for _ in range(repeat):
+            for cmd in cmds:
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                subprocess.run(["sh", "-c", cmd.argv[0]] if cmd.shell else cmd.argv, stdout=null, check=True)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                spent[cmd.label].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return spent
+
+
+def print_cpu(name: str, spent: dict[str, list[float]]) -> None:
+    """Median and least CPU seconds of each command, and the first's median over each other's."""
+    labels = list(spent)
+    ours = statistics.median(spent[labels[0]])
+    for label in labels:
+        mid = statistics.median(spent[label])
+        ratio = "" if label == labels[0] else f"  ours/this {ours / mid:.2f}"
+        print(f"{name:<26} CPU s  {label:<32} median {mid:.3f}  min {min(spent[label]):.3f}{ratio}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=os.path.join(ROOT, "bench_data"),
@@ -104,17 +145,24 @@ def main(argv: list[str] | None = None) -> int:
     precompile()
     gnu_time = _gnu_time()
     rows: list[Row] = []
+    cpu: dict[str, dict[str, list[float]]] = {}
     for share, what in ((0.005, "0.5 % say memory"), (0.15, "15 % say memory")):
         path = ensure(os.path.join(args.data_dir, f"log_{size_mb}mb_{int(share * 1000)}.v{GENERATOR_VERSION}.log"),
                       write_big_log, size_mb, share, fresh=args.regenerate)
-        cmds = [Command("memreport", memreport_argv() + [path]),
-                Command("grep -c 'Memory Usage'", ["grep", "-c", "Memory Usage", path])]
+        cmds = [Command("memreport", memreport_command() + [path]),
+                # grep's output goes to a file: GNU grep stops at the first match when its output is /dev/null.
+                Command("grep -c 'Memory Usage'", [f"grep -c 'Memory Usage' {shlex.quote(path)} > "
+                                                   f"{shlex.quote(path + '.grep')}"], shell=True)]
         bench(cmds, repeat, gnu_time)
         rows += rows_for(f"log, {what}", path, cmds)
+        cpu[f"log, {what}"] = cpu_seconds(cmds, repeat)
     print_table(rows)
+    for name, spent in cpu.items():
+        print_cpu(name, spent)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"machine": machine(), "repeat": repeat, "rows": [asdict(r) for r in rows]}, f, indent=2)
+            json.dump({"machine": machine(), "repeat": repeat, "rows": [asdict(r) for r in rows], "cpu_s": cpu}, f,
+                      indent=2)
     return 0
 
 

@@ -26,9 +26,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, cast
 
-from ..errors import ReadError
+import numpy as np
 
-CHUNK_BYTES = 16 << 20      # read and searched at once
+from ..errors import ReadError
+from .needles import NeedleSearch
+
+CHUNK_BYTES = 1 << 20       # read and searched at once (a window that stays in the CPU's cache)
 MAX_LINE_BYTES = 1 << 20    # a longer line is cut here (a log of one endless line still streams)
 FIRST_READ_BYTES = 4 << 10  # what lines() reads first
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
@@ -93,21 +96,25 @@ class LogFile:
         self._file.close()
 
     def find(self, needles: Sequence[bytes], *, progress=None,
-             keep: Callable[[bytearray, int], bool] | None = None) -> Iterator[LogLine]:
+             keep: Callable[[bytearray, int], bool] | None = None,
+             sift: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> Iterator[LogLine]:
         """Every line holding at least one of ``needles``, once each, in file order.
 
         ``keep(buffer, at)``, when given, is asked of each occurrence of a
         needle (at ``buffer[at]``) whether it is worth the line: a line is
         found when one of its occurrences is, so a needle that many lines
         hold costs little more than the search (no line ``keep`` turns away
-        is decoded). ``progress(done, total)`` is called after each chunk,
+        is decoded). ``sift(window, offsets)``, when given with ``keep``,
+        narrows the occurrences ``keep`` is asked about, all of a window at
+        once (``window`` a uint8 array; it must return every offset ``keep``
+        could accept). ``progress(done, total)`` is called after each chunk,
         in bytes.
         """
-        needles = [n for n in needles if n]
-        if not needles:
+        search = NeedleSearch(needles)
+        if not search.needles:
             return
         chunk, carried = CHUNK_BYTES, MAX_LINE_BYTES
-        if self.size - self.start < CHUNK_BYTES:  # the file fits in one read: no 17 MB buffer for a small file
+        if self.size - self.start < CHUNK_BYTES:  # the file fits in one read: no 2 MB buffer for a small file
             chunk, carried = self.size - self.start + 1, 0
         buf = bytearray(chunk + carried)
         view = memoryview(buf)
@@ -129,7 +136,7 @@ class LogFile:
             if stop == 0 and filled >= MAX_LINE_BYTES:  # a line longer than any we keep: cut it here
                 stop = filled
             if stop:
-                yield from self._hits(buf, stop, needles, offset, no, keep)
+                yield from self._hits(buf, stop, search, offset, no, keep, sift)
                 no += line_ends(buf, 0, stop)
                 offset += stop
                 carry = filled - stop
@@ -139,26 +146,26 @@ class LogFile:
                 progress(offset, self.size)
 
     @staticmethod
-    def _hits(buf: bytearray, stop: int, needles: Sequence[bytes], offset: int, no: int,
-              keep: Callable[[bytearray, int], bool] | None) -> Iterator[LogLine]:
-        starts: dict[int, int] = {}
-        for needle in needles:
-            at = buf.find(needle, 0, stop)
-            while at >= 0:
-                if keep is not None and not keep(buf, at):
-                    at = buf.find(needle, at + 1, stop)
-                    continue
-                line_start = buf.rfind(b"\n", 0, at) + 1
-                if line_start not in starts:
-                    end = buf.find(b"\n", at, stop)
-                    starts[line_start] = stop if end < 0 else end
-                at = buf.find(needle, starts[line_start] + 1, stop) if starts[line_start] + 1 < stop else -1
+    def _hits(buf: bytearray, stop: int, search: NeedleSearch, offset: int, no: int,
+              keep: Callable[[bytearray, int], bool] | None,
+              sift: Callable[[np.ndarray, np.ndarray], np.ndarray] | None) -> Iterator[LogLine]:
+        found = search.occurrences(buf, stop)
+        if not found.size:
+            return
+        if keep is not None and sift is not None:
+            found = sift(np.frombuffer(buf, np.uint8, stop), found)
+        line_end = -1
         counted = 0
-        for line_start in sorted(starts):
+        for at in found.tolist():
+            if at < line_end or (keep is not None and not keep(buf, at)):
+                continue  # on a line already found, or not worth its line
+            line_start = buf.rfind(b"\n", 0, at) + 1
+            end = buf.find(b"\n", at, stop)
+            line_end = stop if end < 0 else end
             no += line_ends(buf, counted, line_start)
             counted = line_start
-            end = min(starts[line_start], line_start + MAX_LINE_BYTES)
-            yield LogLine(no, offset + line_start, decode_line(buf[line_start:end]))
+            text = decode_line(buf[line_start:min(line_end, line_start + MAX_LINE_BYTES)])
+            yield LogLine(no, offset + line_start, text)
 
     def lines(self, offset: int | None = None, no: int = 1) -> Iterator[LogLine]:
         """Lines from byte ``offset`` (the start of a line, numbered ``no``) to the end of the file.
@@ -256,7 +263,6 @@ def line_ends(buf: bytearray, start: int, stop: int) -> int:
     speed: counting every chunk's lines is most of a scan's cost after the search itself)."""
     if stop - start < 1 << 16:
         return buf.count(b"\n", start, stop)
-    import numpy as np
     data = np.frombuffer(buf, np.uint8, stop - start, start)
     step = 1 << 20  # a megabyte at a time: the comparison's temporary stays small
     return sum(int(np.count_nonzero(data[at:at + step] == 10)) for at in range(0, data.size, step))

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from memreport.readers import logtext
+from memreport.readers import logtext, needles
 from memreport.readers.logtext import LogFile, Tag, clean, looks_like_text, split_tag, strip_progress_bar
 
 
@@ -36,6 +36,27 @@ def test_the_chunked_scan_finds_what_a_plain_reading_finds(tmp_path, monkeypatch
     path.write_bytes(data)
     needles = [b"emory", b"Usage"]
     assert found(path, needles) == plain_hits(data, needles)
+
+
+@pytest.mark.parametrize("memchr_max", [0, 10**9])
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_either_anchor_finds_what_a_plain_reading_finds_in_crlf_tagged_and_utf16_logs(tmp_path, monkeypatch,
+                                                                                     memchr_max, encoding):
+    """Needles anchored on byte pairs (numpy) or on single bytes (memchr) find the same lines, whatever the
+    windows (ending mid-line), CRLF line ends, launcher tags glued to needles or a UTF-16 log."""
+    monkeypatch.setattr(logtext, "CHUNK_BYTES", 101)
+    monkeypatch.setattr(logtext, "MAX_LINE_BYTES", 4096)
+    monkeypatch.setattr(needles, "MEMCHR_MAX", memchr_max)
+    monkeypatch.setattr(needles, "RESAMPLE_WINDOWS", 3)
+    rng = random.Random(7)
+    words = ["[1,0]<stderr>:Starting phase: x", "[1,3]<stdout>:Memory Usage:", "Ending phase: y\r", "phase:",
+             "ing phase: ", "emory", "Memory", "\u00e9t\u00e9", "x" * 120, "", "\x1b[32mMemory\x1b[0m"]
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 5))) for _ in range(300)]
+    text = "\r\n".join(lines) + "\r\n"
+    path = tmp_path / "run.log"
+    path.write_bytes(text.encode(encoding))
+    wanted = [b"ing phase: ", b"emory", b"<stdout>:M"]
+    assert found(path, wanted) == plain_hits(text.encode("utf-8"), wanted)
 
 
 def test_line_numbers_and_offsets_are_exact(tmp_path):

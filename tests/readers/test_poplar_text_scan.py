@@ -8,9 +8,12 @@ lines, indentation, elisions), a Markdown fence, UTF-16.
 from __future__ import annotations
 
 import json
+import random
+import re
 import tracemalloc
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -340,3 +343,21 @@ def test_a_line_of_digits_is_searched_in_linear_time(tmp_path, alone):
 def test_which_needles_are_worth_a_line(line, kept):
     buf = bytearray(line + b"\n")
     assert scan.worth_reading(buf, buf.find(b"emory")) is kept
+    at = np.array([buf.find(b"emory")])
+    sifted = scan.may_be_worth_reading(np.frombuffer(buf, np.uint8), at).tolist()
+    assert sifted == at.tolist() or not kept  # the sift may let through what worth_reading turns away, not the reverse
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_vectorised_sift_lets_through_every_line_worth_reading(seed):
+    """may_be_worth_reading narrows the "emory" hits a window at a time: whatever it drops, worth_reading drops."""
+    rng = random.Random(seed)
+    pieces = [b"Memory", b"memory", b"M", b"m", b"of ", b"Total ", b"total ", b"Max tile ", b"buffer 12 ", b"1",
+              b" ", b"x", b"Tile # 3 ", b"Usage", b" usage", b"Per-Tile", b" per Replica", b"\n", b"emory", b"e"]
+    buf = bytearray(b"".join(rng.choice(pieces) for _ in range(4000)))
+    data = np.frombuffer(buf, np.uint8)
+    at = [m.start() for m in re.finditer(b"(?=emory)", bytes(buf))]
+    sifted = set(scan.may_be_worth_reading(data, np.array(at, np.int64)).tolist())
+    kept = {a for a in at if scan.worth_reading(buf, a)}
+    assert kept and kept <= sifted and len(sifted) < len(at)
+    assert sorted(sifted) == list(scan.may_be_worth_reading(data, np.array(at, np.int64)))

@@ -25,6 +25,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ...errors import ReadError, Truncated
 from ...model import MemoryReport, OutOfMemoryMessage, ReportPosition
 from ..logtext import LogFile, LogLine
@@ -53,6 +55,24 @@ def worth_reading(buf: bytearray, at: int) -> bool:
     if not head.startswith(_AFTER):
         return False
     return head[0] == 0x4D or before[-2:-1].isdigit()  # "Memory ...", or a tile's "N memory usage:"
+
+
+def may_be_worth_reading(window: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Those of the "emory" offsets ``at`` in ``window`` that :func:`worth_reading` may keep, all at once.
+
+    Every line it keeps has "M" before the needle, a digit three bytes
+    before it, a space two before it after the last letter of "of",
+    "Total" or "tile", or a line end two before it after a space (the
+    host-buffer pattern's ``$`` matches before a line end): a log that says
+    "memory" on every line is turned away here, in numpy, and only the rest
+    is looked at one by one.
+    """
+    near = at[at >= 3]
+    c1, c2, c3 = window[near - 1], window[near - 2], window[near - 3]
+    digit = (c3 >= 0x30) & (c3 <= 0x39)
+    after_word = (c2 == 0x20) & ((c3 == 0x66) | (c3 == 0x6C) | (c3 == 0x65))  # "of ", "otal ", "tile "
+    host_buffer = (c2 == 0x0A) & (c3 == 0x20)
+    return np.concatenate([at[at < 3], near[(c1 == 0x4D) | digit | after_word | host_buffer]])
 
 
 LOOKBACK_LINES = 400            # a summary's first heading is at most this far above its first "emory"
@@ -128,7 +148,8 @@ class LogScan:
     # -- the pass
 
     def run(self) -> list[MemoryReport]:
-        for hit in self.log.find(NEEDLES, progress=self.progress, keep=worth_reading):
+        for hit in self.log.find(NEEDLES, progress=self.progress, keep=worth_reading,
+                                 sift=may_be_worth_reading):
             line = split_line(hit.text)
             key = (line.tag, line.logged)
             if hit.offset < self.consumed.get(key, 0):
