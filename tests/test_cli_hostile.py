@@ -223,14 +223,24 @@ def test_a_signal_mid_write_removes_the_temporary_files(tmp_path, signum):
     """SIGTERM/SIGHUP left .memreport-*.tmp files; SIGINT exited 1 "Aborted!". The report is staged, then the
     run blocks writing the picture to a FIFO nobody reads: the signal arrives with a temporary file on disk."""
     os.mkfifo(tmp_path / "pipe.png")
+
+    def as_a_terminal_starts_it() -> None:  # a background job (`check.py &`, nohup) starts with SIGINT ignored
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
     process = subprocess.Popen([sys.executable, "-m", "memreport", SAMPLE, "-o", "report.txt", "--png", "pipe.png"],
-                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while not list(temporary_files(str(tmp_path))):
-        assert process.poll() is None and time.monotonic() < deadline
-        time.sleep(0.02)
-    process.send_signal(signum)
-    assert process.wait(timeout=60) == 128 + signum
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=as_a_terminal_starts_it)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(temporary_files(str(tmp_path))):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        process.send_signal(signum)
+        assert process.wait(timeout=60) == 128 + signum
+    finally:
+        if process.poll() is None:  # never leave a process blocked on the FIFO behind
+            process.kill()
+            process.wait()
     assert process.stderr.read() == b""
     assert sorted(os.listdir(tmp_path)) == ["pipe.png"]  # no report, no temporary file
 
