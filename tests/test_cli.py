@@ -170,9 +170,10 @@ def test_tensor_map_adds_per_tile_tensor_columns_to_csv():
     summary = os.path.join(os.path.dirname(SAMPLE), "trace_two_modules.rep")
     both = list(csv.reader(io.StringIO(run(summary, "--format", "csv", "--tensor-map", tensor_map, "--arch",
                                            "ipu1").stdout)))
-    assert both[0][-5:] == ["tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements", "source",
-                            "module"]
-    assert [(row[0], row[-5:-2]) for row in both[1:3]] == [("5", mapped["5"]), ("902", mapped["902"])]
+    assert both[0][-6:] == ["tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements", "stated_by",
+                            "source", "module"]
+    assert [(row[0], row[-6:-3], row[-3]) for row in both[1:4]] == [
+        ("42", mapped["42"], "maximum"), ("5", mapped["5"], "detailed"), ("902", mapped["902"], "detailed")]
 
 
 def test_help_lists_the_commands_and_how_to_report_a_file_named_like_one(tmp_path, monkeypatch):

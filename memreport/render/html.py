@@ -91,7 +91,7 @@ def top_tiles_table(summary: Summary) -> str:
         cells += ["?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B",
                   "?" if t.including_gaps is None else f"{t.including_gaps:,} B", pct, oom, items]
         rows.append(_row(cells, aligns=aligns))
-    title = "Detailed tiles (as printed)" if isinstance(report, SummaryReport) else f"Top {len(top)} tiles"
+    title = "Tiles as printed" if isinstance(report, SummaryReport) else f"Top {len(top)} tiles"
     return f"<p><b>{title}</b></p><table>{''.join(rows)}</table>"
 
 

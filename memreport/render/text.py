@@ -81,7 +81,8 @@ def top_tiles_lines(summary: Summary, items: int = 3) -> list[str]:
     if not top:
         return []
     printed = isinstance(report, SummaryReport)  # its detailed tiles, in its order, not a ranking
-    title = "Detailed tiles (as printed)" if printed else f"Top {len(top)} tiles"
+    # Its detailed tiles, Maximum lines and out-of-memory messages, each marked with where its figures come from.
+    title = "Tiles as printed" if printed else f"Top {len(top)} tiles"
     by = "including gaps" if isinstance(report, TileReport) and report.including_gaps is not None \
         else "excluding gaps"
     return tiles_lines(summary, top, f"{title}:" if printed else f"{title} (by {by}):", items)
@@ -100,11 +101,14 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
     limit = report.target.bytes_per_tile
     show_incl = any(t.including_gaps is not None for t in top)
     show_name = any(t.name for t in top)
+    show_from = any(t.stated_by != "per-tile" for t in top)
     lines = [title]
     head = f"  {'':1} {'Tile':>6}  {'IPU':>4}  {'Excluding gaps':>16}"
     if show_incl:
         head += f"  {'Including gaps':>16}"
     head += f"  {'% of tile':>9}"
+    if show_from:
+        head += f"  {'From':<8}"
     if show_name:
         width = max(len("Member"), *(len(t.name or "") for t in top))
         head += f"  {'Member':<{width}}"
@@ -120,6 +124,8 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
         used = t.excluding_gaps
         pct = f"{100 * used / limit:.1f}%" if limit and used is not None else "?"
         row += f"  {pct:>9}"
+        if show_from:
+            row += f"  {t.stated_by:<8}"
         if show_name:
             row += f"  {t.name or '':<{width}}"
         row += f"  {_items(dict(t.breakdown), items)}"

@@ -92,9 +92,9 @@ def test_detailed_tiles_of_a_text_report_show_data_types_and_regions():
         detailed_tiles=(TileDetail(0, 834_416, 834_339, {"Variables": 807_658, "Stack": 3_168},
                                    {"non_interleaved": 122_880, "interleaved": 131_072, "overflowed": 580_387}),))
     assert top_tiles_lines(summarize(report), 5) == [
-        "Detailed tiles (as printed):",
-        "      Tile   IPU    Excluding gaps    Including gaps  % of tile  Largest data types",
-        "  !      0     0         834,339 B         834,416 B     318.3%  Variables 807,658 B, Stack 3,168 B"
+        "Tiles as printed:",
+        "      Tile   IPU    Excluding gaps    Including gaps  % of tile  From      Largest data types",
+        "  !      0     0         834,339 B         834,416 B     318.3%  detailed  Variables 807,658 B, Stack 3,168 B"
         "  OUT OF MEMORY by 572,195 B",
         "            regions: non-interleaved 122,880 B, interleaved 131,072 B, overflowed 580,387 B",
         "  (! = out of memory)",
