@@ -167,13 +167,23 @@ def test_tensor_map_adds_per_tile_tensor_columns_to_csv():
     assert all(row[-3:] == mapped.get(row[0], ["0", "0", "0"]) for row in rows[1:])  # unmapped tiles hold none
     assert rows[1][:6] == ["0", "0", "", "5780", "49184", "false"]  # the report's own columns are unchanged
 
-    summary = os.path.join(os.path.dirname(SAMPLE), "trace_two_modules.rep")
-    both = list(csv.reader(io.StringIO(run(summary, "--format", "csv", "--tensor-map", tensor_map, "--arch",
-                                           "ipu1").stdout)))
+    summary = os.path.join(os.path.dirname(SAMPLE), "mk1_summary.txt")
+    both = list(csv.reader(io.StringIO(run(summary, profile, "--format", "csv", "--tensor-map", tensor_map).stdout)))
     assert both[0][-6:] == ["tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements", "stated_by",
                             "source", "module"]
-    assert [(row[0], row[-6:-3], row[-3]) for row in both[1:4]] == [
-        ("42", mapped["42"], "maximum"), ("5", mapped["5"], "detailed"), ("902", mapped["902"], "detailed")]
+    assert [(row[0], row[-6:-3], row[-3]) for row in both[1:3]] == [
+        ("0", mapped["0"], "maximum"), ("0", mapped["0"], "per-tile")]
+
+
+def test_a_tensor_map_of_another_program_is_refused():
+    tensor_map = os.path.join(os.path.dirname(SAMPLE), "tensor_map.json")  # the Mk1 program's: tiles 0..1215
+    for other in ("mk2_1472_tiles.a", "trace_two_modules.rep"):
+        result = run(os.path.join(os.path.dirname(SAMPLE), other), "--tensor-map", tensor_map)
+        assert result.exit_code == 1
+        assert result.stderr.startswith(f"memreport: {tensor_map}: the tensor map spans tiles 0 to 1,215: exactly 1 "
+                                        "ipu1 IPU(s) of 1,216 tiles, but ")
+        assert result.stderr.endswith(" has 1,472 tiles of 1,472 per IPU: a tensor map of another program?\n")
+        assert result.stderr.count("\n") == 1
 
 
 def test_help_lists_the_commands_and_how_to_report_a_file_named_like_one(tmp_path, monkeypatch):
