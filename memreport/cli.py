@@ -215,9 +215,18 @@ def drill_options(command):
         help="Also detail tile N (repeatable): its bytes, breakdown, regions, liveness and symbols.")(command)
 
 
-def load(paths: Sequence[str], options: ReadOptions) -> list[MemoryReport]:
+def load(paths: Sequence[str], options: ReadOptions, module: str | None = None) -> list[MemoryReport]:
     """Read every file, in order; the first unreadable one ends the run with exit 1."""
-    return [report for _, report in load_from(paths, options)]
+    return [report for _, report in load_from(paths, options, module)]
+
+
+def module_option(command):
+    """``--module``, shared by the report, diff and export commands."""
+    return click.option(
+        "--module", metavar="NAME",
+        help="Of a file holding several reports (a .rep trace's modules, a log's summaries), take only the "
+             "module NAME, or #N for its Nth report (run.log#2); an unknown name lists the file's reports "
+             "(exit 2). It applies to every file.")(command)
 
 
 def with_symbols(read: Sequence[tuple[str, MemoryReport]], top: int, tiles_asked: Sequence[int],
@@ -240,8 +249,11 @@ def with_symbols(read: Sequence[tuple[str, MemoryReport]], top: int, tiles_asked
     return reports
 
 
-def load_from(paths: Sequence[str], options: ReadOptions) -> list[tuple[str, MemoryReport]]:
-    """(path, report) of every report of every file, in order; the first unreadable file ends the run with exit 1."""
+def load_from(paths: Sequence[str], options: ReadOptions, module: str | None = None
+              ) -> list[tuple[str, MemoryReport]]:
+    """(path, report) of every report of every file, in order (of each file only ``module``, when given: a name or
+    ``#N``); the first unreadable file ends the run with exit 1, a module a file does not hold with exit 2."""
+    from .analysis.tiles import pick_module
     from .progress import with_progress
     reports: list[tuple[str, MemoryReport]] = []
     for path in paths:
@@ -249,7 +261,11 @@ def load_from(paths: Sequence[str], options: ReadOptions) -> list[tuple[str, Mem
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                reports.extend((path, report) for report in read_path(path, file_options))
+                found = read_path(path, file_options)
+                if module is not None:
+                    with exit_codes():
+                        found = [pick_module(found, module)]
+                reports.extend((path, report) for report in found)
         except MemreportError as exc:
             if bar is not None:
                 bar.close()
@@ -309,12 +325,13 @@ def main() -> None:
                    "(a text summary: its printed maximum).")
 @click.option("--min-headroom", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile.")
+@module_option
 @click.version_option(__version__, "--version", prog_name="memreport")
 def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory: int | None,
            arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | None = None,
            min_headroom: int | None = None, tensor_map_path: str | None = None,
            png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
-           symbols: int | None = None, thin_root: str | None = None) -> None:
+           symbols: int | None = None, thin_root: str | None = None, module: str | None = None) -> None:
     """Show the memory of every tile of a compiled IPU program.
 
     FILE is any report Poplar writes, recognised by its content: an ELF
@@ -328,6 +345,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     Examples:
       memreport archive.a                      By Tile histogram, top 5 tiles, OOM count
       memreport run.log                        every summary and out-of-memory error in a log
+      memreport trace.rep --module cluster_1   one module of a .rep (or --module '#2': a log's 2nd)
       memreport profile.json --top 10          ten most memory-subscribed tiles
       memreport profile.json --tensor-map tensor_map.json   tensors on the top tiles
       memreport archive.a --tile 17 --symbols 20   tile 17 too, 20 symbols a tile
@@ -349,7 +367,8 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     inputs = [*files, *([tensor_map_path] if tensor_map_path else [])]
     refuse_overwriting(inputs, [("-o", output), *([("--png", png)] if png is not None else [])])
     shown = fmt != "csv"  # the CSV has no place for symbols: read none
-    reports = with_symbols(load_from(files, options), top if shown else 0, tiles_asked if shown else (), thin_root)
+    reports = with_symbols(load_from(files, options, module), top if shown else 0, tiles_asked if shown else (),
+                           thin_root)
     tensor_map = load_tensor_map(tensor_map_path, reports) if tensor_map_path else None
     if png == "-" and (output == "-" or len(reports) > 1):
         raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
@@ -404,16 +423,19 @@ def numbered_paths(path: str, count: int, extension: str) -> list[str]:
 @click.option("--fail-on-growth", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile grows by more than SIZE.")
 @click.option("--fail-on-oom", is_flag=True, help="Gate: exit 3 if any tile of NEW is out of memory.")
+@module_option
 def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, tile_memory: int | None,
                  arch: str | None, fail_on_growth: int | None, fail_on_oom: bool,
                  skip_bad_members: bool = False, min_change: int = 0, sort: str = "delta",
-                 thin_root: str | None = None) -> None:
+                 thin_root: str | None = None, module: str | None = None) -> None:
     """Compare two builds tile by tile (excluding-gaps bytes).
 
     OLD and NEW are any two readable reports of programs with the same tile
     count, in any formats but a tensor map (it holds no bytes). A text
     summary is compared only where it knows a tile's bytes (its detailed
-    tiles), plus its printed totals and maxima.
+    tiles and Maximum lines), plus its printed totals and maxima. Of a file
+    holding several reports the largest is compared (with a note), or the
+    one --module names.
 
     \b
     Examples:
@@ -431,8 +453,8 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                           thin_root=thin_root)
     refuse_overwriting([old_path, new_path], [("-o", output)])
-    old, old_note = diffing.choose_report(load([old_path], options))
-    new, new_note = diffing.choose_report(load([new_path], options))
+    old, old_note = diffing.choose_report(load([old_path], options, module))
+    new, new_note = diffing.choose_report(load([new_path], options, module))
     try:
         summaries = (summarize(old), summarize(new))
         changes = diffing.diff_reports(old, new, notes=[n for n in (old_note, new_note) if n], summaries=summaries,
@@ -517,9 +539,10 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
               help="How many of the most memory-subscribed tiles to detail (with their symbols).")
 @drill_options
 @read_options
+@module_option
 def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: int | None, arch: str | None,
                    skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
-                   symbols: int | None = None, thin_root: str | None = None) -> None:
+                   symbols: int | None = None, thin_root: str | None = None, module: str | None = None) -> None:
     """Save reports as memreport/1 JSON that memreport reads back as the same reports.
 
     FILE is anything memreport reads. The JSON holds every tile's values,
@@ -541,7 +564,7 @@ def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: i
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                           thin_root=thin_root)
     refuse_overwriting(list(files), [("-o", output)])
-    reports = with_symbols(load_from(files, options), top, tiles_asked, thin_root)
+    reports = with_symbols(load_from(files, options, module), top, tiles_asked, thin_root)
     with exit_codes():
         summaries = summarize_all(reports, top=top, tiles_asked=tiles_asked)
         rendered = render.render("report", "json", summaries, render.RenderOptions(symbols=symbols))

@@ -247,6 +247,25 @@ def largest(reports: Sequence[MemoryReport]) -> MemoryReport:
     return max(reports, key=lambda r: total_excluding_gaps(r) or 0)
 
 
+def pick_module(reports: Sequence[MemoryReport], wanted: str) -> MemoryReport:
+    """The report of one file's ``reports`` that ``wanted`` names: a module name, or ``#N`` (the Nth, from 1).
+
+    An :class:`UnsupportedOperation` (bad usage) naming the file's reports when none matches.
+    """
+    if wanted.startswith("#") and wanted[1:].isdigit():
+        index = int(wanted[1:])
+        if 1 <= index <= len(reports):
+            return reports[index - 1]
+    else:
+        for report in reports:
+            if report.module == wanted:
+                return report
+    source = reports[0].source if reports else "the file"
+    held = ", ".join(f"#{i} ({r.module})" if r.module else f"#{i}" for i, r in enumerate(reports, 1))
+    raise UnsupportedOperation(f"--module {wanted}: {source} holds no such report; it holds "
+                               f"{len(reports):,}: {held}")
+
+
 def top_tile_ids(report: MemoryReport, n: int) -> np.ndarray:
     """Ids of the ``n`` largest tiles: by including gaps where known, else excluding; ties by id."""
     if not isinstance(report, TileReport):
