@@ -15,7 +15,7 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -32,6 +32,39 @@ if TYPE_CHECKING:  # numpy-backed modules load with the commands: --version and 
     from .model.tensor_map import TensorMap
 
 EXIT_READ, EXIT_GATE, EXIT_WRITE = 1, 3, 4
+STDIN = "-"                # an input read from standard input
+STDIN_LABEL = "<stdin>"    # its name in reports and messages
+_spooled: dict[str, str] = {}  # spool file -> STDIN_LABEL, for this run's messages and reports
+
+
+def stdin_paths(paths: Sequence[str]) -> list[str]:
+    """``paths`` with ``-`` replaced by a temporary file holding standard input (read in bounded chunks, removed
+    when the command ends), so it is read like any file; a named FIFO or device is still refused."""
+    if STDIN not in paths:
+        return list(paths)
+    if list(paths).count(STDIN) > 1:
+        raise click.UsageError("- (standard input) can be given once")
+    import shutil
+    import tempfile
+    ctx = click.get_current_context()
+    directory = ctx.with_resource(tempfile.TemporaryDirectory(prefix="memreport-stdin-"))
+    spool = os.path.join(directory, "stdin")
+    with open(spool, "wb") as f:
+        shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+    _spooled[spool] = STDIN_LABEL
+    ctx.call_on_close(lambda: _spooled.pop(spool, None))
+    return [spool if p == STDIN else p for p in paths]
+
+
+def shown_path(path: str) -> str:
+    """How an input is named to the user: ``<stdin>`` for standard input's spool file."""
+    return _spooled.get(path, path)
+
+
+def _unspooled(message: str) -> str:
+    for spool, label in _spooled.items():
+        message = message.replace(spool, label)
+    return message
 
 
 class SizeType(click.ParamType):
@@ -164,7 +197,7 @@ def unexpected(exc: Exception) -> str:
 
 def fail(message: str, code: int = EXIT_READ) -> None:
     """One line on stderr, then exit with ``code``."""
-    click.echo(f"memreport: {message}", err=True)
+    click.echo(f"memreport: {_unspooled(message)}", err=True)
     sys.exit(code)
 
 
@@ -174,7 +207,7 @@ def exit_codes() -> Iterator[None]:
     try:
         yield
     except UnsupportedOperation as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(_unspooled(str(exc))) from None
     except MemreportError as exc:
         fail(str(exc))
 
@@ -238,11 +271,13 @@ def with_symbols(read: Sequence[tuple[str, MemoryReport]], top: int, tiles_asked
     from .readers.symbols import with_symbols as read_symbols
     reports = []
     for path, report in read:
-        if has_symbols(report) and report.source == path:  # a saved report holds the symbols it saved, no more
+        shown = shown_path(path)
+        if has_symbols(report) and report.source == shown:  # a saved report holds the symbols it saved, no more
             assert isinstance(report, TileReport)
             wanted = top_tile_ids(report, top).tolist() + [t for t in tiles_asked if t < report.num_tiles]
             try:
-                report = read_symbols(report, wanted, thin_root)
+                spooled = report if path == shown else cast(TileReport, report.evolve(source=path))
+                report = read_symbols(spooled, wanted, thin_root).evolve(source=shown)
             except MemreportError as exc:
                 fail(str(exc))
         reports.append(report)
@@ -262,6 +297,8 @@ def load_from(paths: Sequence[str], options: ReadOptions, module: str | None = N
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 found = read_path(path, file_options)
+                if path in _spooled:  # standard input: named as such, not by its spool file
+                    found = [r.evolve(source=_spooled[path]) for r in found]
                 if module is not None:
                     with exit_codes():
                         found = [pick_module(found, module)]
@@ -364,6 +401,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     from .analysis import gates, summarize_all
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                           thin_root=thin_root)
+    files = tuple(stdin_paths(files))
     inputs = [*files, *([tensor_map_path] if tensor_map_path else [])]
     refuse_overwriting(inputs, [("-o", output), *([("--png", png)] if png is not None else [])])
     shown = fmt != "csv"  # the CSV has no place for symbols: read none
@@ -452,6 +490,7 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     from .analysis import gates, summarize
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                           thin_root=thin_root)
+    old_path, new_path = stdin_paths([old_path, new_path])
     refuse_overwriting([old_path, new_path], [("-o", output)])
     old, old_note = diffing.choose_report(load([old_path], options, module))
     new, new_note = diffing.choose_report(load([new_path], options, module))
@@ -563,6 +602,7 @@ def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: i
     from .analysis import summarize_all
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                           thin_root=thin_root)
+    files = tuple(stdin_paths(files))
     refuse_overwriting(list(files), [("-o", output)])
     reports = with_symbols(load_from(files, options, module), top, tiles_asked, thin_root)
     with exit_codes():

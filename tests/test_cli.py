@@ -198,3 +198,23 @@ def test_help_lists_the_commands_and_how_to_report_a_file_named_like_one(tmp_pat
         (tmp_path / "diff").write_bytes(f.read())
     result = runner.invoke(main, ["./diff"])
     assert result.exit_code == 0 and result.output.startswith("Source:   ./diff\n")
+
+
+def test_dash_reads_standard_input_named_stdin():
+    summary = os.path.join(os.path.dirname(SAMPLE), "mk1_summary.txt")
+    with open(summary, "rb") as f:
+        data = f.read()
+    result = CliRunner().invoke(main, ["-", "--format", "json"], input=data)
+    assert result.exit_code == 0, result.output
+    (doc,) = json.loads(result.stdout)["reports"]
+    assert doc["source"] == "<stdin>" and doc["format"] == "poplar-text"
+    assert doc["max_excluding_gaps"] == {"tile": 0, "bytes": 5780}
+    with open(SAMPLE, "rb") as f:  # an archive on stdin: read, and its top tiles' symbols too
+        archive = CliRunner().invoke(main, ["-", "--top", "1"], input=f.read())
+    assert archive.exit_code == 0 and archive.stdout.startswith("Source:   <stdin>\n")
+    assert "Symbols on tile 1402 (tile_1402.elf)" in archive.stdout
+    diffed = CliRunner().invoke(main, ["diff", "-", summary], input=data)
+    assert diffed.stdout.startswith("Old: <stdin> (Poplar text summary")
+    bad = CliRunner().invoke(main, ["-"], input=b"shopping list\n")
+    assert bad.exit_code == 1 and bad.stderr.startswith("memreport: <stdin>: no memory information found")
+    assert CliRunner().invoke(main, ["-", "-"], input=data).exit_code == 2
