@@ -51,9 +51,9 @@ def test_a_build_that_newly_overflows_and_one_that_recovers(builds):
 def test_totals_and_maxima_before_and_after(builds):
     diff = diff_reports(*builds)
     assert diff.old == BuildSummary("old.a", None, "archive", "complete", 8, LIMIT, 3_138_976, None,
-                                    TileBytes(7, 700_000), 2)
+                                    TileBytes(7, 700_000), 2, report_label="old.a")
     assert diff.new == BuildSummary("new.a", None, "archive", "complete", 8, LIMIT, 3_584_336, None,
-                                    TileBytes(7, 700_000), 2)
+                                    TileBytes(7, 700_000), 2, report_label="new.a")
     assert (diff.total_delta, diff.total_including_gaps_delta, diff.max_delta, diff.out_of_memory_delta) == \
         (445_360, None, 0, 0)
 

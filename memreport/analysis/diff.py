@@ -52,10 +52,13 @@ class BuildSummary:
     tiles_out_of_memory: int | None
     out_of_memory_at_least: int | None = None  # tiles known out of memory when the count is unknown
     partial_reason: str | None = None            # why this side's per-tile view is partial
+    report_label: str | None = None              # the report's own label (MemoryReport.label), when known
 
     @property
     def label(self) -> str:
-        """The source, with its module when a file holds several."""
+        """The source, with its module, or its place when a file holds several (``MemoryReport.label``)."""
+        if self.report_label is not None:
+            return self.report_label
         return self.source + (f" (module {self.module})" if self.module else "")
 
     @classmethod
@@ -80,7 +83,8 @@ class BuildSummary:
                    num_tiles=report.num_tiles if report.num_tiles_known else None,
                    bytes_per_tile=report.target.bytes_per_tile,
                    total_excluding_gaps=total_ex, total_including_gaps=total_in, max_excluding_gaps=peak,
-                   tiles_out_of_memory=oom, out_of_memory_at_least=at_least, partial_reason=summary.partial_reason)
+                   tiles_out_of_memory=oom, out_of_memory_at_least=at_least, partial_reason=summary.partial_reason,
+                   report_label=report.label)
 
 
 def _figures_over(report: TileReport, tiles: np.ndarray, over: np.ndarray | None

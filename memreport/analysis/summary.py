@@ -24,6 +24,7 @@ from ..model import (
     TileBytes,
     TileReport,
 )
+from ..units import count
 from . import tiles
 from .liveness import LivenessSummary, summarize_liveness
 from .oom import OutOfMemoryCount, bins_out_of_memory, out_of_memory_count
@@ -90,12 +91,12 @@ class Summary:
         if not self.report.num_tiles_known:
             parts.append("tiles unknown" + (f" ({t.tiles_per_ipu:,} per IPU)" if t.tiles_per_ipu else ""))
         elif t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
-            parts.append(f"{t.num_ipus:,} IPU{'s' if t.num_ipus != 1 else ''} x {t.tiles_per_ipu:,} tiles "
-                         f"= {t.num_tiles:,} tiles")
+            parts.append(f"{count(t.num_ipus, 'IPU')} x {count(t.tiles_per_ipu, 'tile')} "
+                         f"= {count(t.num_tiles, 'tile')}")
         elif t.tiles_per_ipu:
-            parts.append(f"{t.num_tiles:,} tiles ({t.tiles_per_ipu:,} per IPU)")
+            parts.append(f"{count(t.num_tiles, 'tile')} ({t.tiles_per_ipu:,} per IPU)")
         else:
-            parts.append(f"{t.num_tiles:,} tiles")
+            parts.append(count(t.num_tiles, "tile"))
         if t.bytes_per_tile is not None:
             parts.append(f"{t.bytes_per_tile:,} B ({t.bytes_per_tile / 1024:,.1f} KiB) per tile")
         else:

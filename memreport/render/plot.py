@@ -22,6 +22,7 @@ import numpy as np
 from ..analysis import OutOfMemoryCount, Summary, tiles
 from ..errors import MissingDependency, UnsupportedOperation
 from ..model import KIB, OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
+from ..units import count
 from . import RenderOptions, heatmap
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -122,9 +123,9 @@ def _title(fig: Figure, summary: Summary) -> None:
     if not report.num_tiles_known:
         parts.append("tiles unknown")
     elif t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
-        parts.append(f"{t.num_ipus:,} IPU{'s' if t.num_ipus != 1 else ''} × {t.tiles_per_ipu:,} tiles")
+        parts.append(f"{count(t.num_ipus, 'IPU')} × {count(t.tiles_per_ipu, 'tile')}")
     else:
-        parts.append(f"{t.num_tiles:,} tile{'s' if t.num_tiles != 1 else ''}")
+        parts.append(count(t.num_tiles, "tile"))
     parts.append(f"{_fmt_kib(t.bytes_per_tile)} per tile" if t.bytes_per_tile else "bytes per tile unknown")
     peak = summary.max_excluding_gaps
     if peak is not None:

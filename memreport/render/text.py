@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from ..analysis import Summary, TopTile
 from ..analysis.messages import describe
 from ..model import OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
+from ..units import count
 from . import RenderOptions, drill
 from .poplar import HISTOGRAM_HEADER, histogram_rows, maximum_line, plural
 
@@ -70,8 +71,10 @@ def per_ipu_lines(summary: Summary) -> list[str]:
 
 
 def _items(breakdown: dict[str, int], limit: int) -> str:
-    shown = [f"{name} {size:,} B" for name, size in list(breakdown.items())[:limit]]
-    rest = len(breakdown) - limit
+    """The ``limit`` largest items with bytes, and how many more have bytes (0 B items are neither)."""
+    sized = [(name, size) for name, size in breakdown.items() if size]
+    shown = [f"{name} {size:,} B" for name, size in sized[:limit]]
+    rest = len(sized) - limit
     return ", ".join(shown) + (f", +{rest} more" if rest > 0 else "")
 
 
@@ -82,7 +85,7 @@ def top_tiles_lines(summary: Summary, items: int = 3) -> list[str]:
         return []
     printed = isinstance(report, SummaryReport)  # its detailed tiles, in its order, not a ranking
     # Its detailed tiles, Maximum lines and out-of-memory messages, each marked with where its figures come from.
-    title = "Tiles as printed" if printed else f"Top {len(top)} tiles"
+    title = "Tiles as printed" if printed else f"Top {count(len(top), 'tile')}"
     by = "including gaps" if isinstance(report, TileReport) and report.including_gaps is not None \
         else "excluding gaps"
     return tiles_lines(summary, top, f"{title}:" if printed else f"{title} (by {by}):", items)

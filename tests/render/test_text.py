@@ -128,3 +128,25 @@ def test_out_of_memory_messages_are_listed_with_their_lines():
     assert "Out of memory:\n  at least 2 tile(s) out of memory (from its out-of-memory messages; the log holds no " \
            "memory summary, only out-of-memory messages)\n" in text
     assert "Target:   arch unknown, tiles unknown, 638,976 B (624.0 KiB) per tile\n" in text
+
+
+def test_wording_plurals_and_more_counts_only_items_with_bytes():
+    report = TileReport(source="one.a", format="archive", target=Target(1, None, 1, 1, 1000),
+                        excluding_gaps=np.array([500]),
+                        breakdown={name: Column(np.array([size])) for name, size in
+                                   (("a", 300), ("b", 100), ("c", 60), ("d", 40), ("e", 0), ("f", 0))})
+    text = render_report(summarize(report, top=5))
+    assert "Target:   arch unknown, 1 IPU x 1 tile = 1 tile, 1,000 B (1.0 KiB) per tile\n" in text
+    assert "\nTop 1 tile (by excluding gaps):\n" in text
+    assert "a 300 B, b 100 B, c 60 B, +1 more\n" in text  # d has bytes; e and f (0 B) are not counted
+
+
+def test_a_diff_side_label_has_one_pair_of_parentheses():
+    from memreport.analysis.diff import diff_reports
+    from memreport.model import PrintedSummary
+    from memreport.render.diff import render_text
+    side = SummaryReport(source="t.rep", format="poplar-text", target=Target(4, None, 1, 4, 1000), module="m",
+                         printed=PrintedSummary(tiles_out_of_memory=0))
+    assert render_text(diff_reports(side, side)).startswith(
+        "Old: t.rep (module m; Poplar text summary, per tile: partial)\n"
+        "New: t.rep (module m; Poplar text summary, per tile: partial)\n")
