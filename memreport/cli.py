@@ -237,6 +237,28 @@ def exit_on_gates(results: Sequence[GateResult]) -> None:
         sys.exit(EXIT_GATE)
 
 
+def terminal_options(output: str, color: str) -> tuple[int | None, bool]:
+    """The text's width and colour: the terminal's width and colour when stdout is a terminal and the text goes
+    there; 100 columns and no colour otherwise. ``--color always`` colours files too; ``never``, or ``NO_COLOR``
+    set to anything but empty with ``auto``, turns it off."""
+    import shutil
+    try:
+        to_terminal = output == "-" and sys.stdout.isatty()
+    except (ValueError, OSError, AttributeError):  # a closed stdout (None): the write says so (exit 4)
+        to_terminal = False
+    width = max(60, shutil.get_terminal_size((100, 24)).columns) if to_terminal else None
+    on = color == "always" or (color == "auto" and to_terminal and not os.environ.get("NO_COLOR"))
+    return width, on
+
+
+def color_option(command):
+    """``--color auto|always|never``."""
+    return click.option(
+        "--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+        help="Colour the text: out-of-memory tiles red, tiles within 5% of the limit yellow. auto: on a terminal "
+             "only, and not when NO_COLOR is set; always: files too.")(command)
+
+
 def drill_options(command):
     """What to show below the tile, shared by the report and export commands: ``--tile``, ``--symbols``."""
     command = click.option(
@@ -363,12 +385,14 @@ def main() -> None:
 @click.option("--min-headroom", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile.")
 @module_option
+@color_option
 @click.version_option(__version__, "--version", prog_name="memreport")
 def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory: int | None,
            arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | None = None,
            min_headroom: int | None = None, tensor_map_path: str | None = None,
            png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
-           symbols: int | None = None, thin_root: str | None = None, module: str | None = None) -> None:
+           symbols: int | None = None, thin_root: str | None = None, module: str | None = None,
+           color: str = "auto") -> None:
     """Show the memory of every tile of a compiled IPU program.
 
     FILE is any report Poplar writes, recognised by its content: an ELF
@@ -419,7 +443,9 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
         with exit_codes():
             summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map,
                                       tiles_asked=tiles_asked)
-            rendered = render.render("report", fmt, summaries, render.RenderOptions(symbols=symbols))
+            width, colored = terminal_options(output, color) if fmt == "text" else (None, False)
+            rendered = render.render("report", fmt, summaries,
+                                     render.RenderOptions(symbols=symbols, width=width, color=colored))
             gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
                                           min_headroom=min_headroom)
             pngs: list[tuple[str, str | bytes]] = []

@@ -218,3 +218,33 @@ def test_dash_reads_standard_input_named_stdin():
     bad = CliRunner().invoke(main, ["-"], input=b"shopping list\n")
     assert bad.exit_code == 1 and bad.stderr.startswith("memreport: <stdin>: no memory information found")
     assert CliRunner().invoke(main, ["-", "-"], input=data).exit_code == 2
+
+
+def test_color_is_off_for_files_and_pipes_unless_always(tmp_path, monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    plain = run(SAMPLE)
+    assert plain.exit_code == 0 and "\x1b[" not in plain.stdout
+    always = run(SAMPLE, "--color", "always")
+    assert "\x1b[31m  !   1402     0         788,976 B     123.5%  tile_1402.elf  OUT OF MEMORY by 150,000 B\x1b[0m\n" \
+        in always.stdout
+    assert always.stdout.replace("\x1b[31m", "").replace("\x1b[33m", "").replace("\x1b[0m", "") == plain.stdout
+    assert "\x1b[" not in run(SAMPLE, "--color", "never").stdout
+    out = tmp_path / "r.txt"
+    assert run(SAMPLE, "-o", str(out)).exit_code == 0 and "\x1b[" not in out.read_text()
+    assert "\x1b[31m" in run(SAMPLE, "--color", "always", "--format", "text").stdout
+    assert "\x1b[" not in run(SAMPLE, "--color", "always", "--format", "csv").stdout
+    assert run(SAMPLE, "--color", "sometimes").exit_code == 2
+
+
+def test_terminal_width_and_no_color(monkeypatch):
+    from memreport.cli import terminal_options
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(100, 24): os.terminal_size((132, 40)))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert terminal_options("-", "auto") == (132, True)
+    assert terminal_options("out.txt", "auto") == (None, False)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert terminal_options("-", "auto") == (132, False)
+    assert terminal_options("-", "always") == (132, True)
+    monkeypatch.setenv("NO_COLOR", "")
+    assert terminal_options("-", "auto") == (132, True)
