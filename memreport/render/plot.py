@@ -46,6 +46,7 @@ BAR_TILES = 64           # up to this many tiles, one bar per tile
 LOG_COUNT_RATIO = 100    # histogram counts this far apart get a log axis
 LIMIT_HEADROOM = 1.5     # stretch an axis to the limit only when it is this close to the data
 TOP = 5
+TITLE_CHARS = 90          # a title's characters that fit the figure's width at its font size
 CROWD = 0.06             # top tiles closer than this share of the axis share one label
 
 
@@ -118,7 +119,8 @@ def _scale_top(data_max: float, limit: float | None) -> float:
 def _title(fig: Figure, summary: Summary) -> None:
     report = summary.report
     t = report.target
-    fig.text(0.5, 0.975, _displayable(report.label), ha="center", va="top", fontsize=13, weight="bold")
+    fig.text(0.5, 0.975, _displayable(middle_shortened(report.label, TITLE_CHARS)), ha="center", va="top",
+             fontsize=13, weight="bold")
     parts = [t.arch] if t.arch else []
     if not report.num_tiles_known:
         parts.append("tiles unknown")
@@ -146,6 +148,17 @@ def _title(fig: Figure, summary: Summary) -> None:
     if note:
         fig.text(0.5, 0.905, f"Partial per-tile view: {note}", ha="center", va="top", fontsize=9.5,
                  style="italic", color=NOTE_COLOUR)
+
+
+def middle_shortened(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters: the middle of a long path replaced by "…", keeping its start
+    and, whole where it can, its end (the file name and module that tell reports apart)."""
+    if len(text) <= limit:
+        return text
+    keep_end = max(limit * 2 // 3, limit - 12)
+    slash = text.find("/", len(text) - keep_end)  # the kept end starts at a path separator when one is near
+    end = text[slash:] if 0 <= slash < len(text) - keep_end // 2 else text[-keep_end:]
+    return text[:max(limit - len(end) - 1, 0)] + "…" + end
 
 
 def _displayable(text: str) -> str:
@@ -371,7 +384,7 @@ def _detailed_tiles(ax: Axes, summary: Summary) -> None:
     over = [bool(d.out_of_memory) for d in details]
     if not np.isnan(incl).all():
         ax.bar(x, incl, width=0.7, color=INCLUDING_COLOUR, label="including gaps")
-    ax.bar(x, excl, width=0.45, color=[OOM_COLOUR if o else TILE_COLOUR for o in over], label="excluding gaps")
+    ax.bar(x, excl, width=0.45, color=[OOM_COLOUR if o else TILE_COLOUR for o in over])
     for xi, value, height in zip(x, excl, np.fmax(incl, excl)):
         if not np.isnan(value):  # the excluding-gaps figure: the one out of memory is judged by
             ax.text(float(xi), height, f"{value:,.1f} KiB", ha="center", va="bottom", fontsize=8)
@@ -382,7 +395,12 @@ def _detailed_tiles(ax: Axes, summary: Summary) -> None:
     ax.set_xticks(x, [f"tile {d.tile}" for d in details], fontsize=8.5)
     ax.set_ylabel("KiB", fontsize=9)
     ax.tick_params(axis="y", labelsize=8)
-    ax.legend(loc="upper right", fontsize=8, frameon=False)
+    from matplotlib.patches import Patch
+    # Red means out of memory and nothing else: the legend says so, whatever colour the first bar has.
+    handles = ([Patch(facecolor=INCLUDING_COLOUR, label="including gaps")] if not np.isnan(incl).all() else []) \
+        + [Patch(facecolor=TILE_COLOUR, label="excluding gaps")] \
+        + ([Patch(facecolor=OOM_COLOUR, label="excluding gaps, out of memory")] if any(over) else [])
+    ax.legend(handles=handles, loc="upper right", fontsize=8, frameon=False)
 
 
 def _text_panel(ax: Axes, title: str, lines: list[str]) -> None:
@@ -404,9 +422,16 @@ def _printed_summary(ax: Axes, summary: Summary) -> None:
         if peak is not None:
             lines.append(f"Max {label}: {peak.bytes:,} B ({_fmt_kib(peak.bytes)}) on tile {peak.tile}")
     status = summary.oom
-    lines.append("Out of memory: " + ("unknown" if status.count is None and not status.at_least else
-                                      f"at least {status.at_least:,} tile(s)" if status.count is None else
-                                      f"{status.count:,} tile(s)"))
+    printed = report.printed.tiles_out_of_memory if report.printed else None
+    judged = ("unknown" if status.count is None and not status.at_least else
+              f"at least {status.at_least:,} tile(s)" if status.count is None else f"{status.count:,} tile(s)")
+    if printed is not None:  # what was printed, as printed; a recount only beside it, labelled as such
+        lines.append(f"Out of memory (printed): {printed:,} tile(s)")
+        if status.count != printed:
+            lines.append(f"Out of memory (recounted for {report.target.bytes_per_tile:,} B per tile): {judged}"
+                         if report.target.bytes_per_tile else f"Out of memory (recounted): {judged}")
+    else:
+        lines.append("Out of memory: " + judged)
     lines.append(f"Detailed tiles: {len(report.detailed_tiles)} of "
                  + (f"{report.num_tiles:,}" if report.num_tiles_known else "an unknown tile count"))
     if report.oom_messages:

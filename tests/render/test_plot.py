@@ -406,3 +406,30 @@ def test_the_heat_map_is_sized_by_the_tiles_a_file_holds():
     half = TileReport(source="p.json", format="json-profile",  # half an IPU: drawn in its IPU's grid
                       target=Target(736, num_ipus=1, tiles_per_ipu=1472), excluding_gaps=np.full(736, 5000))
     assert heatmap.layout(summarize(half)).kib.shape == (32, 46)
+
+
+def test_a_long_title_is_shortened_in_the_middle_keeping_the_end():
+    from memreport.render.plot import middle_shortened
+    label = ("/home/someone/projects/very/long/directory/structure/for/builds/2026-11-23/run_0042/"
+             "tensorflow_reports/trace_two_modules.rep (module cluster_training_step.17)")
+    short = middle_shortened(label, 90)
+    assert short == "/home/someone/…/tensorflow_reports/trace_two_modules.rep (module cluster_training_step.17)"
+    assert len(short) == 90
+    assert middle_shortened("short.a", 90) == "short.a"
+
+
+def test_detailed_tiles_legend_has_red_only_for_out_of_memory_and_the_printed_count_is_shown():
+    from memreport.analysis import summarize
+    from memreport.model import PrintedSummary, StatedTarget, SummaryReport, Target, TileDetail
+    from memreport.render import plot
+    report = SummaryReport(source="s.txt", format="poplar-text", target=Target(4, None, 1, 4, 500_000),
+                           stated=StatedTarget(4, bytes_per_tile=600_000),
+                           printed=PrintedSummary(tiles_out_of_memory=0),
+                           detailed_tiles=(TileDetail(1, None, 400_000), TileDetail(2, None, 550_000)))
+    fig = plot.figure(summarize(report))
+    ax = next(a for a in fig.axes if a.get_title(loc="left").startswith("Detailed tiles"))
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["excluding gaps", "excluding gaps, out of memory"]
+    text = "\n".join(t.get_text() for a in fig.axes for t in a.texts)
+    assert "Out of memory (printed): 0 tile(s)" in text
+    assert "Out of memory (recounted for 500,000 B per tile): " in text
