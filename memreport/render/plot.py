@@ -343,6 +343,8 @@ def _histogram(ax: Axes, summary: Summary) -> None:
         ax.set_ylim(0.7, nonzero.max() * 1.6)
     else:
         ax.set_ylim(0, max(1, counts.max()) * 1.1)
+        from matplotlib.ticker import MaxNLocator
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # tile counts: never "0.25 tiles"
     high = float(hist.bins[-1].high_kib)
     top = _scale_top(high, None if limit is None else limit / KIB)
     pad = hist.bin_kib
@@ -451,10 +453,10 @@ def _top_table(ax: Axes, summary: Summary) -> None:
     """The top tiles as a small table (for reports too small for a heat map)."""
     report = summary.report
     limit = report.target.bytes_per_tile
-    lines = [f"{'tile':>6} {'IPU':>4} {'excl. gaps':>14} {'% of tile':>9}"]
+    lines = [f"{'tile':>6} {'IPU':>4} {'excl. gaps':>14}  {'% of tile':>9}"]
     for t in summary.top[:TOP]:
         pct = f"{100 * t.excluding_gaps / limit:.1f}%" if limit and t.excluding_gaps is not None else "?"
         excl = "?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B"
         mark = "  OOM" if t.out_of_memory else ""
-        lines.append(f"{t.tile:>6} {'?' if t.ipu is None else t.ipu:>4} {excl:>14} {pct:>9}{mark}")
+        lines.append(f"{t.tile:>6} {'?' if t.ipu is None else t.ipu:>4} {excl:>14}  {pct:>9}{mark}")
     _text_panel(ax, f"Top {min(TOP, report.num_tiles)} tile(s)", lines)

@@ -433,3 +433,17 @@ def test_detailed_tiles_legend_has_red_only_for_out_of_memory_and_the_printed_co
     text = "\n".join(t.get_text() for a in fig.axes for t in a.texts)
     assert "Out of memory (printed): 0 tile(s)" in text
     assert "Out of memory (recounted for 500,000 B per tile): " in text
+
+
+def test_a_small_report_has_whole_tile_counts_on_its_histogram(tmp_path):
+    from pathlib import Path
+
+    import memreport
+    from memreport.analysis import summarize
+    from memreport.render import plot
+    from tests.builds import OLD, write_build
+    write_build(Path(tmp_path / "small.a"), OLD)  # 8 tiles
+    fig = plot.figure(summarize(memreport.read(tmp_path / "small.a")))
+    ax = next(a for a in fig.axes if a.get_title(loc="left") == "By Tile histogram")
+    ticks = [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)
