@@ -350,9 +350,27 @@ def _histogram(ax: Axes, summary: Summary) -> None:
     pad = hist.bin_kib
     ax.set_xlim(lows[0] - pad, max(high, top) + pad)
     _mark_limit(ax, limit, max(high, top) + pad, vertical=True, bottom=lows[0] - pad)
+    _annotate_out_of_memory(ax, summary, lows, counts)
     ax.set_xlabel(f"KiB per tile, excluding gaps ({hist.bin_kib} KiB bins)", fontsize=9)
     ax.set_ylabel("tiles" + (" (log)" if ax.get_yscale() == "log" else ""), fontsize=9)
     ax.tick_params(labelsize=8)
+
+
+def _annotate_out_of_memory(ax: Axes, summary: Summary, lows: np.ndarray, counts: np.ndarray) -> None:
+    """The out-of-memory bins made unmissable: a red note with the count, pointing at the first of them
+    (a bin of one tile is a sliver at y=1 on a log axis)."""
+    held = [i for i, h in enumerate(summary.oom_bins) if h and counts[i]]
+    if not held:
+        return
+    status = summary.oom
+    n = status.count if status.count is not None else int(counts[held].sum())
+    first = held[0]
+    x = float(lows[first]) + summary.histogram.bin_kib / 2 if summary.histogram else float(lows[first])
+    ax.annotate(f"{count(n, 'tile')} out of memory", xy=(x, float(counts[first])), xycoords="data",
+                xytext=(0.97, 0.55), textcoords="axes fraction", ha="right", va="center", fontsize=8.5,
+                color=OOM_COLOUR, weight="bold",
+                arrowprops={"arrowstyle": "->", "color": OOM_COLOUR, "lw": 1.0},
+                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": OOM_COLOUR, "lw": 0.6})
 
 
 def _histogram_legend(ax: Axes, red: bool, maybe: bool, elided: bool = False) -> None:

@@ -447,3 +447,16 @@ def test_a_small_report_has_whole_tile_counts_on_its_histogram(tmp_path):
     ax = next(a for a in fig.axes if a.get_title(loc="left") == "By Tile histogram")
     ticks = [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
     assert ticks and all(float(t).is_integer() for t in ticks)
+
+
+def test_out_of_memory_bins_carry_a_note_with_the_count(tmp_path):
+    from pathlib import Path
+
+    import memreport
+    from memreport.analysis import summarize
+    from memreport.render import plot
+    from tests.builds import OLD, write_build
+    write_build(Path(tmp_path / "small.a"), OLD)  # 8 tiles, 2 out of memory
+    fig = plot.figure(summarize(memreport.read(tmp_path / "small.a")))
+    ax = next(a for a in fig.axes if a.get_title(loc="left") == "By Tile histogram")
+    assert [t.get_text() for t in ax.texts if "out of memory" in t.get_text()] == ["2 tiles out of memory"]
