@@ -15,7 +15,7 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -32,6 +32,39 @@ if TYPE_CHECKING:  # numpy-backed modules load with the commands: --version and 
     from .model.tensor_map import TensorMap
 
 EXIT_READ, EXIT_GATE, EXIT_WRITE = 1, 3, 4
+STDIN = "-"                # an input read from standard input
+STDIN_LABEL = "<stdin>"    # its name in reports and messages
+_spooled: dict[str, str] = {}  # spool file -> STDIN_LABEL, for this run's messages and reports
+
+
+def stdin_paths(paths: Sequence[str]) -> list[str]:
+    """``paths`` with ``-`` replaced by a temporary file holding standard input (read in bounded chunks, removed
+    when the command ends), so it is read like any file; a named FIFO or device is still refused."""
+    if STDIN not in paths:
+        return list(paths)
+    if list(paths).count(STDIN) > 1:
+        raise click.UsageError("- (standard input) can be given once")
+    import shutil
+    import tempfile
+    ctx = click.get_current_context()
+    directory = ctx.with_resource(tempfile.TemporaryDirectory(prefix="memreport-stdin-"))
+    spool = os.path.join(directory, "stdin")
+    with open(spool, "wb") as f:
+        shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+    _spooled[spool] = STDIN_LABEL
+    ctx.call_on_close(lambda: _spooled.pop(spool, None))
+    return [spool if p == STDIN else p for p in paths]
+
+
+def shown_path(path: str) -> str:
+    """How an input is named to the user: ``<stdin>`` for standard input's spool file."""
+    return _spooled.get(path, path)
+
+
+def _unspooled(message: str) -> str:
+    for spool, label in _spooled.items():
+        message = message.replace(spool, label)
+    return message
 
 
 class SizeType(click.ParamType):
@@ -164,7 +197,7 @@ def unexpected(exc: Exception) -> str:
 
 def fail(message: str, code: int = EXIT_READ) -> None:
     """One line on stderr, then exit with ``code``."""
-    click.echo(f"memreport: {message}", err=True)
+    click.echo(f"memreport: {_unspooled(message)}", err=True)
     sys.exit(code)
 
 
@@ -174,7 +207,7 @@ def exit_codes() -> Iterator[None]:
     try:
         yield
     except UnsupportedOperation as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(_unspooled(str(exc))) from None
     except MemreportError as exc:
         fail(str(exc))
 
@@ -204,6 +237,28 @@ def exit_on_gates(results: Sequence[GateResult]) -> None:
         sys.exit(EXIT_GATE)
 
 
+def terminal_options(output: str, color: str) -> tuple[int | None, bool]:
+    """The text's width and colour: the terminal's width and colour when stdout is a terminal and the text goes
+    there; 100 columns and no colour otherwise. ``--color always`` colours files too; ``never``, or ``NO_COLOR``
+    set to anything but empty with ``auto``, turns it off."""
+    import shutil
+    try:
+        to_terminal = output == "-" and sys.stdout.isatty()
+    except (ValueError, OSError, AttributeError):  # a closed stdout (None): the write says so (exit 4)
+        to_terminal = False
+    width = max(60, shutil.get_terminal_size((100, 24)).columns) if to_terminal else None
+    on = color == "always" or (color == "auto" and to_terminal and not os.environ.get("NO_COLOR"))
+    return width, on
+
+
+def color_option(command):
+    """``--color auto|always|never``."""
+    return click.option(
+        "--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+        help="Colour the text: out-of-memory tiles red, tiles within 5% of the limit yellow. auto: on a terminal "
+             "only, and not when NO_COLOR is set; always: files too.")(command)
+
+
 def drill_options(command):
     """What to show below the tile, shared by the report and export commands: ``--tile``, ``--symbols``."""
     command = click.option(
@@ -215,9 +270,18 @@ def drill_options(command):
         help="Also detail tile N (repeatable): its bytes, breakdown, regions, liveness and symbols.")(command)
 
 
-def load(paths: Sequence[str], options: ReadOptions) -> list[MemoryReport]:
+def load(paths: Sequence[str], options: ReadOptions, module: str | None = None) -> list[MemoryReport]:
     """Read every file, in order; the first unreadable one ends the run with exit 1."""
-    return [report for _, report in load_from(paths, options)]
+    return [report for _, report in load_from(paths, options, module)]
+
+
+def module_option(command):
+    """``--module``, shared by the report, diff and export commands."""
+    return click.option(
+        "--module", metavar="NAME",
+        help="Of a file holding several reports (a .rep trace's modules, a log's summaries), take only the "
+             "module NAME, or #N for its Nth report (run.log#2); an unknown name lists the file's reports "
+             "(exit 2). It applies to every file.")(command)
 
 
 def with_symbols(read: Sequence[tuple[str, MemoryReport]], top: int, tiles_asked: Sequence[int],
@@ -229,19 +293,24 @@ def with_symbols(read: Sequence[tuple[str, MemoryReport]], top: int, tiles_asked
     from .readers.symbols import with_symbols as read_symbols
     reports = []
     for path, report in read:
-        if has_symbols(report) and report.source == path:  # a saved report holds the symbols it saved, no more
+        shown = shown_path(path)
+        if has_symbols(report) and report.source == shown:  # a saved report holds the symbols it saved, no more
             assert isinstance(report, TileReport)
             wanted = top_tile_ids(report, top).tolist() + [t for t in tiles_asked if t < report.num_tiles]
             try:
-                report = read_symbols(report, wanted, thin_root)
+                spooled = report if path == shown else cast(TileReport, report.evolve(source=path))
+                report = read_symbols(spooled, wanted, thin_root).evolve(source=shown)
             except MemreportError as exc:
                 fail(str(exc))
         reports.append(report)
     return reports
 
 
-def load_from(paths: Sequence[str], options: ReadOptions) -> list[tuple[str, MemoryReport]]:
-    """(path, report) of every report of every file, in order; the first unreadable file ends the run with exit 1."""
+def load_from(paths: Sequence[str], options: ReadOptions, module: str | None = None
+              ) -> list[tuple[str, MemoryReport]]:
+    """(path, report) of every report of every file, in order (of each file only ``module``, when given: a name or
+    ``#N``); the first unreadable file ends the run with exit 1, a module a file does not hold with exit 2."""
+    from .analysis.tiles import pick_module
     from .progress import with_progress
     reports: list[tuple[str, MemoryReport]] = []
     for path in paths:
@@ -249,7 +318,13 @@ def load_from(paths: Sequence[str], options: ReadOptions) -> list[tuple[str, Mem
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                reports.extend((path, report) for report in read_path(path, file_options))
+                found = read_path(path, file_options)
+                if path in _spooled:  # standard input: named as such, not by its spool file
+                    found = [r.evolve(source=_spooled[path]) for r in found]
+                if module is not None:
+                    with exit_codes():
+                        found = [pick_module(found, module)]
+                reports.extend((path, report) for report in found)
         except MemreportError as exc:
             if bar is not None:
                 bar.close()
@@ -309,12 +384,15 @@ def main() -> None:
                    "(a text summary: its printed maximum).")
 @click.option("--min-headroom", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile.")
+@module_option
+@color_option
 @click.version_option(__version__, "--version", prog_name="memreport")
 def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory: int | None,
            arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | None = None,
            min_headroom: int | None = None, tensor_map_path: str | None = None,
            png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
-           symbols: int | None = None, thin_root: str | None = None) -> None:
+           symbols: int | None = None, thin_root: str | None = None, module: str | None = None,
+           color: str = "auto") -> None:
     """Show the memory of every tile of a compiled IPU program.
 
     FILE is any report Poplar writes, recognised by its content: an ELF
@@ -328,6 +406,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     Examples:
       memreport archive.a                      By Tile histogram, top 5 tiles, OOM count
       memreport run.log                        every summary and out-of-memory error in a log
+      memreport trace.rep --module cluster_1   one module of a .rep (or --module '#2': a log's 2nd)
       memreport profile.json --top 10          ten most memory-subscribed tiles
       memreport profile.json --tensor-map tensor_map.json   tensors on the top tiles
       memreport archive.a --tile 17 --symbols 20   tile 17 too, 20 symbols a tile
@@ -346,10 +425,12 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     from .analysis import gates, summarize_all
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                           thin_root=thin_root)
+    files = tuple(stdin_paths(files))
     inputs = [*files, *([tensor_map_path] if tensor_map_path else [])]
     refuse_overwriting(inputs, [("-o", output), *([("--png", png)] if png is not None else [])])
     shown = fmt != "csv"  # the CSV has no place for symbols: read none
-    reports = with_symbols(load_from(files, options), top if shown else 0, tiles_asked if shown else (), thin_root)
+    reports = with_symbols(load_from(files, options, module), top if shown else 0, tiles_asked if shown else (),
+                           thin_root)
     tensor_map = load_tensor_map(tensor_map_path, reports) if tensor_map_path else None
     if png == "-" and (output == "-" or len(reports) > 1):
         raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
@@ -362,7 +443,9 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
         with exit_codes():
             summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map,
                                       tiles_asked=tiles_asked)
-            rendered = render.render("report", fmt, summaries, render.RenderOptions(symbols=symbols))
+            width, colored = terminal_options(output, color) if fmt == "text" else (None, False)
+            rendered = render.render("report", fmt, summaries,
+                                     render.RenderOptions(symbols=symbols, width=width, color=colored))
             gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
                                           min_headroom=min_headroom)
             pngs: list[tuple[str, str | bytes]] = []
@@ -404,16 +487,19 @@ def numbered_paths(path: str, count: int, extension: str) -> list[str]:
 @click.option("--fail-on-growth", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile grows by more than SIZE.")
 @click.option("--fail-on-oom", is_flag=True, help="Gate: exit 3 if any tile of NEW is out of memory.")
+@module_option
 def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, tile_memory: int | None,
                  arch: str | None, fail_on_growth: int | None, fail_on_oom: bool,
                  skip_bad_members: bool = False, min_change: int = 0, sort: str = "delta",
-                 thin_root: str | None = None) -> None:
+                 thin_root: str | None = None, module: str | None = None) -> None:
     """Compare two builds tile by tile (excluding-gaps bytes).
 
     OLD and NEW are any two readable reports of programs with the same tile
     count, in any formats but a tensor map (it holds no bytes). A text
     summary is compared only where it knows a tile's bytes (its detailed
-    tiles), plus its printed totals and maxima.
+    tiles and Maximum lines), plus its printed totals and maxima. Of a file
+    holding several reports the largest is compared (with a note), or the
+    one --module names.
 
     \b
     Examples:
@@ -430,9 +516,10 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     from .analysis import gates, summarize
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                           thin_root=thin_root)
+    old_path, new_path = stdin_paths([old_path, new_path])
     refuse_overwriting([old_path, new_path], [("-o", output)])
-    old, old_note = diffing.choose_report(load([old_path], options))
-    new, new_note = diffing.choose_report(load([new_path], options))
+    old, old_note = diffing.choose_report(load([old_path], options, module))
+    new, new_note = diffing.choose_report(load([new_path], options, module))
     try:
         summaries = (summarize(old), summarize(new))
         changes = diffing.diff_reports(old, new, notes=[n for n in (old_note, new_note) if n], summaries=summaries,
@@ -517,9 +604,10 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
               help="How many of the most memory-subscribed tiles to detail (with their symbols).")
 @drill_options
 @read_options
+@module_option
 def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: int | None, arch: str | None,
                    skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
-                   symbols: int | None = None, thin_root: str | None = None) -> None:
+                   symbols: int | None = None, thin_root: str | None = None, module: str | None = None) -> None:
     """Save reports as memreport/1 JSON that memreport reads back as the same reports.
 
     FILE is anything memreport reads. The JSON holds every tile's values,
@@ -540,8 +628,9 @@ def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: i
     from .analysis import summarize_all
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                           thin_root=thin_root)
+    files = tuple(stdin_paths(files))
     refuse_overwriting(list(files), [("-o", output)])
-    reports = with_symbols(load_from(files, options), top, tiles_asked, thin_root)
+    reports = with_symbols(load_from(files, options, module), top, tiles_asked, thin_root)
     with exit_codes():
         summaries = summarize_all(reports, top=top, tiles_asked=tiles_asked)
         rendered = render.render("report", "json", summaries, render.RenderOptions(symbols=symbols))

@@ -48,3 +48,8 @@ def check_tile_memory(value: int) -> int:
 def kib(n: int) -> str:
     """Poplar's ``(X K)`` figure: binary K, one decimal, thousands separators."""
     return f"{n / 1024:,.1f} K"
+
+
+def count(n: int, noun: str) -> str:
+    """``n`` and its noun, plural unless one: ``1 tile``, ``1,472 tiles``, ``2 IPUs`` (thousands separated)."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"

@@ -88,7 +88,7 @@ def test_repr_html_has_summary_and_top_tiles(archive):
                  "Tiles out of memory"):
         assert text in html
     partial = memreport.read(TRACE)._repr_html_()
-    assert "Detailed tiles (as printed)" in partial and "cluster_training_step.17" in partial
+    assert "Tiles as printed" in partial and "cluster_training_step.17" in partial
 
 
 def test_repr_html_escapes_everything_from_the_file():
@@ -138,8 +138,9 @@ def test_to_dataframe_of_a_text_report_has_the_detailed_tiles():
     pytest.importorskip("pandas")
     report = memreport.read(TRACE)
     frame = report.to_dataframe()
-    assert frame["tile"].tolist() == [5, 902, 17, 230, 641]
+    assert frame["tile"].tolist() == [5, 902, 17, 230, 641]  # the maximum is on tile 5, detailed
     assert frame["out_of_memory"].tolist() == [True, True, False, False, False]
+    assert frame["stated_by"].tolist() == ["detailed"] * 5
     assert frame["member"].isna().all()
     assert frame.attrs["per_tile"] == "partial"
     assert list(frame.columns) == render_csv(summarize_all([report])).splitlines()[0].split(",")

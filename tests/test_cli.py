@@ -167,12 +167,23 @@ def test_tensor_map_adds_per_tile_tensor_columns_to_csv():
     assert all(row[-3:] == mapped.get(row[0], ["0", "0", "0"]) for row in rows[1:])  # unmapped tiles hold none
     assert rows[1][:6] == ["0", "0", "", "5780", "49184", "false"]  # the report's own columns are unchanged
 
-    summary = os.path.join(os.path.dirname(SAMPLE), "trace_two_modules.rep")
-    both = list(csv.reader(io.StringIO(run(summary, "--format", "csv", "--tensor-map", tensor_map, "--arch",
-                                           "ipu1").stdout)))
-    assert both[0][-5:] == ["tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements", "source",
-                            "module"]
-    assert [(row[0], row[-5:-2]) for row in both[1:3]] == [("5", mapped["5"]), ("902", mapped["902"])]
+    summary = os.path.join(os.path.dirname(SAMPLE), "mk1_summary.txt")
+    both = list(csv.reader(io.StringIO(run(summary, profile, "--format", "csv", "--tensor-map", tensor_map).stdout)))
+    assert both[0][-6:] == ["tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements", "stated_by",
+                            "source", "module"]
+    assert [(row[0], row[-6:-3], row[-3]) for row in both[1:3]] == [
+        ("0", mapped["0"], "maximum"), ("0", mapped["0"], "per-tile")]
+
+
+def test_a_tensor_map_of_another_program_is_refused():
+    tensor_map = os.path.join(os.path.dirname(SAMPLE), "tensor_map.json")  # the Mk1 program's: tiles 0..1215
+    for other in ("mk2_1472_tiles.a", "trace_two_modules.rep"):
+        result = run(os.path.join(os.path.dirname(SAMPLE), other), "--tensor-map", tensor_map)
+        assert result.exit_code == 1
+        assert result.stderr.startswith(f"memreport: {tensor_map}: the tensor map spans tiles 0 to 1,215: exactly 1 "
+                                        "ipu1 IPU(s) of 1,216 tiles, but ")
+        assert result.stderr.endswith(" has 1,472 tiles of 1,472 per IPU: a tensor map of another program?\n")
+        assert result.stderr.count("\n") == 1
 
 
 def test_help_lists_the_commands_and_how_to_report_a_file_named_like_one(tmp_path, monkeypatch):
@@ -187,3 +198,53 @@ def test_help_lists_the_commands_and_how_to_report_a_file_named_like_one(tmp_pat
         (tmp_path / "diff").write_bytes(f.read())
     result = runner.invoke(main, ["./diff"])
     assert result.exit_code == 0 and result.output.startswith("Source:   ./diff\n")
+
+
+def test_dash_reads_standard_input_named_stdin():
+    summary = os.path.join(os.path.dirname(SAMPLE), "mk1_summary.txt")
+    with open(summary, "rb") as f:
+        data = f.read()
+    result = CliRunner().invoke(main, ["-", "--format", "json"], input=data)
+    assert result.exit_code == 0, result.output
+    (doc,) = json.loads(result.stdout)["reports"]
+    assert doc["source"] == "<stdin>" and doc["format"] == "poplar-text"
+    assert doc["max_excluding_gaps"] == {"tile": 0, "bytes": 5780}
+    with open(SAMPLE, "rb") as f:  # an archive on stdin: read, and its top tiles' symbols too
+        archive = CliRunner().invoke(main, ["-", "--top", "1"], input=f.read())
+    assert archive.exit_code == 0 and archive.stdout.startswith("Source:   <stdin>\n")
+    assert "Symbols on tile 1402 (tile_1402.elf)" in archive.stdout
+    diffed = CliRunner().invoke(main, ["diff", "-", summary], input=data)
+    assert diffed.stdout.startswith("Old: <stdin> (Poplar text summary")
+    bad = CliRunner().invoke(main, ["-"], input=b"shopping list\n")
+    assert bad.exit_code == 1 and bad.stderr.startswith("memreport: <stdin>: no memory information found")
+    assert CliRunner().invoke(main, ["-", "-"], input=data).exit_code == 2
+
+
+def test_color_is_off_for_files_and_pipes_unless_always(tmp_path, monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    plain = run(SAMPLE)
+    assert plain.exit_code == 0 and "\x1b[" not in plain.stdout
+    always = run(SAMPLE, "--color", "always")
+    assert "\x1b[31m  !   1402     0         788,976 B     123.5%  tile_1402.elf  OUT OF MEMORY by 150,000 B\x1b[0m\n" \
+        in always.stdout
+    assert always.stdout.replace("\x1b[31m", "").replace("\x1b[33m", "").replace("\x1b[0m", "") == plain.stdout
+    assert "\x1b[" not in run(SAMPLE, "--color", "never").stdout
+    out = tmp_path / "r.txt"
+    assert run(SAMPLE, "-o", str(out)).exit_code == 0 and "\x1b[" not in out.read_text()
+    assert "\x1b[31m" in run(SAMPLE, "--color", "always", "--format", "text").stdout
+    assert "\x1b[" not in run(SAMPLE, "--color", "always", "--format", "csv").stdout
+    assert run(SAMPLE, "--color", "sometimes").exit_code == 2
+
+
+def test_terminal_width_and_no_color(monkeypatch):
+    from memreport.cli import terminal_options
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(100, 24): os.terminal_size((132, 40)))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert terminal_options("-", "auto") == (132, True)
+    assert terminal_options("out.txt", "auto") == (None, False)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert terminal_options("-", "auto") == (132, False)
+    assert terminal_options("-", "always") == (132, True)
+    monkeypatch.setenv("NO_COLOR", "")
+    assert terminal_options("-", "auto") == (132, True)

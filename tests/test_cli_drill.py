@@ -23,7 +23,8 @@ def test_a_tile_asked_for_and_its_symbols():
     result = run(ARCHIVE, "--top", "1", "--tile", "5", "--tile", "1402", "--symbols", "2")
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert "Tiles asked for:\n" in out and "\n         5     0         295,237 B      46.2%  tile_0005.elf  " in out
+    assert "Tiles asked for:\n" in out and "\n         5     0         295,237 B      46.2%  tile_0005.elf\n" \
+        "            largest sections: .bss 293,717 B" in out
     assert out.count("Symbols on tile 1402 (tile_1402.elf), largest 2 of 8 sized symbol(s):") == 1
     assert "Symbols on tile 5 (tile_0005.elf), largest 2 of 8 sized symbol(s):\n" in out
     assert "  +6 more sized symbol(s), 159,101 B (--symbols N to list more)\n" in out  # tile 1402: momentum and code

@@ -257,3 +257,38 @@ No compared tile changed.
 """
     doc = json.loads(run("diff", "damaged.a", "old.a", "--skip-bad-members", "--format", "json").stdout)
     assert doc["totals"]["delta"] == {"excluding_gaps": 0, "including_gaps": None, "tiles_out_of_memory": 0}
+
+
+def _summary_file(path: Path, peak_tile: int, peak: int) -> None:
+    """A Mk1 text summary detailing no tile: its Maximum lines name ``peak_tile``."""
+    import numpy as np
+
+    from tests.synth.text import summary_from_tiles, summary_text
+    excluding = np.full(1216, 4_500)
+    excluding[peak_tile] = peak
+    path.write_text(summary_text(summary_from_tiles(
+        excluding, excluding + 100, num_ipus=1, tiles_per_ipu=1216, bytes_per_tile=262_144, clock_hz=1.6e9,
+        graph={"Number of vertices": 1}, detailed=0)))
+
+
+def test_growth_between_summaries_compares_their_maximum_lines(tmp_path):
+    _summary_file(tmp_path / "summary_a.txt", 0, 5_780)
+    _summary_file(tmp_path / "summary_b.txt", 0, 834_339)
+    result = run("diff", "summary_a.txt", "summary_b.txt", "--fail-on-growth", "4KiB")
+    assert result.exit_code == 3
+    assert result.stderr == (
+        "memreport: gate failed: 1 tile(s) grew by more than 4,096 B from summary_a.txt to summary_b.txt (of the "
+        "1 tile(s) whose bytes both sides state; a text summary does not list every tile): tile 0 by 828,559 B\n")
+    assert "     0    0  5,780 B  834,339 B  +828,559 B\n" in result.stdout
+    assert "Tiles out of memory                     0                   1          +1\n" in result.stdout
+    doc = json.loads(run("diff", "summary_a.txt", "summary_b.txt", "--format", "json").stdout)
+    assert doc["newly_out_of_memory"] is None and doc["no_longer_out_of_memory"] is None
+
+
+def test_growth_between_summaries_stating_no_common_tile_is_exit_2(tmp_path):
+    _summary_file(tmp_path / "summary_a.txt", 0, 5_780)
+    _summary_file(tmp_path / "summary_b.txt", 3, 5_000)  # the maximum moved to tile 3 and shrank
+    result = run("diff", "summary_a.txt", "summary_b.txt", "--fail-on-growth", "4KiB")
+    assert result.exit_code == 2
+    assert "--fail-on-growth: summary_a.txt -> summary_b.txt: no tile's bytes are stated by both sides (a text " \
+           "summary does not list every tile): nothing to judge" in result.stderr

@@ -112,3 +112,28 @@ def test_a_summary_without_an_out_of_memory_line_gives_the_real_reason(tmp_path)
     assert result.exit_code == 2
     assert "Error: --fail-on-oom: " in result.stderr
     assert "the summary printed no out-of-memory line" in result.stderr and "give --tile-memory" not in result.stderr
+
+
+def test_module_picks_one_report_of_a_file_by_name_or_number():
+    Runner, cli, trace = CliRunner, main, str(SAMPLES / "trace_two_modules.rep")
+    by_name = Runner().invoke(cli, [trace, "--module", "cluster_vars_init.3"])
+    assert by_name.exit_code == 0
+    assert by_name.stdout.count("Source:   ") == 1
+    assert f"Source:   {trace} (module cluster_vars_init.3)\n" in by_name.stdout
+    by_number = Runner().invoke(cli, [trace, "--module", "#2", "--format", "json"])
+    assert [r["module"] for r in json.loads(by_number.stdout)["reports"]] == ["cluster_training_step.17"]
+    unknown = Runner().invoke(cli, [trace, "--module", "nope"])
+    assert unknown.exit_code == 2
+    assert unknown.stderr.endswith(f"Error: --module nope: {trace} holds no such report; it holds 2: "
+                                   "#1 (cluster_vars_init.3), #2 (cluster_training_step.17)\n")
+    assert Runner().invoke(cli, [trace, "--module", "#3"]).exit_code == 2
+
+
+def test_diff_compares_the_module_asked_for():
+    Runner, cli, trace = CliRunner, main, str(SAMPLES / "trace_two_modules.rep")
+    chosen = Runner().invoke(cli, ["diff", trace, trace, "--module", "cluster_vars_init.3"])
+    assert chosen.exit_code == 0
+    assert chosen.stdout.startswith(f"Old: {trace} (module cluster_vars_init.3; Poplar text summary")
+    assert "comparing the largest" not in chosen.stdout
+    largest = Runner().invoke(cli, ["diff", trace, trace])
+    assert "holds 2 reports; comparing the largest (module cluster_training_step.17)" in largest.stdout

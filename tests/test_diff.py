@@ -51,9 +51,9 @@ def test_a_build_that_newly_overflows_and_one_that_recovers(builds):
 def test_totals_and_maxima_before_and_after(builds):
     diff = diff_reports(*builds)
     assert diff.old == BuildSummary("old.a", None, "archive", "complete", 8, LIMIT, 3_138_976, None,
-                                    TileBytes(7, 700_000), 2)
+                                    TileBytes(7, 700_000), 2, report_label="old.a")
     assert diff.new == BuildSummary("new.a", None, "archive", "complete", 8, LIMIT, 3_584_336, None,
-                                    TileBytes(7, 700_000), 2)
+                                    TileBytes(7, 700_000), 2, report_label="new.a")
     assert (diff.total_delta, diff.total_including_gaps_delta, diff.max_delta, diff.out_of_memory_delta) == \
         (445_360, None, 0, 0)
 
@@ -106,11 +106,30 @@ def test_two_text_summaries_compare_only_the_tiles_both_detail():
     diff = diff_reports(old, new)
     assert diff.compared_tiles == 2  # tiles 2 and 7
     assert diff.tiles == (TileChange(2, 0, 640_000, 630_000, -10_000),)
-    assert diff.newly_out_of_memory == () and diff.no_longer_out_of_memory == (2,)
+    # Out-of-memory changes tile by tile are unknown (None, not an empty list): neither side states every tile.
+    assert diff.newly_out_of_memory is None and diff.no_longer_out_of_memory is None
     assert (diff.total_delta, diff.total_including_gaps_delta, diff.out_of_memory_delta) == (445_360, 445_360, 0)
     assert diff.per_tile == "partial"
-    assert diff.notes == ("OLD (old.txt) and NEW (new.txt) are partial (a text summary): only the 2 tile(s) both "
-                          "sides detail are compared; totals, maxima and out-of-memory counts are as printed",)
+    assert diff.notes == ("OLD (old.txt) and NEW (new.txt) are partial (a text summary): only the 2 tile(s) whose "
+                          "bytes both sides state are compared; totals, maxima and out-of-memory counts are as printed",
+                          "out-of-memory changes tile by tile unknown: a text summary does not state every tile's "
+                          "bytes (the out-of-memory counts are compared)")
+
+
+def test_summaries_sharing_no_detailed_tile_compare_their_maximum_lines():
+    old = summary("a.txt", {3: 5_000}, 0, 40_000, TileBytes(0, 5_780))
+    new = summary("b.txt", {5: 700_000}, 2, 1_900_000, TileBytes(0, 834_339))
+    diff = diff_reports(old, new)
+    assert diff.compared_tiles == 1
+    assert diff.tiles == (TileChange(0, 0, 5_780, 834_339, 828_559),)
+    assert (diff.max_delta, diff.out_of_memory_delta) == (828_559, 2)
+    assert diff.newly_out_of_memory is None
+
+
+def test_summaries_stating_no_common_tile_compare_none():
+    old = summary("a.txt", {3: 5_000}, 0, 40_000, TileBytes(1, 5_780))
+    new = summary("b.txt", {5: 700_000}, 2, 1_900_000, TileBytes(0, 834_339))
+    assert diff_reports(old, new).compared_tiles == 0
 
 
 def test_a_text_summary_against_a_complete_build(builds):
@@ -119,7 +138,7 @@ def test_a_text_summary_against_a_complete_build(builds):
     diff = diff_reports(old, new)
     assert diff.compared_tiles == 3
     assert diff.tiles == (TileChange(3, 0, 200_000, 643_072, 443_072), TileChange(2, 0, 640_000, 630_000, -10_000))
-    assert diff.newly_out_of_memory == (3,) and diff.no_longer_out_of_memory == (2,)
+    assert diff.newly_out_of_memory is None and diff.no_longer_out_of_memory is None
     assert diff.total_delta == 445_360 and diff.total_including_gaps_delta is None
     assert diff.notes[0].startswith("NEW (new.txt) is partial (a text summary): only the 3 tile(s)")
 

@@ -171,7 +171,39 @@ def test_growth_on_a_partial_diff_says_what_was_compared(new):
                            detailed_tiles=(TileDetail(3, None, 650_000),))
     result = gates.check_growth(diff_reports(new, summary), 0)
     assert result.message == ("1 tile(s) grew by more than 0 B from new.a to summary.txt (of the 1 tile(s) "
-                              "both sides detail; a text summary does not list every tile): tile 3 by 6,928 B")
+                              "whose bytes both sides state; a text summary does not list every tile): "
+                              "tile 3 by 6,928 B")
+
+
+def _summary(source: str, tile: int, peak: TileBytes, oom: int) -> MemoryReport:
+    return SummaryReport(source=source, format="poplar-text", target=Target(8, None, 1, 1472, LIMIT),
+                         printed=PrintedSummary(max_excluding_gaps=peak, tiles_out_of_memory=oom),
+                         detailed_tiles=(TileDetail(tile, None, 5_000),))
+
+
+def test_growth_of_summaries_sharing_no_tile_is_not_a_pass():
+    old, new = _summary("a.txt", 3, TileBytes(0, 5_780), 0), _summary("b.txt", 4, TileBytes(1, 5_000), 0)
+    with pytest.raises(UnsupportedOperation) as caught:
+        gates.check_growth(diff_reports(old, new), 4096)
+    assert str(caught.value) == ("--fail-on-growth: a.txt -> b.txt: no tile's bytes are stated by both sides "
+                                 "(a text summary does not list every tile): nothing to judge")
+
+
+def test_growth_of_the_printed_maximum_fails_a_partial_diff():
+    # Tile 3 is stated on both sides and did not grow; the maximum moved from tile 3 to tile 6 and grew.
+    old = SummaryReport(source="a.txt", format="poplar-text", target=Target(8, None, 1, 1472, LIMIT),
+                        printed=PrintedSummary(max_excluding_gaps=TileBytes(3, 5_000), tiles_out_of_memory=0),
+                        detailed_tiles=(TileDetail(3, None, 5_000),))
+    new = _summary("b.txt", 3, TileBytes(6, 20_000), 0)
+    result = gates.check_growth(diff_reports(old, new), 4096)
+    assert result == GateResult(
+        "fail-on-growth", "a.txt -> b.txt", True, None, (Offender(6, 15_000, 10_904),),
+        "the largest tile grew by 15,000 B (more than 4,096 B) from a.txt to b.txt: 5,000 B on tile 3 -> "
+        "20,000 B on tile 6 (the maxima as printed (of the 1 tile(s) whose bytes both sides state; a text summary "
+        "does not list every tile))")
+    # With no tile stated on both sides, a maximum that grew still fails the gate.
+    moved = _summary("c.txt", 4, TileBytes(1, 834_339), 2)
+    assert gates.check_growth(diff_reports(_summary("a.txt", 3, TileBytes(0, 5_780), 0), moved), 4096).failed
 
 
 def overridden(bytes_per_tile: int, oom: int = 3, details=((1402, 788_976), (17, 700_000), (5, 500_000)),
@@ -222,5 +254,5 @@ def test_tensor_maps_and_skipped_members_are_not_called_text_summaries(old, new)
                            skipped=(memreport.SkippedMember(3, "tile_3.elf", "not an ELF file"),))
     result = gates.check_growth(diff_reports(skipped, new), 0)
     assert "text summary" not in result.message
-    assert "(of the 7 tile(s) both sides detail; 1 damaged member(s) were skipped: their tiles' bytes are " \
+    assert "(of the 7 tile(s) whose bytes both sides state; 1 damaged member(s) were skipped: their tiles' bytes are " \
            "unknown)" in result.message

@@ -398,3 +398,10 @@ def test_every_compiles_json_key_and_csv_column_is_documented(run_logs):
     columns = section("### CSV columns `memreport compiles`")
     for column in CSV_COLUMNS:
         assert f"`{column}`" in columns, column
+
+
+def test_standard_input_example_is_the_real_output(tmp_path):
+    block, = [body for _, body in code_blocks(section("## Command line")) if body.startswith("$ cat ")]
+    command, expected = block.split("\n", 1)
+    env = memreport_on_path(tmp_path)
+    assert shell(command[2:], ROOT, env) == expected

@@ -52,10 +52,13 @@ class BuildSummary:
     tiles_out_of_memory: int | None
     out_of_memory_at_least: int | None = None  # tiles known out of memory when the count is unknown
     partial_reason: str | None = None            # why this side's per-tile view is partial
+    report_label: str | None = None              # the report's own label (MemoryReport.label), when known
 
     @property
     def label(self) -> str:
-        """The source, with its module when a file holds several."""
+        """The source, with its module, or its place when a file holds several (``MemoryReport.label``)."""
+        if self.report_label is not None:
+            return self.report_label
         return self.source + (f" (module {self.module})" if self.module else "")
 
     @classmethod
@@ -80,7 +83,8 @@ class BuildSummary:
                    num_tiles=report.num_tiles if report.num_tiles_known else None,
                    bytes_per_tile=report.target.bytes_per_tile,
                    total_excluding_gaps=total_ex, total_including_gaps=total_in, max_excluding_gaps=peak,
-                   tiles_out_of_memory=oom, out_of_memory_at_least=at_least, partial_reason=summary.partial_reason)
+                   tiles_out_of_memory=oom, out_of_memory_at_least=at_least, partial_reason=summary.partial_reason,
+                   report_label=report.label)
 
 
 def _figures_over(report: TileReport, tiles: np.ndarray, over: np.ndarray | None
@@ -208,7 +212,7 @@ def _known_bytes(report: MemoryReport) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(report, TileReport):
         tiles = np.arange(report.num_tiles) if report.known is None else np.flatnonzero(report.known)
         return tiles, report.excluding_gaps[tiles].astype(np.int64)
-    known = {d.tile: d.excluding_gaps for d in report.detailed_tiles if d.excluding_gaps is not None}
+    known = figures.stated_excluding_gaps(report)  # detailed tiles and the Maximum (Excluding Gaps) line
     tiles = np.array(sorted(known), dtype=np.int64)
     return tiles, np.array([known[t] for t in tiles.tolist()], dtype=np.int64)
 
@@ -218,7 +222,7 @@ def _known_out_of_memory(summary: Summary, tiles: np.ndarray) -> np.ndarray | No
     report = summary.report
     if isinstance(report, TileReport):
         return None if summary.out_of_memory is None else summary.out_of_memory[tiles]
-    by_tile = {d.tile: figures.detail_out_of_memory(report, d) for d in report.detailed_tiles}
+    by_tile = {t.tile: t.out_of_memory for t in summary.stated}
     over = [by_tile.get(t) for t in tiles.tolist()]
     return None if None in over else np.array(over, dtype=bool)
 
@@ -239,7 +243,8 @@ def _partial_notes(old: MemoryReport, new: MemoryReport, compared: int) -> tuple
     printed = all(isinstance(r, SummaryReport) for _, r in partial)
     kind = " (a text summary)" if printed else f" ({'; '.join(r for r in reasons if r)})"
     tail = "; totals, maxima and out-of-memory counts are as printed" if printed else ""
-    return (f"{who} {verb} partial{kind}: only the {compared:,} tile(s) both sides detail are compared{tail}",) + \
+    return (f"{who} {verb} partial{kind}: only the {compared:,} tile(s) whose bytes both sides state are "
+            f"compared{tail}",) + \
         skipped
 
 
@@ -309,12 +314,15 @@ def diff_reports(old: MemoryReport, new: MemoryReport, notes: Sequence[str] = ()
     old_summary, new_summary = summaries or (summarize(old), summarize(new))
     old_over, new_over = _known_out_of_memory(old_summary, tiles), _known_out_of_memory(new_summary, tiles)
     newly = recovered = None
-    if old_over is not None and new_over is not None:
+    if old_over is not None and new_over is not None and isinstance(old, TileReport) and isinstance(new, TileReport):
         newly = tuple(tiles[new_over & ~old_over].tolist())
         recovered = tuple(tiles[old_over & ~new_over].tolist())
     scope, scope_notes = _figures_scope(old, new, tiles)
     notes = tuple(notes) + _partial_notes(old, new, int(tiles.size)) + scope_notes + _out_of_memory_notes(old, new)
-    if newly is None:
+    if newly is None and old_over is not None and new_over is not None:
+        notes += ("out-of-memory changes tile by tile unknown: a text summary does not state every tile's bytes "
+                  "(the out-of-memory counts are compared)",)
+    elif newly is None:
         notes += ("out-of-memory changes unknown: bytes per tile unknown (give --tile-memory or --arch)",)
     over = tiles if scope == "compared tiles" else None
     return Diff(

@@ -211,17 +211,37 @@ def evaluate(summaries: Sequence[Summary], *, fail_on_oom: bool = False, max_til
 
 
 def check_growth(diff: Diff, max_growth: int) -> GateResult:
-    """Fail when any tile grew by more than ``max_growth`` bytes (``memreport diff --fail-on-growth``)."""
+    """Fail when any tile grew by more than ``max_growth`` bytes (``memreport diff --fail-on-growth``).
+
+    Every tile whose bytes both sides state is judged (a text summary's
+    detailed tiles and Maximum lines). A partial diff also fails when the
+    largest tile grew by more than ``max_growth``: the new maximum's tile
+    held at most the old maximum, so it grew by at least the difference.
+    When no tile can be compared and the maxima do not settle it, the gate
+    cannot pass: UnsupportedOperation.
+    """
     gate, source = "fail-on-growth", f"{diff.old.label} -> {diff.new.label}"
+    why = "; ".join(dict.fromkeys(r for r in (diff.old.partial_reason, diff.new.partial_reason) if r))
+    peak_grew = diff.per_tile == "partial" and diff.max_delta is not None and diff.max_delta > max_growth
+    if diff.compared_tiles == 0 and not peak_grew:
+        raise UnsupportedOperation(f"--fail-on-growth: {source}: no tile's bytes are stated by both sides "
+                                   f"({why or 'no tile is known on both sides'}): nothing to judge")
     delta = diff.delta
     grew = np.flatnonzero(delta > max_growth)
-    if grew.size == 0:
+    if grew.size == 0 and not peak_grew:
         return GateResult(gate, source, False, 0, ())
     tiles, growth = diff.tile_ids[grew], delta[grew]
     worst = _worst(tiles, growth, growth - max_growth)
-    why = "; ".join(dict.fromkeys(r for r in (diff.old.partial_reason, diff.new.partial_reason) if r))
     partial = "" if diff.per_tile == "complete" else \
-        f" (of the {diff.compared_tiles:,} tile(s) both sides detail; {why})"
+        f" (of the {diff.compared_tiles:,} tile(s) whose bytes both sides state; {why})"
+    if grew.size == 0:
+        new_peak, old_peak = diff.new.max_excluding_gaps, diff.old.max_excluding_gaps
+        assert new_peak is not None and old_peak is not None and diff.max_delta is not None
+        return GateResult(gate, source, True, None, (Offender(new_peak.tile, diff.max_delta,
+                                                              diff.max_delta - max_growth),),
+                          f"the largest tile grew by {diff.max_delta:,} B (more than {max_growth:,} B) from "
+                          f"{diff.old.label} to {diff.new.label}: {old_peak.bytes:,} B on tile {old_peak.tile} -> "
+                          f"{new_peak.bytes:,} B on tile {new_peak.tile} (the maxima as printed{partial})")
     return GateResult(gate, source, True, int(grew.size), worst,
                       f"{grew.size:,} tile(s) grew by more than {max_growth:,} B from {diff.old.label} to "
                       f"{diff.new.label}{partial}: {_tile_list(worst, int(grew.size), 'by {value:,} B')}")

@@ -24,6 +24,7 @@ from ..model import (
     TileBytes,
     TileReport,
 )
+from ..units import count
 from . import tiles
 from .liveness import LivenessSummary, summarize_liveness
 from .oom import OutOfMemoryCount, bins_out_of_memory, out_of_memory_count
@@ -44,7 +45,9 @@ class Summary:
     is the per-tile mask of a report with per-tile bytes (None when bytes
     per tile is unknown). ``top`` are the most memory-subscribed tiles (a
     summary's first ``top_n`` detailed tiles), ``detailed`` every tile a text
-    summary detailed, ``selected`` the tiles asked for by id (``tiles=``).
+    summary detailed, ``stated`` every tile it states figures for (detailed
+    tiles, Maximum lines, out-of-memory messages: :func:`.tiles.stated_tiles`),
+    ``selected`` the tiles asked for by id (``tiles=``).
     ``tensors`` are the tensors on the top tiles when a tensor map of the
     program was given. ``breakdown_totals`` sums each counted breakdown item
     (section, category) over the tiles, largest first; ``liveness`` is the
@@ -73,6 +76,7 @@ class Summary:
     breakdown_totals: Mapping[str, int] = field(default_factory=dict)
     liveness: LivenessSummary | None = None
     notes: tuple[str, ...] = ()
+    stated: tuple[TopTile, ...] = ()
 
     @property
     def label(self) -> str:
@@ -87,12 +91,12 @@ class Summary:
         if not self.report.num_tiles_known:
             parts.append("tiles unknown" + (f" ({t.tiles_per_ipu:,} per IPU)" if t.tiles_per_ipu else ""))
         elif t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
-            parts.append(f"{t.num_ipus:,} IPU{'s' if t.num_ipus != 1 else ''} x {t.tiles_per_ipu:,} tiles "
-                         f"= {t.num_tiles:,} tiles")
+            parts.append(f"{count(t.num_ipus, 'IPU')} x {count(t.tiles_per_ipu, 'tile')} "
+                         f"= {count(t.num_tiles, 'tile')}")
         elif t.tiles_per_ipu:
-            parts.append(f"{t.num_tiles:,} tiles ({t.tiles_per_ipu:,} per IPU)")
+            parts.append(f"{count(t.num_tiles, 'tile')} ({t.tiles_per_ipu:,} per IPU)")
         else:
-            parts.append(f"{t.num_tiles:,} tiles")
+            parts.append(count(t.num_tiles, "tile"))
         if t.bytes_per_tile is not None:
             parts.append(f"{t.bytes_per_tile:,} B ({t.bytes_per_tile / 1024:,.1f} KiB) per tile")
         else:
@@ -124,8 +128,8 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
     status = out_of_memory_count(report, over, names)
     hist = None if isinstance(report, TensorMapReport) else tiles.histogram_if_known(report, bin_kib)
     top_tiles = tuple(tiles.top_tiles(report, top, over))
-    detailed = tuple(tiles.top_tiles(report, len(report.detailed_tiles))) if isinstance(report, SummaryReport) \
-        else ()
+    stated = tuple(tiles.stated_tiles(report))
+    detailed = tuple(t for t in stated if t.stated_by == "detailed")
     selected, notes = _selected(report, tiles_asked, over)
     tensors = None
     if tensor_map is not None and not isinstance(report, TensorMapReport):
@@ -137,7 +141,7 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
         oom_bins=tuple(bins_out_of_memory(report, hist, over, status)) if hist is not None else (),
         including_gaps=tiles.total_including_gaps(report), excluding_gaps=tiles.total_excluding_gaps(report),
         max_including_gaps=tiles.max_including_gaps(report), max_excluding_gaps=tiles.max_excluding_gaps(report),
-        top=top_tiles, detailed=detailed, per_ipu=tuple(tiles.per_ipu(report, over)),
+        top=top_tiles, detailed=detailed, stated=stated, per_ipu=tuple(tiles.per_ipu(report, over)),
         partial_reason=tiles.partial_reason(report), tensor_map=tensor_map, tensors=tensors,
         selected=selected, breakdown_totals=tiles.breakdown_totals(report) if isinstance(report, TileReport) else {},
         liveness=summarize_liveness(report, [t.tile for t in top_tiles]), notes=notes)

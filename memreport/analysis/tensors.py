@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ReadError
-from ..model import MemoryReport
+from ..model import ARCHES, MemoryReport
 from ..model.tensor_map import TensorMap, TileTensor
 from .binning import aligned_counts, power_of_two_width
 from .tiles import TopTile
@@ -84,11 +84,27 @@ def top_data_tiles(tensor_map: TensorMap, n: int = 5, tiles_per_ipu: int | None 
 
 
 def check_matches(report: MemoryReport, tensor_map: TensorMap) -> None:
-    """A ReadError when the tensor map uses tiles the report does not have."""
+    """A ReadError when the tensor map cannot be of the report's program.
+
+    It uses tiles the report does not have; or it spans exactly whole IPUs
+    of another architecture (tiles 0 to 1,215: one Mk1 IPU) and not of the
+    report's, which has more tiles (a tensor map states no tile count of
+    its own, but Poplar spreads a program's tensors over all its tiles).
+    """
     used = int(tensor_map.pair_tile.max()) + 1 if tensor_map.pair_tile.size else 0
     if used > report.num_tiles:
         raise ReadError(f"the tensor map places tensors on tile {used - 1:,}, but {report.source} has "
                         f"{report.num_tiles:,} tiles: are they from the same program?", path=tensor_map.source)
+    tpi = report.target.tiles_per_ipu
+    if not used or used == report.num_tiles or not tpi or used % tpi == 0:
+        return
+    for arch in ARCHES.values():
+        if arch.tiles_per_ipu != tpi and used % arch.tiles_per_ipu == 0:
+            ipus = used // arch.tiles_per_ipu
+            raise ReadError(
+                f"the tensor map spans tiles 0 to {used - 1:,}: exactly {ipus:,} {arch.name} IPU(s) of "
+                f"{arch.tiles_per_ipu:,} tiles, but {report.label} has {report.num_tiles:,} tiles of {tpi:,} per "
+                "IPU: a tensor map of another program?", path=tensor_map.source)
 
 
 def attribute(report: MemoryReport, tensor_map: TensorMap, top: Sequence[TopTile]) -> list[TileTensors]:

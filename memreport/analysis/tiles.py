@@ -10,7 +10,7 @@ bytes. Whether one tile is out of memory is decided here (:func:`out_of_memory`,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -55,6 +55,12 @@ class TopTile:
     regions: Mapping[str, int] = field(default_factory=dict)
     liveness: Liveness | None = None
     symbols: TileSymbols | None = None
+    stated_by: str = "per-tile"  # where its figures come from: one of STATED_BY
+
+
+# Where a tile's figures come from: a report with every tile's bytes ("per-tile"), or, for a text summary,
+# a detailed tile, a "Maximum (...) on tile T" line, or an out-of-memory message (its "bytes used" only).
+STATED_BY = ("per-tile", "detailed", "maximum", "message")
 
 
 @dataclass(frozen=True)
@@ -241,6 +247,25 @@ def largest(reports: Sequence[MemoryReport]) -> MemoryReport:
     return max(reports, key=lambda r: total_excluding_gaps(r) or 0)
 
 
+def pick_module(reports: Sequence[MemoryReport], wanted: str) -> MemoryReport:
+    """The report of one file's ``reports`` that ``wanted`` names: a module name, or ``#N`` (the Nth, from 1).
+
+    An :class:`UnsupportedOperation` (bad usage) naming the file's reports when none matches.
+    """
+    if wanted.startswith("#") and wanted[1:].isdigit():
+        index = int(wanted[1:])
+        if 1 <= index <= len(reports):
+            return reports[index - 1]
+    else:
+        for report in reports:
+            if report.module == wanted:
+                return report
+    source = reports[0].source if reports else "the file"
+    held = ", ".join(f"#{i} ({r.module})" if r.module else f"#{i}" for i, r in enumerate(reports, 1))
+    raise UnsupportedOperation(f"--module {wanted}: {source} holds no such report; it holds "
+                               f"{len(reports):,}: {held}")
+
+
 def top_tile_ids(report: MemoryReport, n: int) -> np.ndarray:
     """Ids of the ``n`` largest tiles: by including gaps where known, else excluding; ties by id."""
     if not isinstance(report, TileReport):
@@ -272,13 +297,48 @@ def tile_breakdown(report: MemoryReport, tile: int, counted_only: bool = True) -
     return dict(items)
 
 
+def stated_tiles(report: MemoryReport) -> list[TopTile]:
+    """The tiles a report without every tile's bytes states figures for, each marked with where from.
+
+    The one rule for a text summary (top tiles, CSV, JSON, diffs and gates
+    all ask here): its detailed tiles in printed order (``"detailed"``),
+    then the tiles its Maximum lines name and no detailed tile covers
+    (``"maximum"``: the excluding- and including-gaps figures those lines
+    print, None for the one not on that tile), then the tiles only its
+    out-of-memory messages name (``"message"``: out of memory, bytes
+    unknown; the "bytes used" they state is not an excluding-gaps figure).
+    """
+    if not isinstance(report, SummaryReport):
+        return []
+    rows = [_detail_tile(report, d) for d in report.detailed_tiles]
+    seen = {d.tile for d in report.detailed_tiles}
+    peak_ex, peak_in = report.printed.max_excluding_gaps, report.printed.max_including_gaps
+    for peak in (peak_ex, peak_in):
+        if peak is None or peak.tile in seen:
+            continue
+        seen.add(peak.tile)
+        detail = TileDetail(peak.tile, peak_in.bytes if peak_in is not None and peak_in.tile == peak.tile else None,
+                            peak_ex.bytes if peak_ex is not None and peak_ex.tile == peak.tile else None)
+        rows.append(replace(_detail_tile(report, detail), stated_by="maximum"))
+    for tile in message_tiles(report):
+        if tile not in seen:
+            seen.add(tile)
+            rows.append(TopTile(tile, report.target.ipu_of(tile), None, None, True, stated_by="message"))
+    return rows
+
+
+def stated_excluding_gaps(report: MemoryReport) -> dict[int, int]:
+    """Tile -> excluding-gaps bytes of every tile a text summary states them for (:func:`stated_tiles`)."""
+    return {t.tile: t.excluding_gaps for t in stated_tiles(report) if t.excluding_gaps is not None}
+
+
 def top_tiles(report: MemoryReport, n: int = 5, over: np.ndarray | None = None) -> list[TopTile]:
-    """The ``n`` most memory-subscribed tiles (the detailed tiles, for a text report).
+    """The ``n`` most memory-subscribed tiles (for a text report, its :func:`stated_tiles`).
 
     ``over`` is the report's out-of-memory mask (:func:`.oom.out_of_memory`), when it is known.
     """
     if isinstance(report, SummaryReport):
-        return [_detail_tile(report, d) for d in report.detailed_tiles[:n]]
+        return stated_tiles(report)[:n]
     if not isinstance(report, TileReport):
         return []
     return tiles_of(report, top_tile_ids(report, n).tolist(), over)
@@ -287,12 +347,12 @@ def top_tiles(report: MemoryReport, n: int = 5, over: np.ndarray | None = None) 
 def tiles_of(report: MemoryReport, tiles: Sequence[int], over: np.ndarray | None = None) -> list[TopTile]:
     """The given tiles as :class:`TopTile` records, in the order given.
 
-    For a text summary only the tiles it detailed can be given (others are
+    For a text summary only the tiles it states figures for can be given (others are
     left out); for a report without per-tile bytes, none.
     """
     if isinstance(report, SummaryReport):
-        detailed = {d.tile: d for d in report.detailed_tiles}
-        return [_detail_tile(report, detailed[t]) for t in tiles if t in detailed]
+        stated = {t.tile: t for t in stated_tiles(report)}
+        return [stated[t] for t in tiles if t in stated]
     if not isinstance(report, TileReport):
         return []
     target = report.target
@@ -319,7 +379,7 @@ def _detail_tile(report: SummaryReport, d: TileDetail) -> TopTile:
         tile=d.tile, ipu=report.target.ipu_of(d.tile), excluding_gaps=d.excluding_gaps,
         including_gaps=d.including_gaps, out_of_memory=detail_out_of_memory(report, d),
         breakdown=dict(sorted(d.breakdown.items(), key=lambda kv: (-kv[1], kv[0]))),
-        regions=dict(d.regions),
+        regions=dict(d.regions), stated_by="detailed",
     )
 
 

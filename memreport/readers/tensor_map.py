@@ -152,10 +152,29 @@ def read_tensor_map(path: str | os.PathLike, *, num_tiles: int | None = None) ->
     with reading(path, "tensor map"):
         if not prefix:
             raise ReadError("empty file")
+        if not looks_like_cbor_map(prefix) and not re.match(rb"(?:\xef\xbb\xbf)?\s*\{", prefix):
+            raise ReadError(f"not a tensor map (a JSON object with \"mappings\"): {_what_it_is(prefix)}")
         tree = _decode(path, prefix)
         if not is_tensor_map(tree):
             raise ReadError("not a tensor map: expected a top-level \"mappings\" object")
         return tensor_map_from_document(tree, path, num_tiles)
+
+
+def _what_it_is(prefix: bytes) -> str:
+    """What a file that is not a tensor map starts as, in a few words."""
+    if prefix.startswith((b"!<arch>\n", b"!<thin>\n")):
+        return "it is an ar archive (give it as an input, not as --tensor-map)"
+    if prefix.startswith(b"\x7fELF"):
+        return "it is an ELF file"
+    stripped = prefix.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if stripped.startswith(b"["):
+        return "it is a JSON list, not an object"
+    try:
+        prefix.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.reason != "unexpected end of data":  # not merely a character cut at the end of the prefix
+            return f"it is binary data (byte offset {exc.start:,} is not UTF-8 text)"
+    return "it is text that does not start with a JSON object"
 
 
 def _decode(path: str, prefix: bytes) -> Any:

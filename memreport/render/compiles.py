@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from ..analysis.compiles import CompileSummary, CompileTotals, plural
 from ..model import Compilation, CompileTarget, ExecutableLoad, Finding, LineRef
 from ..model.compiles import SCHEMA
+from ..units import count
 from . import RenderOptions
 
 UNKNOWN = "?"
@@ -27,8 +28,8 @@ def _target(target: CompileTarget | None) -> str:
     if target is None:
         return UNKNOWN
     ipus = UNKNOWN if target.ipus is None else f"{target.ipus:,}"
-    tiles = UNKNOWN if target.tiles_per_ipu is None else f"{target.tiles_per_ipu:,}"
-    return f"{target.arch or UNKNOWN}, {ipus} x {tiles} tiles"
+    tiles = f"{UNKNOWN} tiles" if target.tiles_per_ipu is None else count(target.tiles_per_ipu, "tile")
+    return f"{target.arch or UNKNOWN}, {ipus} x {tiles}"
 
 
 def _cell(value: object) -> str:

@@ -30,7 +30,7 @@ def _pandas():
 
 
 def to_dataframe(summary: Summary) -> pandas.DataFrame:
-    """One row per tile (per detailed tile for a partial report), columns as in the CSV."""
+    """One row per tile (for a text summary, per tile it states figures for), columns as in the CSV."""
     pd = _pandas()
     report = summary.report
     columns = csv_columns(report)
@@ -40,7 +40,8 @@ def to_dataframe(summary: Summary) -> pandas.DataFrame:
         data = _complete(summary, columns, pd)
     else:
         data = _partial(summary, columns, pd)
-    frame = pd.DataFrame(data, columns=BASE_COLUMNS + [label for label, _, _ in columns])
+    frame = pd.DataFrame(data, columns=BASE_COLUMNS + [label for label, _, _ in columns]
+                         + (["stated_by"] if "stated_by" in data else []))
     frame.attrs.update({"source": report.source, "module": report.module, "format": report.format,
                         "per_tile": report.per_tile, "bytes_per_tile": report.target.bytes_per_tile})
     return frame
@@ -97,19 +98,18 @@ def _tensor_map(report: TensorMapReport, pd) -> dict:
 
 
 def _partial(summary: Summary, columns: list[tuple[str, str, str]], pd) -> dict:
-    report = summary.report
-    target = report.target
-    details = report.detailed_tiles
-    over = {t.tile: t.out_of_memory for t in summary.detailed}
+    """A text summary's rows: every tile it states figures for (:func:`~memreport.analysis.tiles.stated_tiles`)."""
+    rows = summary.stated
     data = {
-        "tile": np.array([d.tile for d in details], dtype=np.int64),
-        "ipu": pd.array([target.ipu_of(d.tile) for d in details], dtype="Int64"),
-        "member": pd.array([None] * len(details), dtype="object"),
-        "excluding_gaps": pd.array([d.excluding_gaps for d in details], dtype="Int64"),
-        "including_gaps": pd.array([d.including_gaps for d in details], dtype="Int64"),
-        "out_of_memory": pd.array([over.get(d.tile) for d in details], dtype="boolean"),
+        "tile": np.array([t.tile for t in rows], dtype=np.int64),
+        "ipu": pd.array([t.ipu for t in rows], dtype="Int64"),
+        "member": pd.array([None] * len(rows), dtype="object"),
+        "excluding_gaps": pd.array([t.excluding_gaps for t in rows], dtype="Int64"),
+        "including_gaps": pd.array([t.including_gaps for t in rows], dtype="Int64"),
+        "out_of_memory": pd.array([t.out_of_memory for t in rows], dtype="boolean"),
     }
     for label, what, key in columns:
-        data[label] = pd.array([(d.regions if what == "region" else d.breakdown).get(key) for d in details],
-                               dtype="Int64")
+        data[label] = pd.array([(t.regions if what == "region" else t.breakdown if what == "breakdown" else {}
+                                 ).get(key) for t in rows], dtype="Int64")
+    data["stated_by"] = pd.array([t.stated_by for t in rows], dtype="object")
     return data

@@ -35,7 +35,9 @@ def _peak(value: TileBytes | None) -> str:
 
 def _side_line(label: str, side: BuildSummary) -> str:
     kind = FORMAT_NAMES.get(side.format, side.format)
-    return f"{label} {side.label} ({kind}, per tile: {side.per_tile})"
+    where = f"{kind}, per tile: {side.per_tile}"
+    # One pair of parentheses: "t.rep (module M; Poplar text summary, ...)", not "(module M) (Poplar ...)".
+    return f"{label} {side.label[:-1]}; {where})" if side.label.endswith(")") else f"{label} {side.label} ({where})"
 
 
 def _target_line(diff: Diff) -> str:

@@ -75,8 +75,9 @@ def all_symbols_lines(tiles: Sequence[TopTile], limit: int | None) -> list[list[
 
 
 def _items(breakdown: Mapping[str, int], whole: int, limit: int) -> str:
-    shown = [f"{name} {size:,} B ({_pct(size, whole)})" for name, size in list(breakdown.items())[:limit]]
-    rest = len(breakdown) - limit
+    sized = [(name, size) for name, size in breakdown.items() if size]  # 0 B items are neither shown nor counted
+    shown = [f"{name} {size:,} B ({_pct(size, whole)})" for name, size in sized[:limit]]
+    rest = len(sized) - limit
     return ", ".join(shown) + (f", +{rest} more" if rest > 0 else "")
 
 

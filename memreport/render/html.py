@@ -10,6 +10,7 @@ from html import escape
 
 from ..analysis import Summary
 from ..model import KIB, SummaryReport, TensorMapReport
+from ..units import count
 from .poplar import plural
 
 OOM_STYLE = "color:#d62728;font-weight:bold"
@@ -39,9 +40,9 @@ def _target(summary: Summary) -> str:
     if not summary.report.num_tiles_known:
         parts.append("tiles unknown")
     elif t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
-        parts.append(f"{t.num_ipus:,} IPU{'s' if t.num_ipus != 1 else ''} × {t.tiles_per_ipu:,} tiles")
+        parts.append(f"{count(t.num_ipus, 'IPU')} × {count(t.tiles_per_ipu, 'tile')}")
     else:
-        parts.append(f"{t.num_tiles:,} tiles")
+        parts.append(count(t.num_tiles, "tile"))
     parts.append(_bytes(t.bytes_per_tile) + " per tile" if t.bytes_per_tile else "bytes per tile unknown")
     return ", ".join(parts)
 
@@ -91,7 +92,7 @@ def top_tiles_table(summary: Summary) -> str:
         cells += ["?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B",
                   "?" if t.including_gaps is None else f"{t.including_gaps:,} B", pct, oom, items]
         rows.append(_row(cells, aligns=aligns))
-    title = "Detailed tiles (as printed)" if isinstance(report, SummaryReport) else f"Top {len(top)} tiles"
+    title = "Tiles as printed" if isinstance(report, SummaryReport) else f"Top {count(len(top), 'tile')}"
     return f"<p><b>{title}</b></p><table>{''.join(rows)}</table>"
 
 

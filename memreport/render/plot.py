@@ -22,6 +22,7 @@ import numpy as np
 from ..analysis import OutOfMemoryCount, Summary, tiles
 from ..errors import MissingDependency, UnsupportedOperation
 from ..model import KIB, OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
+from ..units import count
 from . import RenderOptions, heatmap
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -45,6 +46,7 @@ BAR_TILES = 64           # up to this many tiles, one bar per tile
 LOG_COUNT_RATIO = 100    # histogram counts this far apart get a log axis
 LIMIT_HEADROOM = 1.5     # stretch an axis to the limit only when it is this close to the data
 TOP = 5
+TITLE_CHARS = 90          # a title's characters that fit the figure's width at its font size
 CROWD = 0.06             # top tiles closer than this share of the axis share one label
 
 
@@ -117,14 +119,15 @@ def _scale_top(data_max: float, limit: float | None) -> float:
 def _title(fig: Figure, summary: Summary) -> None:
     report = summary.report
     t = report.target
-    fig.text(0.5, 0.975, _displayable(report.label), ha="center", va="top", fontsize=13, weight="bold")
+    fig.text(0.5, 0.975, _displayable(middle_shortened(report.label, TITLE_CHARS)), ha="center", va="top",
+             fontsize=13, weight="bold")
     parts = [t.arch] if t.arch else []
     if not report.num_tiles_known:
         parts.append("tiles unknown")
     elif t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
-        parts.append(f"{t.num_ipus:,} IPU{'s' if t.num_ipus != 1 else ''} × {t.tiles_per_ipu:,} tiles")
+        parts.append(f"{count(t.num_ipus, 'IPU')} × {count(t.tiles_per_ipu, 'tile')}")
     else:
-        parts.append(f"{t.num_tiles:,} tile{'s' if t.num_tiles != 1 else ''}")
+        parts.append(count(t.num_tiles, "tile"))
     parts.append(f"{_fmt_kib(t.bytes_per_tile)} per tile" if t.bytes_per_tile else "bytes per tile unknown")
     peak = summary.max_excluding_gaps
     if peak is not None:
@@ -145,6 +148,17 @@ def _title(fig: Figure, summary: Summary) -> None:
     if note:
         fig.text(0.5, 0.905, f"Partial per-tile view: {note}", ha="center", va="top", fontsize=9.5,
                  style="italic", color=NOTE_COLOUR)
+
+
+def middle_shortened(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters: the middle of a long path replaced by "…", keeping its start
+    and, whole where it can, its end (the file name and module that tell reports apart)."""
+    if len(text) <= limit:
+        return text
+    keep_end = max(limit * 2 // 3, limit - 12)
+    slash = text.find("/", len(text) - keep_end)  # the kept end starts at a path separator when one is near
+    end = text[slash:] if 0 <= slash < len(text) - keep_end // 2 else text[-keep_end:]
+    return text[:max(limit - len(end) - 1, 0)] + "…" + end
 
 
 def _displayable(text: str) -> str:
@@ -329,14 +343,34 @@ def _histogram(ax: Axes, summary: Summary) -> None:
         ax.set_ylim(0.7, nonzero.max() * 1.6)
     else:
         ax.set_ylim(0, max(1, counts.max()) * 1.1)
+        from matplotlib.ticker import MaxNLocator
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # tile counts: never "0.25 tiles"
     high = float(hist.bins[-1].high_kib)
     top = _scale_top(high, None if limit is None else limit / KIB)
     pad = hist.bin_kib
     ax.set_xlim(lows[0] - pad, max(high, top) + pad)
     _mark_limit(ax, limit, max(high, top) + pad, vertical=True, bottom=lows[0] - pad)
+    _annotate_out_of_memory(ax, summary, lows, counts)
     ax.set_xlabel(f"KiB per tile, excluding gaps ({hist.bin_kib} KiB bins)", fontsize=9)
     ax.set_ylabel("tiles" + (" (log)" if ax.get_yscale() == "log" else ""), fontsize=9)
     ax.tick_params(labelsize=8)
+
+
+def _annotate_out_of_memory(ax: Axes, summary: Summary, lows: np.ndarray, counts: np.ndarray) -> None:
+    """The out-of-memory bins made unmissable: a red note with the count, pointing at the first of them
+    (a bin of one tile is a sliver at y=1 on a log axis)."""
+    held = [i for i, h in enumerate(summary.oom_bins) if h and counts[i]]
+    if not held:
+        return
+    status = summary.oom
+    n = status.count if status.count is not None else int(counts[held].sum())
+    first = held[0]
+    x = float(lows[first]) + summary.histogram.bin_kib / 2 if summary.histogram else float(lows[first])
+    ax.annotate(f"{count(n, 'tile')} out of memory", xy=(x, float(counts[first])), xycoords="data",
+                xytext=(0.97, 0.55), textcoords="axes fraction", ha="right", va="center", fontsize=8.5,
+                color=OOM_COLOUR, weight="bold",
+                arrowprops={"arrowstyle": "->", "color": OOM_COLOUR, "lw": 1.0},
+                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": OOM_COLOUR, "lw": 0.6})
 
 
 def _histogram_legend(ax: Axes, red: bool, maybe: bool, elided: bool = False) -> None:
@@ -370,7 +404,7 @@ def _detailed_tiles(ax: Axes, summary: Summary) -> None:
     over = [bool(d.out_of_memory) for d in details]
     if not np.isnan(incl).all():
         ax.bar(x, incl, width=0.7, color=INCLUDING_COLOUR, label="including gaps")
-    ax.bar(x, excl, width=0.45, color=[OOM_COLOUR if o else TILE_COLOUR for o in over], label="excluding gaps")
+    ax.bar(x, excl, width=0.45, color=[OOM_COLOUR if o else TILE_COLOUR for o in over])
     for xi, value, height in zip(x, excl, np.fmax(incl, excl)):
         if not np.isnan(value):  # the excluding-gaps figure: the one out of memory is judged by
             ax.text(float(xi), height, f"{value:,.1f} KiB", ha="center", va="bottom", fontsize=8)
@@ -381,7 +415,12 @@ def _detailed_tiles(ax: Axes, summary: Summary) -> None:
     ax.set_xticks(x, [f"tile {d.tile}" for d in details], fontsize=8.5)
     ax.set_ylabel("KiB", fontsize=9)
     ax.tick_params(axis="y", labelsize=8)
-    ax.legend(loc="upper right", fontsize=8, frameon=False)
+    from matplotlib.patches import Patch
+    # Red means out of memory and nothing else: the legend says so, whatever colour the first bar has.
+    handles = ([Patch(facecolor=INCLUDING_COLOUR, label="including gaps")] if not np.isnan(incl).all() else []) \
+        + [Patch(facecolor=TILE_COLOUR, label="excluding gaps")] \
+        + ([Patch(facecolor=OOM_COLOUR, label="excluding gaps, out of memory")] if any(over) else [])
+    ax.legend(handles=handles, loc="upper right", fontsize=8, frameon=False)
 
 
 def _text_panel(ax: Axes, title: str, lines: list[str]) -> None:
@@ -403,9 +442,16 @@ def _printed_summary(ax: Axes, summary: Summary) -> None:
         if peak is not None:
             lines.append(f"Max {label}: {peak.bytes:,} B ({_fmt_kib(peak.bytes)}) on tile {peak.tile}")
     status = summary.oom
-    lines.append("Out of memory: " + ("unknown" if status.count is None and not status.at_least else
-                                      f"at least {status.at_least:,} tile(s)" if status.count is None else
-                                      f"{status.count:,} tile(s)"))
+    printed = report.printed.tiles_out_of_memory if report.printed else None
+    judged = ("unknown" if status.count is None and not status.at_least else
+              f"at least {status.at_least:,} tile(s)" if status.count is None else f"{status.count:,} tile(s)")
+    if printed is not None:  # what was printed, as printed; a recount only beside it, labelled as such
+        lines.append(f"Out of memory (printed): {printed:,} tile(s)")
+        if status.count != printed:
+            lines.append(f"Out of memory (recounted for {report.target.bytes_per_tile:,} B per tile): {judged}"
+                         if report.target.bytes_per_tile else f"Out of memory (recounted): {judged}")
+    else:
+        lines.append("Out of memory: " + judged)
     lines.append(f"Detailed tiles: {len(report.detailed_tiles)} of "
                  + (f"{report.num_tiles:,}" if report.num_tiles_known else "an unknown tile count"))
     if report.oom_messages:
@@ -425,10 +471,10 @@ def _top_table(ax: Axes, summary: Summary) -> None:
     """The top tiles as a small table (for reports too small for a heat map)."""
     report = summary.report
     limit = report.target.bytes_per_tile
-    lines = [f"{'tile':>6} {'IPU':>4} {'excl. gaps':>14} {'% of tile':>9}"]
+    lines = [f"{'tile':>6} {'IPU':>4} {'excl. gaps':>14}  {'% of tile':>9}"]
     for t in summary.top[:TOP]:
         pct = f"{100 * t.excluding_gaps / limit:.1f}%" if limit and t.excluding_gaps is not None else "?"
         excl = "?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B"
         mark = "  OOM" if t.out_of_memory else ""
-        lines.append(f"{t.tile:>6} {'?' if t.ipu is None else t.ipu:>4} {excl:>14} {pct:>9}{mark}")
+        lines.append(f"{t.tile:>6} {'?' if t.ipu is None else t.ipu:>4} {excl:>14}  {pct:>9}{mark}")
     _text_panel(ax, f"Top {min(TOP, report.num_tiles)} tile(s)", lines)

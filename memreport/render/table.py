@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -50,7 +50,7 @@ def tile_json(tt: TopTile, symbols: int | None = None) -> dict:
     return {"tile": tt.tile, "ipu": tt.ipu, "including_gaps": tt.including_gaps,
             "excluding_gaps": tt.excluding_gaps, "out_of_memory": tt.out_of_memory,
             "breakdown": dict(tt.breakdown), "member": tt.name, "regions": dict(tt.regions) or None,
-            "liveness": liveness_json(tt.liveness),
+            "liveness": liveness_json(tt.liveness), "stated_by": tt.stated_by,
             "symbols": symbols_json(tt.symbols, tt.excluding_gaps, symbols)}
 
 
@@ -127,7 +127,7 @@ Spec = tuple  # (label, what, key): a CSV column after the base ones; what is "b
 # A summary's tiles that out-of-memory messages name: the first message's kind and the bytes it says are used.
 MESSAGE_COLUMNS = ("oom_message", "oom_bytes_used")
 # After the columns of several reports: where each row comes from (report_line only when source and module repeat).
-TAIL_COLUMNS = ("source", "module", "report_line")
+TAIL_COLUMNS = ("stated_by", "source", "module", "report_line")
 
 
 def _items(report: MemoryReport) -> list[tuple[str, str]]:
@@ -188,34 +188,26 @@ def _columns(report: MemoryReport) -> list[Spec]:
 
 
 def _summary_rows(summary: Summary, columns: list[Spec]) -> list[list[str]]:
-    """Rows of a report without every tile's bytes: a summary's detailed tiles (and the tiles only an
-    out-of-memory message names), or a tensor map's tiles."""
+    """Rows of a report without every tile's bytes: every tile a summary states figures for (detailed tiles,
+    Maximum lines, tiles only an out-of-memory message names: ``stated_by`` says which), or a tensor map's tiles."""
     report = summary.report
     if isinstance(report, TensorMapReport):  # elements and estimates per tile; the byte columns stay blank
         from .tensors import csv_rows
         return csv_rows(report)
-    rows = []
     named = message_tiles(report)
 
-    def cells(tile: int, breakdown: Mapping[str, object], regions: Mapping[str, object]) -> list[str]:
-        m = named.get(tile)
-        message = {} if m is None else {"oom_message": m.kind, "oom_bytes_used": m.bytes_used}
-        values = [(breakdown if what == "breakdown" else regions if what == "region" else message).get(key)
+    def cells(t: TopTile) -> list[str]:
+        m = named.get(t.tile)
+        other = {} if m is None else {"oom_message": m.kind, "oom_bytes_used": m.bytes_used}
+        values = [(t.breakdown if what == "breakdown" else t.regions if what == "region" else other).get(key)
                   for _, what, key in columns]
         return ["" if v is None else str(v) for v in values]
 
-    for d in summary.detailed:
-        rows.append([str(d.tile), "" if d.ipu is None else str(d.ipu), "",
-                     "" if d.excluding_gaps is None else str(d.excluding_gaps),
-                     "" if d.including_gaps is None else str(d.including_gaps),
-                     "" if d.out_of_memory is None else str(d.out_of_memory).lower()]
-                    + cells(d.tile, d.breakdown, d.regions))
-    detailed = {d.tile for d in summary.detailed}
-    for tile in named:  # a tile only a message names: out of memory, its bytes not in the source
-        if tile not in detailed:
-            ipu = report.target.ipu_of(tile)
-            rows.append([str(tile), "" if ipu is None else str(ipu), "", "", "", "true"] + cells(tile, {}, {}))
-    return rows
+    return [[str(t.tile), "" if t.ipu is None else str(t.ipu), "",
+             "" if t.excluding_gaps is None else str(t.excluding_gaps),
+             "" if t.including_gaps is None else str(t.including_gaps),
+             "" if t.out_of_memory is None else str(t.out_of_memory).lower()] + cells(t) + [t.stated_by]
+            for t in summary.stated]
 
 
 BASE_COLUMNS = ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory"]
@@ -287,14 +279,20 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
     # Several reports of one log share source and module: their first line tells them apart.
     ambiguous = len({(s.report.source, s.report.module) for s in summaries}) < len(summaries)
 
-    def tail(report: MemoryReport) -> list[str]:
-        if not several:
-            return []
-        line = [] if not ambiguous else [str(report.position.line) if report.position else ""]
-        return [report.source, report.module or "", *line]
+    # Where a row's figures come from (STATED_BY), after the report's own columns, when a text summary is among them.
+    stated = any(isinstance(s.report, SummaryReport) for s in summaries)
 
-    header = BASE_COLUMNS + list(columns) + (["source", "module"] if several else []) + \
-        (["report_line"] if ambiguous else [])
+    def tail(report: MemoryReport) -> list[str]:
+        # A summary's rows carry their own stated_by; a complete report's are "per-tile"; a tensor map's blank.
+        own = [] if not stated or isinstance(report, SummaryReport) else \
+            ["per-tile" if isinstance(report, TileReport) else ""]
+        if not several:
+            return own
+        line = [] if not ambiguous else [str(report.position.line) if report.position else ""]
+        return [*own, report.source, report.module or "", *line]
+
+    header = BASE_COLUMNS + list(columns) + (["stated_by"] if stated else []) + \
+        (["source", "module"] if several else []) + (["report_line"] if ambiguous else [])
     out = io.StringIO()
     out.write(csvlines.row(header) + "\n")
     for summary, own in zip(summaries, per_report):
@@ -312,6 +310,8 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
             index = {label: 6 + i for i, (label, _, _) in enumerate(own)}
             rows = [row[:6] + [row[index[c]] if c in index else
                                str(tensor_columns[c][int(row[0])]) if c in tensor_columns else "" for c in columns]
-                    + tail(report) for row in rows]
+                    + row[6 + len(own):] + tail(report) for row in rows]
+        else:
+            rows = [row + tail(report) for row in rows]
         out.writelines(csvlines.row(cells) + "\n" for cells in rows)
     return out.getvalue()

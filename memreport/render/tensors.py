@@ -46,7 +46,7 @@ def _estimate(value: int | None) -> str:
 
 def tile_block(row: TileTensors, limit: int = TENSORS_PER_TILE, indent: str = "  ") -> list[str]:
     """One tile: its bytes (when a report gives them), its tensor data, and its largest tensors."""
-    where = f"Tile {row.tile:,}" + ("" if row.ipu is None else f" (IPU {row.ipu})")
+    where = f"Tile {row.tile}" + ("" if row.ipu is None else f" (IPU {row.ipu})")
     facts = []
     if row.excluding_gaps is not None:
         facts.append(f"{row.excluding_gaps:,} B excluding gaps")

@@ -13,10 +13,14 @@ from collections.abc import Sequence
 from ..analysis import Summary, TopTile
 from ..analysis.messages import describe
 from ..model import OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
+from ..units import count
 from . import RenderOptions, drill
 from .poplar import HISTOGRAM_HEADER, histogram_rows, maximum_line, plural
 
 RULE = "=" * 78
+WIDTH = 100  # columns the text fits by default (Poplar's By Tile block keeps its own layout)
+RED, YELLOW, RESET = "\x1b[31m", "\x1b[33m", "\x1b[0m"
+NEAR_LIMIT = 0.95  # yellow: within 5 % of bytes per tile
 
 
 def by_tile_block(summary: Summary, indent: str = "  ") -> list[str]:
@@ -70,46 +74,101 @@ def per_ipu_lines(summary: Summary) -> list[str]:
 
 
 def _items(breakdown: dict[str, int], limit: int) -> str:
-    shown = [f"{name} {size:,} B" for name, size in list(breakdown.items())[:limit]]
-    rest = len(breakdown) - limit
+    """The ``limit`` largest items with bytes, and how many more have bytes (0 B items are neither)."""
+    sized = [(name, size) for name, size in breakdown.items() if size]
+    shown = [f"{name} {size:,} B" for name, size in sized[:limit]]
+    rest = len(sized) - limit
     return ", ".join(shown) + (f", +{rest} more" if rest > 0 else "")
 
 
-def top_tiles_lines(summary: Summary, items: int = 3) -> list[str]:
+def top_tiles_lines(summary: Summary, items: int = 3, options: RenderOptions | None = None) -> list[str]:
     """The top tiles: tile, IPU, bytes, % of tile memory, largest breakdown items; OOM tiles flagged."""
     report, top = summary.report, summary.top
     if not top:
         return []
     printed = isinstance(report, SummaryReport)  # its detailed tiles, in its order, not a ranking
-    title = "Detailed tiles (as printed)" if printed else f"Top {len(top)} tiles"
+    # Its detailed tiles, Maximum lines and out-of-memory messages, each marked with where its figures come from.
+    title = "Tiles as printed" if printed else f"Top {count(len(top), 'tile')}"
     by = "including gaps" if isinstance(report, TileReport) and report.including_gaps is not None \
         else "excluding gaps"
-    return tiles_lines(summary, top, f"{title}:" if printed else f"{title} (by {by}):", items)
+    return tiles_lines(summary, top, f"{title}:" if printed else f"{title} (by {by}):", items, options)
 
 
-def selected_lines(summary: Summary, items: int = 3) -> list[str]:
+def selected_lines(summary: Summary, items: int = 3, options: RenderOptions | None = None) -> list[str]:
     """The tiles asked for by id (``--tile``), laid out as the top tiles are."""
     if not summary.selected:
         return []
-    return tiles_lines(summary, summary.selected, f"Tile{'s' if len(summary.selected) > 1 else ''} asked for:", items)
+    return tiles_lines(summary, summary.selected, f"Tile{'s' if len(summary.selected) > 1 else ''} asked for:", items,
+                       options)
 
 
-def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int = 3) -> list[str]:
-    """A table of tiles under ``title``: tile, IPU, bytes, % of tile memory, largest items, regions, liveness."""
+def _status(t: TopTile, limit: int | None) -> str:
+    """The key fact, shown right after the bytes: out of memory, and by how much."""
+    if not t.out_of_memory:
+        return ""
+    used = t.excluding_gaps
+    if limit is not None and used is not None and used > limit:
+        return f"OUT OF MEMORY by {used - limit:,} B"
+    return "OUT OF MEMORY (overflowed)" if used is not None else "OUT OF MEMORY"
+
+
+def _coloured(row: str, t: TopTile, limit: int | None, color: bool) -> str:
+    """Red for an out-of-memory tile, yellow within 5 % of bytes per tile; plain without ``color``."""
+    if not color:
+        return row
+    if t.out_of_memory:
+        return RED + row + RESET
+    if limit and t.excluding_gaps is not None and t.excluding_gaps >= NEAR_LIMIT * limit:
+        return YELLOW + row + RESET
+    return row
+
+
+def _wrap_items(lead: str, listed: str, width: int) -> list[str]:
+    """``lead`` then the items, broken after their commas so each line fits ``width`` where it can."""
+    lines, line = [], lead
+    for i, part in enumerate(listed.split(", ")):
+        piece = part if i == 0 else ", " + part
+        if i and len(line) + len(piece) > width:
+            lines.append(line + ",")
+            line = " " * len(lead) + part
+        else:
+            line += piece
+    return lines + [line]
+
+
+def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int = 3,
+                options: RenderOptions | None = None) -> list[str]:
+    """A table of tiles under ``title``: tile, IPU, bytes, % of tile memory, out of memory, largest items,
+    regions, liveness.
+
+    Out of memory comes right after the bytes (the key fact stays in view);
+    the largest items go on the next line when the row would pass the width
+    (``options.width``, 100 columns by default).
+    """
+    options = options or RenderOptions()
+    width = options.width or WIDTH
     report = summary.report
     limit = report.target.bytes_per_tile
     show_incl = any(t.including_gaps is not None for t in top)
     show_name = any(t.name for t in top)
+    show_from = any(t.stated_by != "per-tile" for t in top)
+    statuses = [_status(t, limit) for t in top]
+    status_width = max(len(s) for s in statuses)
     lines = [title]
     head = f"  {'':1} {'Tile':>6}  {'IPU':>4}  {'Excluding gaps':>16}"
     if show_incl:
         head += f"  {'Including gaps':>16}"
     head += f"  {'% of tile':>9}"
+    if show_from:
+        head += f"  {'From':<8}"
     if show_name:
-        width = max(len("Member"), *(len(t.name or "") for t in top))
-        head += f"  {'Member':<{width}}"
-    lines.append(head + f"  Largest {plural(report.breakdown_kind)}")
-    for t in top:
+        name_width = max(len("Member"), *(len(t.name or "") for t in top))
+        head += f"  {'Member':<{name_width}}"
+    if status_width:
+        head += f"  {'Out of memory':<{status_width}}"
+    largest = f"Largest {plural(report.breakdown_kind)}"
+    rows = []
+    for t, status in zip(top, statuses):
         mark = "!" if t.out_of_memory else " "
         ipu = "?" if t.ipu is None else str(t.ipu)
         excl = "?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B"
@@ -120,12 +179,22 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
         used = t.excluding_gaps
         pct = f"{100 * used / limit:.1f}%" if limit and used is not None else "?"
         row += f"  {pct:>9}"
+        if show_from:
+            row += f"  {t.stated_by:<8}"
         if show_name:
-            row += f"  {t.name or '':<{width}}"
-        row += f"  {_items(dict(t.breakdown), items)}"
-        if t.out_of_memory and limit is not None and used is not None:
-            row += f"  OUT OF MEMORY by {used - limit:,} B" if used > limit else "  OUT OF MEMORY (overflowed)"
-        lines.append(row.rstrip())
+            row += f"  {t.name or '':<{name_width}}"
+        if status_width:
+            row += f"  {status:<{status_width}}"
+        rows.append((row, _items(dict(t.breakdown), items)))
+    # The items stay on the row when every row fits the width; else each table row puts them on a line below.
+    inline = all(len(row) + 2 + len(listed) <= width for row, listed in rows) and len(head) + 2 + len(largest) <= width
+    lines.append(f"{head}  {largest}" if inline else head.rstrip())
+    for t, (row, listed) in zip(top, rows):
+        if inline and listed:
+            row += f"  {listed}"
+        lines.append(_coloured(row.rstrip(), t, limit, options.color))
+        if listed and not inline:  # wrapped at the items' commas to the width, continued under the first
+            lines += _wrap_items(f"  {'':1} {'':>6}  {largest.lower()}: ", listed, width)
         if t.regions:
             regions = ", ".join(f"{name.replace('_', '-')} {size:,} B" for name, size in t.regions.items())
             lines.append(f"  {'':1} {'':>6}  regions: {regions}")
@@ -161,7 +230,8 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
     else:
         body = totals_lines(summary) + [""] + by_tile_block(summary)
     sections: list[Sequence[str]] = [header_lines(summary), body]
-    for extra in (messages_lines(summary), per_ipu_lines(summary), top_tiles_lines(summary), selected_lines(summary),
+    for extra in (messages_lines(summary), per_ipu_lines(summary), top_tiles_lines(summary, options=options),
+                  selected_lines(summary, options=options),
                   *drill.all_symbols_lines([*summary.top, *(t for t in summary.selected
                                                             if t.tile not in {u.tile for u in summary.top})], limit),
                   drill.categories_lines(summary), drill.liveness_lines(summary)):

@@ -114,9 +114,9 @@ def test_a_log_of_messages_only_is_a_report_of_what_they_state(tmp_path):
         "text": "Memory allocation error : " + logs.tile_memory_message(5, 700_001, CAPACITY)}  # header off
     assert any(n.startswith("out-of-memory count: at least 4 tile(s)") for n in doc["notes"])
     csv = CliRunner().invoke(main, [str(path), "--format", "csv"]).stdout.splitlines()
-    assert csv == ["tile,ipu,member,excluding_gaps,including_gaps,out_of_memory,oom_message,oom_bytes_used",
-                   "5,,,,,true,tile-memory,700001", "1,,,,,true,tile-memory,674752", "3,,,,,true,exchange,",
-                   "7,,,,,true,code,"]
+    assert csv == ["tile,ipu,member,excluding_gaps,including_gaps,out_of_memory,oom_message,oom_bytes_used,stated_by",
+                   "5,,,,,true,tile-memory,700001,message", "1,,,,,true,tile-memory,674752,message",
+                   "3,,,,,true,exchange,,message", "7,,,,,true,code,,message"]
     gate = CliRunner().invoke(main, [str(path), "--fail-on-oom", "-o", str(tmp_path / "out.txt")])
     assert gate.exit_code == 3
     assert gate.stderr == (f"memreport: gate failed: at least 4 tile(s) out of memory in {path} (line {first:,}) "

@@ -223,3 +223,18 @@ def test_an_arch_rounding_the_tile_count_past_the_limit_is_a_read_error(tmp_path
     assert str(caught.value) == f"{path}: 2,097,600 tiles is beyond any IPU system (at most 2,097,152)"
     result = CliRunner().invoke(main, [str(path), "--arch", "ipu1"])
     assert (result.exit_code, result.stderr) == (1, f"memreport: {caught.value}\n")
+
+
+@pytest.mark.parametrize("data, what", [
+    (b"!<arch>\n", "it is an ar archive (give it as an input, not as --tensor-map)"),
+    (b"\x7fELF\x01\x01\x01", "it is an ELF file"),
+    (b"[1, 2]", "it is a JSON list, not an object"),
+    (b"\x00\xff\xfe", "it is binary data (byte offset 1 is not UTF-8 text)"),
+    (b"Target:\n  Number of IPUs: 1\n", "it is text that does not start with a JSON object"),
+])
+def test_a_file_that_is_not_a_tensor_map_is_called_so(tmp_path, data, what):
+    path = tmp_path / "not_a_map.json"
+    path.write_bytes(data)
+    with pytest.raises(ReadError) as caught:
+        read_tensor_map(path)
+    assert str(caught.value) == f'{path}: not a tensor map (a JSON object with "mappings"): {what}'

@@ -9,7 +9,7 @@ import pytest
 
 import memreport
 from memreport.analysis import summarize, summarize_all
-from memreport.model import Column, MemoryReport, Target, TileReport
+from memreport.model import Column, MemoryReport, SummaryReport, Target, TileReport
 from memreport.render import csvlines, table
 from tests.synth.archive import ar_archive, tile_elf
 from tests.synth.profile import build_profile, encode_json
@@ -53,16 +53,22 @@ def reference_csv(reports) -> str:
     per_report = table.column_specs(reports)
     for own in per_report:
         columns.update(dict.fromkeys(label for label, _, _ in own))
-    header = table.BASE_COLUMNS + list(columns) + (["source", "module"] if several else [])
+    stated = any(isinstance(r, SummaryReport) for r in reports)
+    header = table.BASE_COLUMNS + list(columns) + (["stated_by"] if stated else []) + \
+        (["source", "module"] if several else [])
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
     for report, own in zip(reports, per_report):
         rows = reference_rows(report, own)
+        mark = [] if not stated or isinstance(report, SummaryReport) else ["per-tile"]
         if several:
             index = {label: 6 + i for i, (label, _, _) in enumerate(own)}
             tail = [report.source, report.module or ""]
-            rows = [row[:6] + [row[index[c]] if c in index else "" for c in columns] + tail for row in rows]
+            rows = [row[:6] + [row[index[c]] if c in index else "" for c in columns] + row[6 + len(own):] + mark
+                    + tail for row in rows]
+        else:
+            rows = [row + mark for row in rows]
         writer.writerows(rows)
     return out.getvalue()
 

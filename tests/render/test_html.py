@@ -16,10 +16,10 @@ SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports")
 
 def test_detailed_tiles_are_called_as_printed_only_for_a_printed_summary():
     summary = memreport.read(os.path.join(SAMPLES, "trace_two_modules.rep"))
-    assert "<b>Detailed tiles (as printed)</b>" in render_html(summarize(summary))
+    assert "<b>Tiles as printed</b>" in render_html(summarize(summary))
     bare = TileReport("bare.elf", "elf", Target(1), np.array([100]))
     html = render_html(summarize(bare))
-    assert "as printed" not in html and "<b>Top 1 tiles</b>" in html
+    assert "as printed" not in html and "<b>Top 1 tile</b>" in html
 
 
 def test_breakdown_kinds_read_as_plurals():

@@ -420,6 +420,59 @@ def test_a_name_of_60000_characters_is_drawn_shortened(tmp_path):
     png = fig.to_png()
     assert png.startswith(b"\x89PNG")
     lines = [line for t in fig.findobj(matplotlib.text.Text) for line in t.get_text().split("\n")]
-    assert MAX_TEXT_LINE - 1 <= max(len(line) for line in lines) <= MAX_TEXT_LINE
-    title = next(line for line in lines if "[...]" in line)
-    assert title.startswith("build/jsjs") and title.endswith("js/end.a")
+    assert max(len(line) for line in lines) <= MAX_TEXT_LINE
+    assert any(line.startswith("build/jsjs") and line.endswith("js/end.a") for line in lines)  # the title
+
+
+def test_a_long_title_is_shortened_in_the_middle_keeping_the_end():
+    from memreport.render.plot import middle_shortened
+    label = ("/home/someone/projects/very/long/directory/structure/for/builds/2026-11-23/run_0042/"
+             "tensorflow_reports/trace_two_modules.rep (module cluster_training_step.17)")
+    short = middle_shortened(label, 90)
+    assert short == "/home/someone/…/tensorflow_reports/trace_two_modules.rep (module cluster_training_step.17)"
+    assert len(short) == 90
+    assert middle_shortened("short.a", 90) == "short.a"
+
+
+def test_detailed_tiles_legend_has_red_only_for_out_of_memory_and_the_printed_count_is_shown():
+    from memreport.analysis import summarize
+    from memreport.model import PrintedSummary, StatedTarget, SummaryReport, Target, TileDetail
+    from memreport.render import plot
+    report = SummaryReport(source="s.txt", format="poplar-text", target=Target(4, None, 1, 4, 500_000),
+                           stated=StatedTarget(4, bytes_per_tile=600_000),
+                           printed=PrintedSummary(tiles_out_of_memory=0),
+                           detailed_tiles=(TileDetail(1, None, 400_000), TileDetail(2, None, 550_000)))
+    fig = plot.figure(summarize(report))
+    ax = next(a for a in fig.axes if a.get_title(loc="left").startswith("Detailed tiles"))
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["excluding gaps", "excluding gaps, out of memory"]
+    text = "\n".join(t.get_text() for a in fig.axes for t in a.texts)
+    assert "Out of memory (printed): 0 tile(s)" in text
+    assert "Out of memory (recounted for 500,000 B per tile): " in text
+
+
+def test_a_small_report_has_whole_tile_counts_on_its_histogram(tmp_path):
+    from pathlib import Path
+
+    import memreport
+    from memreport.analysis import summarize
+    from memreport.render import plot
+    from tests.builds import OLD, write_build
+    write_build(Path(tmp_path / "small.a"), OLD)  # 8 tiles
+    fig = plot.figure(summarize(memreport.read(tmp_path / "small.a")))
+    ax = next(a for a in fig.axes if a.get_title(loc="left") == "By Tile histogram")
+    ticks = [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+
+
+def test_out_of_memory_bins_carry_a_note_with_the_count(tmp_path):
+    from pathlib import Path
+
+    import memreport
+    from memreport.analysis import summarize
+    from memreport.render import plot
+    from tests.builds import OLD, write_build
+    write_build(Path(tmp_path / "small.a"), OLD)  # 8 tiles, 2 out of memory
+    fig = plot.figure(summarize(memreport.read(tmp_path / "small.a")))
+    ax = next(a for a in fig.axes if a.get_title(loc="left") == "By Tile histogram")
+    assert [t.get_text() for t in ax.texts if "out of memory" in t.get_text()] == ["2 tiles out of memory"]

@@ -59,9 +59,10 @@ def test_json_for_an_archive():
     assert r["top_tiles"] == [
         {"tile": 1, "ipu": 0, "including_gaps": None, "excluding_gaps": 640_000, "out_of_memory": True,
          "breakdown": {".bss": 600_000, ".text": 40_000}, "member": "t1", "regions": None, "liveness": None,
-         "symbols": None},
+         "stated_by": "per-tile", "symbols": None},
         {"tile": 2, "ipu": 0, "including_gaps": None, "excluding_gaps": 5000, "out_of_memory": False,
-         "breakdown": {".text": 5000}, "member": "t2", "regions": None, "liveness": None, "symbols": None}]
+         "breakdown": {".text": 5000}, "member": "t2", "regions": None, "liveness": None,
+         "stated_by": "per-tile", "symbols": None}]
 
 
 def test_json_for_a_text_report_keeps_what_was_printed():
@@ -89,8 +90,8 @@ def test_csv_for_a_text_report_has_the_detailed_tiles():
     rows = list(csv.reader(io.StringIO(render_csv(summarize_all([text_report()])))))
     assert rows == [
         ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory", "Stack", "Variables",
-         "region.non_interleaved", "region.interleaved", "region.overflowed"],
-        ["0", "0", "", "5780", "49184", "false", "3000", "2780", "5780", "0", "0"],
+         "region.non_interleaved", "region.interleaved", "region.overflowed", "stated_by"],
+        ["0", "0", "", "5780", "49184", "false", "3000", "2780", "5780", "0", "0", "detailed"],
     ]
 
 
@@ -154,7 +155,7 @@ def test_a_summary_data_type_named_like_a_region_column():
     rows = list(csv.DictReader(io.StringIO(render_csv(summarize_all([report])))))
     assert rows == [{"tile": "2", "ipu": "", "member": "", "excluding_gaps": "800", "including_gaps": "900",
                      "out_of_memory": "false", "region.interleaved (data type)": "11", "ipu (data type)": "3",
-                     "region.interleaved": "22"}]
+                     "region.interleaved": "22", "stated_by": "detailed"}]
 
 
 def test_a_carriage_return_in_a_name_is_quoted_so_the_csv_reads_back():

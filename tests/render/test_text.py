@@ -75,9 +75,11 @@ Memory Usage:
     1 tile(s) out of memory
 
 Top 2 tiles (by excluding gaps):
-      Tile   IPU    Excluding gaps  % of tile  Member  Largest sections
-  !      1     0         640,000 B     100.2%  t1      .bss 600,000 B, .text 40,000 B  OUT OF MEMORY by 1,024 B
-         2     0           5,000 B       0.8%  t2      .text 5,000 B
+      Tile   IPU    Excluding gaps  % of tile  Member  Out of memory
+  !      1     0         640,000 B     100.2%  t1      OUT OF MEMORY by 1,024 B
+            largest sections: .bss 600,000 B, .text 40,000 B
+         2     0           5,000 B       0.8%  t2
+            largest sections: .text 5,000 B
   (! = out of memory)
 """
 
@@ -92,10 +94,10 @@ def test_detailed_tiles_of_a_text_report_show_data_types_and_regions():
         detailed_tiles=(TileDetail(0, 834_416, 834_339, {"Variables": 807_658, "Stack": 3_168},
                                    {"non_interleaved": 122_880, "interleaved": 131_072, "overflowed": 580_387}),))
     assert top_tiles_lines(summarize(report), 5) == [
-        "Detailed tiles (as printed):",
-        "      Tile   IPU    Excluding gaps    Including gaps  % of tile  Largest data types",
-        "  !      0     0         834,339 B         834,416 B     318.3%  Variables 807,658 B, Stack 3,168 B"
-        "  OUT OF MEMORY by 572,195 B",
+        "Tiles as printed:",
+        "      Tile   IPU    Excluding gaps    Including gaps  % of tile  From      Out of memory",
+        "  !      0     0         834,339 B         834,416 B     318.3%  detailed  OUT OF MEMORY by 572,195 B",
+        "            largest data types: Variables 807,658 B, Stack 3,168 B",
         "            regions: non-interleaved 122,880 B, interleaved 131,072 B, overflowed 580,387 B",
         "  (! = out of memory)",
     ]
@@ -128,3 +130,46 @@ def test_out_of_memory_messages_are_listed_with_their_lines():
     assert "Out of memory:\n  at least 2 tile(s) out of memory (from its out-of-memory messages; the log holds no " \
            "memory summary, only out-of-memory messages)\n" in text
     assert "Target:   arch unknown, tiles unknown, 638,976 B (624.0 KiB) per tile\n" in text
+
+
+def test_wording_plurals_and_more_counts_only_items_with_bytes():
+    report = TileReport(source="one.a", format="archive", target=Target(1, None, 1, 1, 1000),
+                        excluding_gaps=np.array([500]),
+                        breakdown={name: Column(np.array([size])) for name, size in
+                                   (("a", 300), ("b", 100), ("c", 60), ("d", 40), ("e", 0), ("f", 0))})
+    text = render_report(summarize(report, top=5))
+    assert "Target:   arch unknown, 1 IPU x 1 tile = 1 tile, 1,000 B (1.0 KiB) per tile\n" in text
+    assert "\nTop 1 tile (by excluding gaps):\n" in text
+    assert "a 300 B, b 100 B, c 60 B, +1 more\n" in text  # d has bytes; e and f (0 B) are not counted
+
+
+def test_a_diff_side_label_has_one_pair_of_parentheses():
+    from memreport.analysis.diff import diff_reports
+    from memreport.model import PrintedSummary
+    from memreport.render.diff import render_text
+    side = SummaryReport(source="t.rep", format="poplar-text", target=Target(4, None, 1, 4, 1000), module="m",
+                         printed=PrintedSummary(tiles_out_of_memory=0))
+    assert render_text(diff_reports(side, side)).startswith(
+        "Old: t.rep (module m; Poplar text summary, per tile: partial)\n"
+        "New: t.rep (module m; Poplar text summary, per tile: partial)\n")
+
+
+def test_tile_rows_fit_100_columns_with_out_of_memory_near_the_left_and_colour_on_request():
+    from memreport.render import RenderOptions
+    from memreport.render.text import RED, RESET, YELLOW, top_tiles_lines
+    names = {f"a_rather_long_section_name_{i}": 100_000 - i for i in range(4)}
+    values = np.array([700_000, 620_000, 10_000], dtype=np.int64)
+    report = TileReport(source="w.a", format="archive", target=Target.for_arch("ipu2", 3), excluding_gaps=values,
+                        breakdown={n: Column(np.full(3, v)) for n, v in names.items()}, breakdown_kind="section")
+    plain = top_tiles_lines(summarize(report, top=3), 3)
+    assert max(len(line) for line in plain) <= 100
+    assert plain[2] == "  !      0     0         700,000 B     109.6%  OUT OF MEMORY by 61,024 B"
+    assert plain[3:6] == ["            largest sections: a_rather_long_section_name_0 100,000 B,",
+                          "                              a_rather_long_section_name_1 99,999 B,",
+                          "                              a_rather_long_section_name_2 99,998 B, +1 more"]
+    wide = top_tiles_lines(summarize(report, top=3), 3, RenderOptions(width=200))
+    assert wide[2].startswith(plain[2] + "  a_rather_long_section_name_0 100,000 B")
+    coloured = top_tiles_lines(summarize(report, top=3), 3, RenderOptions(color=True))
+    assert coloured[2] == RED + plain[2] + RESET                 # out of memory
+    assert coloured[6] == YELLOW + plain[6] + RESET              # 620,000 B: within 5 % of 638,976 B
+    assert coloured[10] == plain[10]                             # far below the limit: plain
