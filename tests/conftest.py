@@ -75,3 +75,8 @@ def traced_peak(call):
         return result, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def flat(text: str) -> str:
+    """``text`` with every run of white space one space: prose memreport wraps to the width reads the same."""
+    return " ".join(text.split())

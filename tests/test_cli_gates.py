@@ -241,9 +241,10 @@ def test_diff_with_a_skipped_member_compares_totals_over_the_compared_tiles(tmp_
 Old: damaged.a (ELF archive, per tile: partial)
 New: old.a (ELF archive, per tile: complete)
 Tiles:  8, 638,976 B per tile
-Note:   OLD (damaged.a) has 1 tile(s) of unknown bytes (damaged members skipped): they are not compared
-Note:   totals, maxima and out-of-memory counts of both sides are over the 7 compared tile(s) only: a tile \
-skipped on one side is left out of both
+Note:   OLD (damaged.a) has 1 tile(s) of unknown bytes (damaged members skipped): they are not
+        compared
+Note:   totals, maxima and out-of-memory counts of both sides are over the 7 compared tile(s) only:
+        a tile skipped on one side is left out of both
 
 Compared tiles                          Old                 New  Delta
 Total, excluding gaps           {sum(OLD) - 700_000:,} B         {sum(OLD) - 700_000:,} B   +0 B

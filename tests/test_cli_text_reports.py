@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from memreport.cli import main
+from tests.conftest import flat
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_reports"
 
@@ -80,8 +81,8 @@ def test_overriding_bytes_per_tile_never_prints_the_summarys_count_as_the_answer
     assert "    2 tile(s) out of memory\n" not in step  # the count Poplar printed for 638,976 B per tile
     assert ("    5 tile(s) out of memory (from its printed detailed tiles and histogram, for 500,000 B per tile)\n"
             in step)
-    assert ("Note:     out-of-memory count judged from what the summary printed: its printed count, 2, is for the "
-            "638,976 B per tile it printed, not 500,000 B\n") in step
+    assert flat("Note:     out-of-memory count judged from what the summary printed: its printed count, 2, is for "
+                "the 638,976 B per tile it printed, not 500,000 B\n") in flat(step)
     assert step.count(" OUT OF MEMORY by ") == 5
 
     doc = json.loads(run(SAMPLES / "trace_two_modules.rep", "--tile-memory", "200000", "--format", "json").output)
@@ -136,4 +137,4 @@ def test_diff_compares_the_module_asked_for():
     assert chosen.stdout.startswith(f"Old: {trace} (module cluster_vars_init.3; Poplar text summary")
     assert "comparing the largest" not in chosen.stdout
     largest = Runner().invoke(cli, ["diff", trace, trace])
-    assert "holds 2 reports; comparing the largest (module cluster_training_step.17)" in largest.stdout
+    assert "holds 2 reports; comparing the largest (module cluster_training_step.17)" in flat(largest.stdout)

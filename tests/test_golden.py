@@ -51,3 +51,10 @@ def test_output_is_golden(name, monkeypatch):
     if UPDATE:
         path.write_text(got, encoding="utf-8")
     assert got == path.read_text(encoding="utf-8"), f"{name} differs from tests/golden/{name}"
+
+
+def test_every_pinned_text_output_fits_100_columns():
+    """memreport's own lines (notes, tables, symbols, tensors, diff) fit 100 columns by default (issue #14)."""
+    for path in sorted(GOLDEN.glob("*.text")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            assert len(line) <= 100, f"{path.name}:{number} is {len(line)} columns"

@@ -14,6 +14,7 @@ from ..analysis.diff import BuildSummary, Diff
 from ..analysis.diff_items import ItemChange, TileItems
 from ..model import FORMAT_NAMES, TileBytes
 from . import RenderOptions
+from .poplar import WIDTH, prose
 from .table import tile_bytes_json
 
 SCHEMA = "memreport-diff/1"
@@ -150,7 +151,8 @@ def _tile_items_lines(tile: TileItems) -> list[str]:
             lines.append(line.rstrip())
     if tile.hidden:
         lines.append(f"    {tile.hidden:,} smaller item change{'s' if tile.hidden > 1 else ''} not listed")
-    lines += [f"    Note: {note}" for note in tile.notes]
+    for note in tile.notes:
+        lines += prose("    Note: ", note)
     return lines
 
 
@@ -158,7 +160,8 @@ def render_text(diff: Diff, options: RenderOptions | None = None) -> str:
     """Both sources, whole-program figures before -> after, OOM changes, then the ``top`` changed tiles."""
     top = (options or RenderOptions()).top
     header = [_side_line("Old:", diff.old), _side_line("New:", diff.new), _target_line(diff)]
-    header += [f"Note:   {note}" for note in diff.notes]
+    for note in diff.notes:
+        header += prose("Note:   ", note, (options and options.width) or WIDTH)
     sections = [header, _figures_table(diff)]
     partial = diff.per_tile == "partial"
     oom = [line for line in (_tile_ids("Newly out of memory", diff.newly_out_of_memory, partial),

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from ..analysis import Summary, TopTile
 from ..analysis.liveness import Liveness, LivenessSummary
 from ..model import TileSymbols
+from .poplar import prose
 
 TEXT_SYMBOLS = 10   # symbols listed per tile in text unless --symbols says otherwise
 UNSIZED_NAMED = 2   # unsized symbols named in text (globals first: local labels rarely matter)
@@ -58,14 +59,16 @@ def symbols_lines(tile: TopTile, table: TileSymbols, limit: int | None) -> list[
         lines.append(f"  +{rest:,} more sized symbol(s), {rest_bytes:,} B (--symbols N to list more)")
     gaps = table.unattributed
     detail = ", ".join(f"{name} {size:,} B" for name, size in sorted(gaps.items(), key=lambda kv: (-kv[1], kv[0])))
-    lines.append(f"  Unattributed (no sized symbol covers them): {table.unattributed_bytes:,} B"
-                 + (f" ({detail})" if detail else ""))
+    lines += prose("  ", f"Unattributed (no sized symbol covers them): {table.unattributed_bytes:,} B"
+                   + (f" ({detail})" if detail else ""), hang="    ")
     if table.unsized:
         named = sorted(table.unsized, key=lambda s: (s.binding == "local", s.kind == "notype", s.display_name))
         names = ", ".join(s.display_name for s in named[:UNSIZED_NAMED])
         more = f", +{len(table.unsized) - UNSIZED_NAMED:,} more" if len(table.unsized) > UNSIZED_NAMED else ""
-        lines.append(f"  No size in the symbol table: {len(table.unsized):,} symbol(s) ({names}{more})")
-    lines += [f"  Note: {note}" for note in table.notes]
+        lines += prose("  ", f"No size in the symbol table: {len(table.unsized):,} symbol(s) ({names}{more})",
+                       hang="    ")
+    for note in table.notes:
+        lines += prose("  Note: ", note)
     return lines
 
 
@@ -110,10 +113,11 @@ def liveness_lines(summary: Summary) -> list[str]:
         always = f"{100 * share:.1f}%" if share is not None else "?"
         never = f"{100 * (1 - share):.1f}%" if share is not None else "?"
         width = max(len(f"{total.always_live:,}"), len(f"{total.not_always_live:,}"))
-        lines += [f"  Always-live:     {total.always_live:>{width},} B  {always:>6}  code, vertex state, weights, "
-                  "optimiser state",
-                  f"  Not-always-live: {total.not_always_live:>{width},} B  {never:>6}  activations and temporaries; "
-                  f"per tile: {total.basis}"]
+        for name, size, share_text, what in (
+                ("Always-live:    ", total.always_live, always, "code, vertex state, weights, optimiser state"),
+                ("Not-always-live:", total.not_always_live, never,
+                 f"activations and temporaries; per tile: {total.basis}")):
+            lines += prose(f"  {name} {size:>{width},} B  {share_text:>6}  ", what)
         if live.top_pressure:
             parts = [f"{n} mostly {kind}" if kind != "even" else f"{n} even"
                      for kind, n in sorted(live.top_pressure.items(), key=lambda kv: (-kv[1], kv[0]))]

@@ -50,3 +50,14 @@ def maximum_line(label: str, peak: TileBytes) -> str:
 def plural(kind: str) -> str:
     """The plural of a breakdown kind: sections, categories, data types."""
     return kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
+
+
+WIDTH = 100  # columns memreport's own text fits by default (Poplar's By Tile block keeps its own layout)
+
+
+def prose(lead: str, text: str, width: int = WIDTH, hang: str | None = None) -> list[str]:
+    """``lead`` then ``text``, wrapped at spaces to ``width`` columns, continued under the text's first
+    character (or after ``hang``); a word longer than the line, a path say, stays whole on a line of its own."""
+    import textwrap
+    return textwrap.wrap(text, width, initial_indent=lead, subsequent_indent=" " * len(lead) if hang is None else hang,
+                         break_long_words=False, break_on_hyphens=False) or [lead.rstrip()]

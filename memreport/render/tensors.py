@@ -13,7 +13,7 @@ from ..analysis import Summary
 from ..analysis.tensors import ElementHistogram, TileTensors, element_histogram, top_data_tiles
 from ..model import MemoryReport, TensorMapReport, exact_sum
 from ..model.tensor_map import ESTIMATE_LABEL, TensorMap
-from .poplar import BAR_WIDTH, bar
+from .poplar import BAR_WIDTH, WIDTH, bar, prose
 
 TENSORS_PER_TILE = 10
 
@@ -56,6 +56,8 @@ def tile_block(row: TileTensors, limit: int = TENSORS_PER_TILE, indent: str = " 
     if row.excluding_gaps:
         data += f", {100 * row.est_bytes / row.excluding_gaps:.1f}% of excluding gaps"
     lines = [f"{indent}{where}: " + "; ".join(facts + [data])]
+    if len(lines[0]) > WIDTH and facts:  # the tensor figures on a line of their own, under the tile's bytes
+        lines = [f"{indent}{where}: " + "; ".join(facts) + ";", *prose(indent + "  ", data)]
     if not row.tensors:
         return lines
     shown = row.tensors[:limit]
@@ -93,7 +95,7 @@ def tensor_map_lines(summary: Summary) -> list[str]:
         f"  Elements:     {elements:,} on {int((tensor_map.elements_by_tile > 0).sum()):,} of "
         f"{tensor_map.num_tiles:,} tiles",
         f"  Tensor data:  {_estimate(est)} estimated",
-        f"  ({ESTIMATE_LABEL})",
+        *prose("  ", f"({ESTIMATE_LABEL})", hang="   "),
         "",
         "  By Tile (tensor elements):",
     ]
@@ -101,7 +103,7 @@ def tensor_map_lines(summary: Summary) -> list[str]:
     rows = top_data_tiles(tensor_map, summary.top_n, report.target.tiles_per_ipu)
     if rows:
         lines += ["", f"Tiles holding the most tensor data (top {len(rows)}, by estimated bytes):",
-                  f"  ({ESTIMATE_LABEL})"]
+                  *prose("  ", f"({ESTIMATE_LABEL})", hang="   ")]
         for row in rows:
             lines += tile_block(row)
         lines += _unknown_line(tensor_map)
@@ -112,7 +114,8 @@ def attribution_lines(summary: Summary) -> list[str]:
     """The tensors on the report's top tiles (``--tensor-map``)."""
     tensor_map, rows = summary.tensor_map, summary.tensors or ()
     assert tensor_map is not None
-    lines = [f"Tensors on the top {len(rows)} tiles (from {tensor_map.source}):", f"  ({ESTIMATE_LABEL})"]
+    lines = [f"Tensors on the top {len(rows)} tiles (from {tensor_map.source}):",
+             *prose("  ", f"({ESTIMATE_LABEL})", hang="   ")]
     if not rows:
         return lines + ["  (no tiles)"]
     for row in rows:

@@ -15,10 +15,9 @@ from ..analysis.messages import describe
 from ..model import OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
 from ..units import count
 from . import RenderOptions, drill
-from .poplar import HISTOGRAM_HEADER, histogram_rows, maximum_line, plural
+from .poplar import HISTOGRAM_HEADER, WIDTH, histogram_rows, maximum_line, plural, prose
 
 RULE = "=" * 78
-WIDTH = 100  # columns the text fits by default (Poplar's By Tile block keeps its own layout)
 RED, YELLOW, RESET = "\x1b[31m", "\x1b[33m", "\x1b[0m"
 NEAR_LIMIT = 0.95  # yellow: within 5 % of bytes per tile
 
@@ -38,15 +37,17 @@ def by_tile_block(summary: Summary, indent: str = "  ") -> list[str]:
     return lines
 
 
-def header_lines(summary: Summary) -> list[str]:
-    """Source, format, target and what the source does not hold."""
+def header_lines(summary: Summary, width: int = WIDTH) -> list[str]:
+    """Source, format, target and what the source does not hold (notes wrapped to ``width``)."""
     report = summary.report
     lines = [f"Source:   {summary.label}", f"Format:   {report.format_name}", f"Target:   {summary.target_text}",
              f"Per tile: {report.per_tile}"]
-    lines += [f"Note:     {note}" for note in (*report.notes, *summary.notes)]
+    notes = [*report.notes, *summary.notes]
     oom = summary.oom
     if oom.count is not None and oom.reason:  # a count judged, not printed: say why the printed one is not used
-        lines.append(f"Note:     out-of-memory count judged from what the summary printed: {oom.reason}")
+        notes.append(f"out-of-memory count judged from what the summary printed: {oom.reason}")
+    for note in notes:
+        lines += prose("Note:     ", note, width)
     return lines
 
 
@@ -229,7 +230,7 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
         body = ["Out of memory:", "  " + summary.oom.describe()]
     else:
         body = totals_lines(summary) + [""] + by_tile_block(summary)
-    sections: list[Sequence[str]] = [header_lines(summary), body]
+    sections: list[Sequence[str]] = [header_lines(summary, (options and options.width) or WIDTH), body]
     for extra in (messages_lines(summary), per_ipu_lines(summary), top_tiles_lines(summary, options=options),
                   selected_lines(summary, options=options),
                   *drill.all_symbols_lines([*summary.top, *(t for t in summary.selected

@@ -67,10 +67,10 @@ def test_text_of_a_partial_diff_says_so(builds):
 Old: old.a (ELF archive, per tile: complete)
 New: new.txt (Poplar text summary, per tile: partial)
 Tiles:  8, 638,976 B per tile
-Note:   NEW (new.txt) is partial (a text summary): only the 2 tile(s) whose bytes both sides state are \
-compared; totals, maxima and out-of-memory counts are as printed
-Note:   out-of-memory changes tile by tile unknown: a text summary does not state every tile's bytes (the \
-out-of-memory counts are compared)
+Note:   NEW (new.txt) is partial (a text summary): only the 2 tile(s) whose bytes both sides state
+        are compared; totals, maxima and out-of-memory counts are as printed
+Note:   out-of-memory changes tile by tile unknown: a text summary does not state every tile's bytes
+        (the out-of-memory counts are compared)
 
                                         Old                 New       Delta
 Total, excluding gaps           3,138,976 B         3,000,000 B  -138,976 B

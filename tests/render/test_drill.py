@@ -29,11 +29,12 @@ def test_a_tiles_largest_symbols_and_what_they_leave():
         "  6,000   57.0%  .bss     conv2d_7/weights_alias",
         "  3,000   28.5%  .bss     relu_3/activations",
         "  +5 more sized symbol(s), 478 B (--symbols N to list more)",
-        "  Unattributed (no sized symbol covers them): 1,058 B (.bss 1,000 B, .text 50 B, "
-        ".text.__runCodelet_popops__ScaledAddSupervisor___float_float_float_true_false 4 B, "
-        ".text.castFloatToGf8Supervisor 4 B)",
-        "  No size in the symbol table: 2 symbol(s) (__runCodelet_popfloat__experimental__CastFloatToGf8Supervisor, "
-        "__runCodelet_popops__ScaledAddSupervisor___float_float_float_true_false_START)",
+        "  Unattributed (no sized symbol covers them): 1,058 B (.bss 1,000 B, .text 50 B,",
+        "    .text.__runCodelet_popops__ScaledAddSupervisor___float_float_float_true_false 4 B,",
+        "    .text.castFloatToGf8Supervisor 4 B)",
+        "  No size in the symbol table: 2 symbol(s)",
+        "    (__runCodelet_popfloat__experimental__CastFloatToGf8Supervisor,",
+        "    __runCodelet_popops__ScaledAddSupervisor___float_float_float_true_false_START)",
         "  Note: 1 common symbol(s) are in no section yet (a relocatable object): not counted"]
     text = render([s])
     assert "Symbols on tile 0 (tile_0.elf), 8 sized symbol(s):" in text  # ten by default: all eight
@@ -75,8 +76,8 @@ def test_a_profiles_categories_and_liveness():
     assert drill.liveness_lines(s) == [
         "Liveness:",
         "  Always-live:       650 B   27.1%  code, vertex state, weights, optimiser state",
-        "  Not-always-live: 1,750 B   72.9%  activations and temporaries; per tile: the most live at once "
-        "(maxBytesByTile)",
+        "  Not-always-live: 1,750 B   72.9%  activations and temporaries; per tile: the most live at once",
+        "                                    (maxBytesByTile)",
         "  Top 2 tiles: 2 mostly not-always-live",
         "  IPU 0: always-live 500 B (38%), not-always-live 800 B (62%): mostly not-always-live",
         "  IPU 1: always-live 150 B (14%), not-always-live 950 B (86%): mostly not-always-live",

@@ -173,3 +173,11 @@ def test_tile_rows_fit_100_columns_with_out_of_memory_near_the_left_and_colour_o
     assert coloured[2] == RED + plain[2] + RESET                 # out of memory
     assert coloured[6] == YELLOW + plain[6] + RESET              # 620,000 B: within 5 % of 638,976 B
     assert coloured[10] == plain[10]                             # far below the limit: plain
+
+
+def test_prose_wraps_at_spaces_under_its_lead_and_keeps_long_words_whole():
+    from memreport.render.poplar import prose
+    assert prose("Note:     ", "a b c " * 5, 21) == ["Note:     a b c a b c", "          a b c a b c",
+                                                     "          a b c"]
+    assert prose("  ", "x " + "y" * 30 + " z", 20, hang="    ") == ["  x", "    " + "y" * 30, "    z"]
+    assert prose("Note: ", "", 20) == ["Note:"]
