@@ -148,7 +148,8 @@ def draw(ax: Axes, summary: Summary, oom_colour: str, vmax_kib: float | None = N
         ax.imshow(mask, cmap=ListedColormap([oom_colour]), vmin=0, vmax=1, interpolation="nearest", aspect=aspect)
         ys, xs = np.nonzero(lay.over)
         if ys.size <= MAX_RINGS:  # a cell may be a pixel or two: a ring makes a few findable
-            ax.scatter(xs, ys, s=70, facecolors="none", edgecolors=oom_colour, linewidths=1.2)
+            ax.scatter(xs, ys, s=70, facecolors="none", edgecolors=oom_colour, linewidths=1.2,
+                       clip_on=False)  # a ring on an edge row drawn whole, past the cells
     # An inset follows the axes after aspect shrinking, so the bar stays beside the grid.
     bar = ax.figure.colorbar(image, cax=ax.inset_axes((1.03, 0.0, 0.035, 1.0)),
                              extend="max" if any_over else "neither")

@@ -250,7 +250,8 @@ def _per_tile(ax: Axes, summary: Summary) -> None:
     _mark_limit(ax, limit, top * 1.2, vertical=False)
     _ipu_boundaries(ax, report)
     # Label the top tiles where their ranking figure is drawn: including gaps where known.
-    _label_top(ax, summary, kib if report.including_gaps is None else np.maximum(kib, report.including_gaps / KIB))
+    _label_top(ax, summary, kib if report.including_gaps is None else np.maximum(kib, report.including_gaps / KIB),
+               None if limit is None else limit / KIB, top * 1.2)
     ax.set_xlim(-0.6 if n <= BAR_TILES else -0.5, n - 0.4 if n <= BAR_TILES else n - 0.5)
     ax.set_ylim(0, top * 1.2)
     ax.set_title("Memory per tile" + (", excluding gaps" if report.including_gaps is None else ""),
@@ -290,8 +291,21 @@ def _ipu_boundaries(ax: Axes, report: TileReport) -> None:
     top.tick_params(length=0, pad=1)
 
 
-def _label_top(ax: Axes, summary: Summary, kib: np.ndarray) -> None:
-    """Tile numbers over the five most memory-subscribed tiles; tiles that crowd share one label."""
+LABEL_GAP, LABEL_HEIGHT = 5.0, 12.0  # points: a top-tile label's distance above its tile, and its height
+
+
+def _label_top(ax: Axes, summary: Summary, kib: np.ndarray, limit_kib: float | None = None,
+               y_max: float | None = None) -> None:
+    """Tile numbers over the five most memory-subscribed tiles; tiles that crowd share one label.
+
+    A label that would sit on the limit line (a tile just under the limit)
+    goes above the line instead, joined to its tile by a thin leader.
+    """
+    points_per_kib = None
+    if limit_kib is not None and y_max:
+        fig = ax.get_figure()
+        height = fig.get_size_inches()[1] if fig is not None else 0.0  # type: ignore[union-attr]
+        points_per_kib = ax.get_position().height * float(height) * 72 / y_max
     span = max(summary.report.num_tiles, 1)
     groups: list[list[int]] = []
     for tile in sorted(t.tile for t in summary.top[:TOP]):
@@ -304,9 +318,16 @@ def _label_top(ax: Axes, summary: Summary, kib: np.ndarray) -> None:
         label = f"tile {group[0]}" if len(group) == 1 else "tiles " + ", ".join(str(t) for t in group)
         where = peak / span
         ha = "left" if where < 0.03 else "right" if where > 0.97 else "center"  # stay inside the axes
-        ax.annotate(label, xy=(peak, kib[peak]), xytext=(0, 5), textcoords="offset points", ha=ha,
-                    va="bottom", fontsize=7.5, bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none",
-                                                     "alpha": 0.75})
+        place: dict = {"xytext": (0, LABEL_GAP), "textcoords": "offset points"}
+        if points_per_kib is not None and limit_kib is not None and y_max:
+            below = (limit_kib - float(kib[peak])) * points_per_kib  # points from the tile up to the line
+            # The layout may still shrink the axes: judge generously, then place in data units, above the line.
+            if -2 <= below <= 1.5 * (LABEL_GAP + LABEL_HEIGHT):
+                place = {"xytext": (peak, limit_kib + 0.03 * y_max), "textcoords": "data",
+                         "arrowprops": {"arrowstyle": "-", "lw": 0.5, "color": "#555555", "shrinkA": 0,
+                                        "shrinkB": 0}}
+        ax.annotate(label, xy=(peak, kib[peak]), ha=ha, va="bottom", fontsize=7.5, **place,
+                    bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.75})
 
 
 def _histogram(ax: Axes, summary: Summary) -> None:

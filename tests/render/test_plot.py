@@ -476,3 +476,24 @@ def test_out_of_memory_bins_carry_a_note_with_the_count(tmp_path):
     fig = plot.figure(summarize(memreport.read(tmp_path / "small.a")))
     ax = next(a for a in fig.axes if a.get_title(loc="left") == "By Tile histogram")
     assert [t.get_text() for t in ax.texts if "out of memory" in t.get_text()] == ["2 tiles out of memory"]
+
+
+@pytest.mark.parametrize("under", [0, 2_000, 6_000, 12_000])
+def test_a_top_tile_label_never_sits_on_the_limit_line(tmp_path, under):
+    """A tile a few KiB under the limit had its label drawn across the dashed limit line (issue #14 item 11):
+    the label goes above the line. Checked on the drawn boxes, for tiles 0 to 12,000 B under the limit."""
+    limit = 262_144
+    bytes_ = np.full(4000, 150_000)
+    bytes_[1000], bytes_[3000] = limit - under, 300_000
+    path = tmp_path / "p.json"
+    path.write_bytes(encode_json(build_profile(bytes_, tiles_per_ipu=4000)))
+    fig = plot.figure(summarize(memreport.read(path)))
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    line_y = ax.transData.transform((0, limit / 1024))[1]
+    labels = [t for t in ax.texts if t.get_text().startswith("tile")]
+    assert {t.get_text() for t in labels} >= {"tile 1000", "tile 3000"}
+    renderer = fig.canvas.get_renderer()
+    for text in labels:
+        box = matplotlib.text.Text.get_window_extent(text, renderer)  # the words, not the leader to the tile
+        assert not box.y0 - 1 <= line_y <= box.y1 + 1, (text.get_text(), box, line_y)
