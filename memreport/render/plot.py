@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 OOM_COLOUR = "#d62728"
 TILE_COLOUR = "#1f77b4"
+SKIPPED_COLOUR = "#555555"  # a damaged member's tile: its bytes unknown
 ELIDED_COLOUR = "#eeeeee"  # bins a pasted histogram left out: unknown, not empty
 MAYBE_COLOUR = "#fdd49e"  # a printed bin across the limit: may hold out-of-memory tiles (hatched, never red)
 MAYBE_HATCH = "#b35806"
@@ -137,7 +138,7 @@ def _title(fig: Figure, summary: Summary) -> None:
     fig.text(0.5, 0.935, "  ·  ".join(parts), ha="center", va="top", fontsize=10.5)
     note: str | None
     if report.skipped:
-        note = (f"{len(report.skipped):,} damaged member(s) skipped; their tiles' memory is unknown: drawn at 0, "
+        note = (f"{len(report.skipped):,} damaged member(s) skipped; their tiles' memory is unknown: marked x at 0, "
                 "counted in no figure")
     elif report.format == OOM_MESSAGES_FORMAT:
         note = "this log holds no memory summary, only out-of-memory messages"
@@ -241,7 +242,11 @@ def _per_tile(ax: Axes, summary: Summary) -> None:
     if n > BAR_TILES and over.any():
         ax.scatter(x[over], kib[over], s=14, color=OOM_COLOUR, zorder=4, lw=0,
                    label=f"{int(over.sum()):,} out of memory")
-    if report.including_gaps is not None or n > MAX_POINTS:
+    if report.skipped:  # damaged members: their tiles' bytes are unknown, marked where they would be drawn
+        skipped = np.array(sorted(s.tile for s in report.skipped))
+        ax.scatter(skipped, np.zeros(skipped.size), s=22, marker="x", color=SKIPPED_COLOUR, zorder=5, lw=1.2,
+                   clip_on=False, label=f"{count(skipped.size, 'tile')} skipped: bytes unknown")
+    if report.including_gaps is not None or n > MAX_POINTS or report.skipped:
         # Above the axes at the right, clear of the data and of the top-tile labels.
         tpi = report.target.tiles_per_ipu
         several_ipus = tpi is not None and n > tpi

@@ -497,3 +497,18 @@ def test_a_top_tile_label_never_sits_on_the_limit_line(tmp_path, under):
     for text in labels:
         box = matplotlib.text.Text.get_window_extent(text, renderer)  # the words, not the leader to the tile
         assert not box.y0 - 1 <= line_y <= box.y1 + 1, (text.get_text(), box, line_y)
+
+
+def test_a_skipped_tile_is_marked_where_it_would_be_drawn():
+    """A damaged member's tile was drawn at 0 like an empty tile (issue #14 item 14): it gets a grey x at 0 and a
+    legend entry, on the bars of a small report and on the line of a large one."""
+    for n in (8, 1472):
+        values = np.full(n, 100_000, dtype=np.int64)
+        values[3] = 0
+        report = TileReport("skip.a", "archive", Target(n, None, 1, n, LIMIT), values,
+                            skipped=(memreport.SkippedMember(3, "tile_3.elf", "not an ELF file"),))
+        fig = plot.figure(summarize(report))
+        ax = fig.axes[0]
+        marks = [c for c in ax.collections if c.get_label() == "1 tile skipped: bytes unknown"]
+        assert len(marks) == 1 and marks[0].get_offsets().tolist() == [[3.0, 0.0]]
+        assert "1 tile skipped: bytes unknown" in [t.get_text() for t in ax.get_legend().get_texts()]
