@@ -7,8 +7,10 @@ quoted in a message.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+from collections.abc import Iterator
 
 from ..errors import ReadError
 from .elf import TileSections, scan_elf
@@ -36,6 +38,23 @@ def thin_member_path(archive: str, name: str, root: str | None = None) -> str:
     return path
 
 
+@contextlib.contextmanager
+def _member_view(archive: str, name: str, root: str | None) -> Iterator[FileView]:
+    """The member's own file, confined (:func:`thin_member_path`), opened without blocking, a regular file."""
+    path = thin_member_path(archive, name, root)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
+    except OSError as exc:
+        raise ReadError(f"thin archive member cannot be read: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ReadError("thin archive member is not a regular file")
+        yield FileView(fd, info.st_size)
+    finally:
+        os.close(fd)
+
+
 def scan_thin_member(archive: str, name: str, root: str | None = None,
                      names_cache: dict | None = None) -> TileSections:
     """The sections of a thin archive's member, read from its own file only as far as the scan needs.
@@ -44,35 +63,15 @@ def scan_thin_member(archive: str, name: str, root: str | None = None,
     the section table and the section names is read, and none of it is
     quoted in an error: the path comes from the archive, whoever wrote it.
     """
-    path = thin_member_path(archive, name, root)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
-    except OSError as exc:
-        raise ReadError(f"thin archive member cannot be read: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ReadError("thin archive member is not a regular file")
+    with _member_view(archive, name, root) as view:
         try:
-            return scan_elf(FileView(fd, info.st_size), 0, info.st_size, names_cache=names_cache, quote=False)
+            return scan_elf(view, 0, len(view), names_cache=names_cache, quote=False)
         except ReadError as exc:
             exc.offset = None  # an offset into the member's own file would read as one into the archive
             raise
-    finally:
-        os.close(fd)
 
 
 def read_thin_member(archive: str, name: str, root: str | None = None) -> bytes:
     """A thin archive's member whole (its symbol table is wanted), confined as :func:`scan_thin_member` is."""
-    path = thin_member_path(archive, name, root)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
-    except OSError as exc:
-        raise ReadError(f"thin archive member cannot be read: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ReadError("thin archive member is not a regular file")
-        return FileView(fd, info.st_size)[0:info.st_size]
-    finally:
-        os.close(fd)
+    with _member_view(archive, name, root) as view:
+        return view[0:len(view)]
