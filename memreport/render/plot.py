@@ -301,11 +301,13 @@ LABEL_GAP, LABEL_HEIGHT = 5.0, 12.0  # points: a top-tile label's distance above
 
 def _label_top(ax: Axes, summary: Summary, kib: np.ndarray, limit_kib: float | None = None,
                y_max: float | None = None) -> None:
-    """Tile numbers over the five most memory-subscribed tiles; tiles that crowd share one label.
+    """Tile numbers over the five most memory-subscribed tiles; tiles that crowd share one label (naming
+    which are out of memory when only some are).
 
     A label that would sit on the limit line (a tile just under the limit)
     goes above the line instead, joined to its tile by a thin leader.
     """
+    over = summary.out_of_memory
     points_per_kib = None
     if limit_kib is not None and y_max:
         fig = ax.get_figure()
@@ -321,6 +323,9 @@ def _label_top(ax: Axes, summary: Summary, kib: np.ndarray, limit_kib: float | N
     for group in groups:
         peak = max(group, key=lambda t: kib[t])
         label = f"tile {group[0]}" if len(group) == 1 else "tiles " + ", ".join(str(t) for t in group)
+        if over is not None and len(group) > 1 and len({bool(over[t]) for t in group}) > 1:
+            # Some of the group fit: a shared label over an out-of-memory spike must not imply all are over.
+            label = "tiles " + ", ".join(f"{t} (OOM)" if over[t] else str(t) for t in group)
         where = peak / span
         ha = "left" if where < 0.03 else "right" if where > 0.97 else "center"  # stay inside the axes
         place: dict = {"xytext": (0, LABEL_GAP), "textcoords": "offset points"}

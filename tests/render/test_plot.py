@@ -512,3 +512,18 @@ def test_a_skipped_tile_is_marked_where_it_would_be_drawn():
         marks = [c for c in ax.collections if c.get_label() == "1 tile skipped: bytes unknown"]
         assert len(marks) == 1 and marks[0].get_offsets().tolist() == [[3.0, 0.0]]
         assert "1 tile skipped: bytes unknown" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_a_shared_label_names_which_tiles_are_out_of_memory():
+    """"tiles 1292, 1408" over an out-of-memory spike implied both were over (issue #14 item 11)."""
+    limit = 262_144
+    bytes_ = np.full(4000, 150_000)
+    bytes_[1292], bytes_[1300], bytes_[3000] = limit + 5_000, 200_000, 210_000
+    report = TileReport("crowd.a", "archive", Target(4000, None, 1, 4000, limit), bytes_)
+    fig = plot.figure(summarize(report))
+    labels = {t.get_text() for t in fig.axes[0].texts if t.get_text().startswith("tile")}
+    assert "tiles 1292 (OOM), 1300" in labels
+    both = bytes_.copy()
+    both[1300] = limit + 1
+    labels = {t.get_text() for t in plot.figure(summarize(report.evolve(excluding_gaps=both))).axes[0].texts}
+    assert "tiles 1292, 1300" in labels  # all of the group over: the red dots say so
