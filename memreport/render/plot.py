@@ -171,8 +171,10 @@ def _displayable(text: str) -> str:
 def _oom_phrase(status: OutOfMemoryCount) -> str:
     """Short: the title has no room for why."""
     if status.count is not None:
-        return f"{status.count:,} tile(s) out of memory"
-    return f"at least {status.at_least:,} tile(s) out of memory" if status.at_least else "out-of-memory tiles unknown"
+        return f"{count(status.count, 'tile')} out of memory"
+    if status.at_least:
+        return f"at least {count(status.at_least, 'tile')} out of memory"
+    return "out-of-memory tiles unknown"
 
 
 def _mark_limit(ax: Axes, limit: int | None, top: float, vertical: bool, bottom: float = 0.0) -> None:
@@ -475,9 +477,9 @@ def _printed_summary(ax: Axes, summary: Summary) -> None:
     status = summary.oom
     printed = report.printed.tiles_out_of_memory if report.printed else None
     judged = ("unknown" if status.count is None and not status.at_least else
-              f"at least {status.at_least:,} tile(s)" if status.count is None else f"{status.count:,} tile(s)")
+              f"at least {count(status.at_least, 'tile')}" if status.count is None else count(status.count, "tile"))
     if printed is not None:  # what was printed, as printed; a recount only beside it, labelled as such
-        lines.append(f"Out of memory (printed): {printed:,} tile(s)")
+        lines.append(f"Out of memory (printed): {count(printed, 'tile')}")
         if status.count != printed:
             lines.append(f"Out of memory (recounted for {report.target.bytes_per_tile:,} B per tile): {judged}"
                          if report.target.bytes_per_tile else f"Out of memory (recounted): {judged}")
@@ -508,4 +510,4 @@ def _top_table(ax: Axes, summary: Summary) -> None:
         excl = "?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B"
         mark = "  OOM" if t.out_of_memory else ""
         lines.append(f"{t.tile:>6} {'?' if t.ipu is None else t.ipu:>4} {excl:>14}  {pct:>9}{mark}")
-    _text_panel(ax, f"Top {min(TOP, report.num_tiles)} tile(s)", lines)
+    _text_panel(ax, f"Top {count(min(TOP, report.num_tiles), 'tile')}", lines)

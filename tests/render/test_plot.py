@@ -98,7 +98,7 @@ def test_archive_png_shows_its_out_of_memory_tiles(tmp_path):
     assert_drawn(rgb)
     assert oom_pixels(rgb) > 50
     words = texts(fig)
-    assert "2 tile(s) out of memory" in words and "ipu2" in words and "96 tiles" in words
+    assert "2 tiles out of memory" in words and "ipu2" in words and "96 tiles" in words
     assert "tile 7" in words and "tile 50" in words  # the top five are labelled
     assert "limit\n624.0 KiB" in words
 
@@ -164,7 +164,7 @@ def test_out_of_memory_messages_alone():
     fig, _ = draw(report)
     words = texts(fig)
     assert "this log holds no memory summary, only out-of-memory messages" in words
-    assert "Out-of-memory messages: 1 (tiles 3)" in words and "at least 1 tile(s) out of memory" in words
+    assert "Out-of-memory messages: 1 (tiles 3)" in words and "at least 1 tile out of memory" in words
 
 
 def test_partial_report_built_by_hand():
@@ -180,7 +180,7 @@ def test_one_tile():
     fig, rgb = draw(report)
     words = texts(fig)
     assert "1 IPU × 1 tiles" not in words and "1 tile" in words
-    assert "Top 1 tile(s)" in words  # a table instead of a one-cell heat map
+    assert "Top 1 tile" in words  # a table instead of a one-cell heat map
     assert_drawn(rgb)
     assert oom_pixels(rgb) == 0
 
@@ -447,7 +447,7 @@ def test_detailed_tiles_legend_has_red_only_for_out_of_memory_and_the_printed_co
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["excluding gaps", "excluding gaps, out of memory"]
     text = "\n".join(t.get_text() for a in fig.axes for t in a.texts)
-    assert "Out of memory (printed): 0 tile(s)" in text
+    assert "Out of memory (printed): 0 tiles" in text
     assert "Out of memory (recounted for 500,000 B per tile): " in text
 
 
