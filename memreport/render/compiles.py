@@ -16,6 +16,7 @@ from ..model import Compilation, CompileTarget, ExecutableLoad, Finding, LineRef
 from ..model.compiles import SCHEMA
 from ..units import count
 from . import RenderOptions
+from .poplar import WIDTH, prose
 
 UNKNOWN = "?"
 
@@ -56,12 +57,23 @@ _COLUMNS: tuple[tuple[str, Callable[[Compilation], str | None], bool], ...] = (
 _RIGHT = {"duration", "peak RSS", "overflowed"}
 
 
-def _table(headings: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], width: int = WIDTH) -> list[str]:
+    """The rows under their headings; a table wider than ``width`` goes in stacked parts, each beginning
+    with the first column (the row's number), so every part fits and its rows still pair up."""
     widths = [max(len(r[i]) for r in [headings, *rows]) for i in range(len(headings))]
-    lines = []
-    for row in [headings, *rows]:
-        cells = [cell.rjust(w) if h in _RIGHT else cell.ljust(w) for h, cell, w in zip(headings, row, widths)]
-        lines.append(("  " + "  ".join(cells)).rstrip())
+    parts: list[list[int]] = [[0]]
+    for i in range(1, len(headings)):
+        used = 2 + sum(widths[j] + 2 for j in parts[-1])
+        if len(parts[-1]) > 1 and used + widths[i] > width:
+            parts.append([0])
+        parts[-1].append(i)
+    lines: list[str] = []
+    for part in parts:
+        if lines:
+            lines.append("")
+        for row in [headings, *rows]:
+            cells = [row[i].rjust(widths[i]) if headings[i] in _RIGHT else row[i].ljust(widths[i]) for i in part]
+            lines.append(("  " + "  ".join(cells)).rstrip())
     return lines
 
 
@@ -85,8 +97,8 @@ def _loads(loads: Sequence[ExecutableLoad], totals: CompileTotals) -> list[str]:
     if not loads:
         return []
     spent = _timed(totals.loads, totals.load_s, totals.load_unknown)
-    return [f"Executable loads onto the IPUs: {totals.loads:,} ({spent}); "
-            f"{plural(totals.reloads, 'reload')} (no compilation since the previous load)"]
+    return prose("", f"Executable loads onto the IPUs: {totals.loads:,} ({spent}); "
+                     f"{plural(totals.reloads, 'reload')} (no compilation since the previous load)", hang="  ")
 
 
 def _findings(findings: Sequence[Finding]) -> list[str]:
@@ -122,7 +134,8 @@ def render_text(summary: CompileSummary, options: RenderOptions | None = None) -
             f"{plural(log.loads, 'executable load')}" for i, log in enumerate(summary.history.logs)]
     sections = [logs, _compilations(summary.history.compilations),
                 _loads(summary.history.loads, summary.totals), _findings(summary.findings),
-                [_totals(summary.totals)] + [f"Note: {n}" for n in summary.notes]]
+                prose("", _totals(summary.totals), hang="  ")
+                + [line for n in summary.notes for line in prose("Note: ", n)]]
     return "\n\n".join("\n".join(s) for s in sections if s) + "\n"
 
 
