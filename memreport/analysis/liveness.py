@@ -16,7 +16,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import ALWAYS_LIVE, NOT_ALWAYS_LIVE, NOT_ALWAYS_LIVE_MAX, MemoryReport, ProgramLiveness, TileReport
+from ..model import (
+    ALWAYS_LIVE,
+    NOT_ALWAYS_LIVE,
+    NOT_ALWAYS_LIVE_MAX,
+    MemoryReport,
+    ProgramLiveness,
+    TileReport,
+    find_view,
+)
 from ..model.liveness import walk
 
 # How each source measures a tile's not-always-live bytes.
@@ -79,22 +87,13 @@ class LivenessSummary:
 
 def liveness_columns(report: MemoryReport) -> tuple[np.ndarray, np.ndarray, str] | None:
     """(always-live per tile, not-always-live per tile, basis), or None when the report lacks either."""
-    always = _view(report, ALWAYS_LIVE)
+    always = find_view(report.breakdown, ALWAYS_LIVE)
     if always is None:
         return None
     for name, basis in BASES.items():
-        column = _view(report, name)
+        column = find_view(report.breakdown, name)
         if column is not None:
             return always.values, column.values, basis
-    return None
-
-
-def _view(report: MemoryReport, name: str):
-    """The not-counted liveness column ``name``; a source category of that name pushes it to ``name (not counted)``."""
-    while name in report.breakdown:
-        if not report.breakdown[name].counted:
-            return report.breakdown[name]
-        name += " (not counted)"
     return None
 
 

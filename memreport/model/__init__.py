@@ -53,8 +53,10 @@ from .values import (
                      SkippedMember,
                      TileBytes,
                      TileDetail,
+                     add_view,
                      check_sums,
                      exact_sum,
+                     find_view,
                      sums_by,
 )
 
@@ -99,8 +101,10 @@ __all__ = [
                      "TileDetail",
                      "TileReport",
                      "TileSymbols",
+                     "add_view",
                      "check_sums",
                      "exact_sum",
+                     "find_view",
                      "inferred_arch",
                      "install_views",
                      "overrides_of",

@@ -34,6 +34,27 @@ class Column:
         return int(self.values[tile])
 
 
+# A view of the bytes (liveness, overlapped bytes: ``counted`` False) never displaces a source's own item of the
+# same name: it takes this suffix instead, as often as needed.
+NOT_COUNTED = " (not counted)"
+
+
+def add_view(breakdown: dict[str, Column], name: str, column: Column) -> None:
+    """Put the not-counted ``column`` into ``breakdown`` as ``name``, or ``name (not counted)`` if that is taken."""
+    while name in breakdown:
+        name += NOT_COUNTED
+    breakdown[name] = column
+
+
+def find_view(breakdown: Mapping[str, Column], name: str) -> Column | None:
+    """The not-counted column :func:`add_view` put in as ``name``, or None."""
+    while name in breakdown:
+        if not breakdown[name].counted:
+            return breakdown[name]
+        name += NOT_COUNTED
+    return None
+
+
 @dataclass(frozen=True)
 class TileDetail:
     """What a source printed about one tile (a text report's detailed tiles)."""

@@ -43,6 +43,7 @@ from ..model import (
     ProgramLiveness,
     StatedTarget,
     TileReport,
+    add_view,
     resolve_target,
 )
 from .bulk_decode import decode_cbor_arrays, decode_json_arrays, decode_tensor_map_json
@@ -158,9 +159,7 @@ def profile_report(tree: Mapping, source: str, fmt: str) -> MemoryReport:
     info["target"] = _numbers(target_node, TARGET_EXTRAS)
     stated = _stated_target(target_node, base, num_tiles)
     for name, column in extra.items():  # a category may be called "x.overlapped" or "liveness.alwaysLive" too
-        while name in breakdown:
-            name += " (not counted)"
-        breakdown[name] = column
+        add_view(breakdown, name, column)
     try:
         return TileReport(source=source, format=fmt, target=resolve_target(stated)[0], excluding_gaps=excluding,
                           including_gaps=including, breakdown=breakdown,

@@ -13,7 +13,7 @@ memreport wrote these keys is refused with a clear message, never guessed at.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -236,16 +236,22 @@ def _tile_report(record: Mapping, path: str, common: dict[str, Any]) -> TileRepo
         liveness_steps=None if steps is None else _steps(steps, f"{path}.liveness_steps"), **common)
 
 
-def _steps(value: Any, path: str) -> tuple[ProgramLiveness, ...]:
+def _records(value: Any, path: str) -> Iterator[tuple[str, Mapping]]:
+    """(``path[i]``, the object) for each item of a list of objects; a ReadError naming the place otherwise."""
     if not isinstance(value, list):
         raise ReadError(f"{path} must be a list")
-    steps = []
     for i, node in enumerate(value):
-        node = mapping(node, f"{path}[{i}]")
+        where = f"{path}[{i}]"
+        yield where, mapping(node, where)
+
+
+def _steps(value: Any, path: str) -> tuple[ProgramLiveness, ...]:
+    steps = []
+    for where, node in _records(value, path):
         children = node.get("children")
-        steps.append(ProgramLiveness(whole_number(_get(node, "bytes", f"{path}[{i}]"), f"{path}[{i}].bytes"),
-                                     _text(node, "name", f"{path}[{i}]", optional=True),
-                                     () if children is None else _steps(children, f"{path}[{i}].children")))
+        steps.append(ProgramLiveness(whole_number(_get(node, "bytes", where), f"{where}.bytes"),
+                                     _text(node, "name", where, optional=True),
+                                     () if children is None else _steps(children, f"{where}.children")))
     return tuple(steps)
 
 
@@ -316,12 +322,8 @@ def _printed(node: Mapping, path: str) -> PrintedSummary:
 
 def _messages(value: Any, path: str) -> tuple[OutOfMemoryMessage, ...]:
     """A summary's out-of-memory messages, from the fields the JSON states of each (docs/FORMATS.md §8.6)."""
-    if not isinstance(value, list):
-        raise ReadError(f"{path} must be a list")
     messages = []
-    for i, node in enumerate(value):
-        where = f"{path}[{i}]"
-        node = mapping(node, where)
+    for where, node in _records(value, path):
         numbers: dict[str, Any] = {key: _int(node, key, where) for key in _MESSAGE_NUMBERS}
         texts: dict[str, Any] = {key: _text(node, key, where, optional=True) for key in ("exchange", "saved_path",
                                                                                            "archive")}
@@ -339,12 +341,8 @@ def _position(value: Any, path: str) -> ReportPosition | None:
 
 
 def _detailed(value: Any, path: str) -> tuple[TileDetail, ...]:
-    if not isinstance(value, list):
-        raise ReadError(f"{path} must be a list")
     details = []
-    for i, node in enumerate(value):
-        where = f"{path}[{i}]"
-        node = mapping(node, where)
+    for where, node in _records(value, path):
         details.append(TileDetail(tile=whole_number(_get(node, "tile", where), f"{where}.tile"),
                                   including_gaps=_int(node, "including_gaps", where),
                                   excluding_gaps=_int(node, "excluding_gaps", where),

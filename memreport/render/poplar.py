@@ -2,11 +2,13 @@
 
 The By Tile histogram rows (a range right-aligned in 10, a 40-star bar, the
 count in 7), the ``Maximum`` lines and the ``(X K)`` figure, written once
-here for the text report, the tensor-map sections and the diff.
+here for the text report, the tensor-map sections and the diff; and the
+width memreport's own prose wraps to beside them (:func:`prose`).
 """
 from __future__ import annotations
 
 import math
+import textwrap
 
 from ..model import Histogram, TileBytes
 from ..units import kib
@@ -58,6 +60,5 @@ WIDTH = 100  # columns memreport's own text fits by default (Poplar's By Tile bl
 def prose(lead: str, text: str, width: int = WIDTH, hang: str | None = None) -> list[str]:
     """``lead`` then ``text``, wrapped at spaces to ``width`` columns, continued under the text's first
     character (or after ``hang``); a word longer than the line, a path say, stays whole on a line of its own."""
-    import textwrap
     return textwrap.wrap(text, width, initial_indent=lead, subsequent_indent=" " * len(lead) if hang is None else hang,
                          break_long_words=False, break_on_hyphens=False) or [lead.rstrip()]
