@@ -1,16 +1,16 @@
-"""The symbols on a few tiles: each tile's ELF re-opened and its symbol table read with pyelftools.
+"""The symbols on a few tiles: each tile's ELF re-opened and its symbol table read.
 
 The bulk scan (:mod:`.elf_bulk`) reads only section headers, fast enough for
 a pod; symbols are wanted for a handful of tiles (the top tiles, tiles asked
 for by id), so clarity wins here: every member is found again by its
-position in the archive (thin archives too) and read with pyelftools, the
-reference ELF reader. Only symbols in ``SHF_ALLOC`` sections count (they are
+position in the archive (thin archives too) and its tables read by
+:mod:`.elf_symbols` (directly for the usual layout, else with pyelftools, the
+reference ELF reader, which both agree with). Only symbols in ``SHF_ALLOC`` sections count (they are
 the tile's memory); section and file symbols (``STT_SECTION``,
 ``STT_FILE``) name no object and are left out (docs/FORMATS.md §5).
 """
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -21,13 +21,14 @@ from ..model.symbols import symbol_order
 from . import demangle
 from .ar import file_identity, find_members
 from .elf_format import SHF_ALLOC
+from .elf_symbols import ElfTables, plain_tables, reference_tables
 from .fileview import FileView
 from .thin import read_thin_member
 
 SYMBOL_FORMATS = ("archive", "thin-archive", "elf")
 _SKIPPED_TYPES = {"STT_SECTION", "STT_FILE"}
 _KINDS = {"STT_NOTYPE": "notype", "STT_OBJECT": "object", "STT_FUNC": "function", "STT_TLS": "tls",
-          "STT_COMMON": "common", "STT_GNU_IFUNC": "ifunc"}
+          "STT_COMMON": "common", "STT_LOOS": "ifunc"}  # pyelftools names STT_GNU_IFUNC (10) STT_LOOS
 _BINDINGS = {"STB_LOCAL": "local", "STB_GLOBAL": "global", "STB_WEAK": "weak", "STB_LOOS": "unique",
              "STB_GNU_UNIQUE": "unique"}  # pyelftools names STB_GNU_UNIQUE (10) STB_LOOS
 _LINKED = {"ET_EXEC", "ET_DYN"}  # symbol values are addresses; in a relocatable object, offsets in the section
@@ -123,9 +124,8 @@ def tile_symbols(tile: int, member: str | None, data: bytes) -> TileSymbols:
     A damaged symbol table gives a report with a note, not an error: the
     tile's bytes were read already and stand.
     """
-    from elftools.elf.elffile import ELFFile
     try:
-        elf = ELFFile(io.BytesIO(data))
+        elf = plain_tables(data) or reference_tables(data)
         sections = _allocated_sections(elf)
         symbols, unsized, notes, has_table = _symbols(elf, sections)
     except Exception as exc:
@@ -155,7 +155,7 @@ def tile_symbols(tile: int, member: str | None, data: bytes) -> TileSymbols:
 def _damaged(exc: Exception) -> bool:
     """Whether ``exc`` is pyelftools (or the construct library it bundles) failing on a damaged ELF."""
     import struct
-    if isinstance(exc, (ValueError, KeyError, IndexError, AssertionError, struct.error)):
+    if isinstance(exc, (ValueError, KeyError, IndexError, AssertionError, OverflowError, struct.error)):
         return True
     return type(exc).__module__.split(".")[0] == "elftools"
 
@@ -186,45 +186,34 @@ class _Section:
         return total
 
 
-def _allocated_sections(elf) -> dict[int, _Section]:
+def _allocated_sections(elf: ElfTables) -> dict[int, _Section]:
     """Section index -> the allocated sections (SHF_ALLOC, NOBITS included: they occupy the tile)."""
-    linked = elf.header["e_type"] in _LINKED
-    found = {}
-    for index, section in enumerate(elf.iter_sections()):
-        if section["sh_type"] != "SHT_NULL" and section["sh_flags"] & SHF_ALLOC:
-            found[index] = _Section(section.name, int(section["sh_size"]), int(section["sh_addr"]) if linked else 0)
-    return found
+    return {index: _Section(name, size, addr if elf.linked else 0)
+            for index, name, null, flags, size, addr in elf.sections if not null and flags & SHF_ALLOC}
 
 
-def _symbols(elf, sections: Mapping[int, _Section]) -> tuple[list[Symbol], list[Symbol], list[str], bool]:
+def _symbols(elf: ElfTables, sections: Mapping[int, _Section]) -> tuple[list[Symbol], list[Symbol], list[str], bool]:
     """(sized symbols, unsized symbols, notes, whether the ELF has a symbol table)."""
-    from elftools.elf.sections import SymbolTableSection
-    tables = [s for s in elf.iter_sections() if isinstance(s, SymbolTableSection)]
-    table = next((t for t in tables if t["sh_type"] == "SHT_SYMTAB"), None)
     notes: list[str] = []
-    if table is None and tables:  # only the dynamic symbols: fewer than the full table, but real ones
-        table = tables[0]
-        notes.append(f"no .symtab: symbols are from {table.name} (dynamic symbols only)")
-    if table is None:
+    if elf.table is None:
         return [], [], notes, False
+    if not elf.symtab:  # only the dynamic symbols: fewer than the full table, but real ones
+        notes.append(f"no .symtab: symbols are from {elf.table} (dynamic symbols only)")
     sized: list[Symbol] = []
     unsized: list[Symbol] = []
     elsewhere = 0
-    for sym in table.iter_symbols():
-        kind = sym["st_info"]["type"]
+    for name, kind, bind, index, value, size in elf.symbols:
         if kind in _SKIPPED_TYPES:
             continue
-        index = sym["st_shndx"]
         if not isinstance(index, int):  # undefined, absolute, common: not in a section of the tile
             if index == "SHN_COMMON":
                 elsewhere += 1
             continue
         section = sections.get(index)
-        if section is None or (not sym.name and sym["st_size"] == 0):
+        if section is None or (not name and size == 0):
             continue
-        record = Symbol(name=sym.name, section=section.name, size=int(sym["st_size"]), address=int(sym["st_value"]),
-                        kind=_KINDS.get(kind, str(kind).lower()),
-                        binding=_BINDINGS.get(sym["st_info"]["bind"], str(sym["st_info"]["bind"]).lower()))
+        record = Symbol(name=name, section=section.name, size=size, address=value,
+                        kind=_KINDS.get(kind, str(kind).lower()), binding=_BINDINGS.get(bind, str(bind).lower()))
         if record.size:
             sized.append(record)
             section.add(record.address, record.size)
