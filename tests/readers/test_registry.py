@@ -92,3 +92,45 @@ def test_limits_of_the_environment_are_read_errors_not_bugs(tmp_path, monkeypatc
         read_path(str(path))
     assert not isinstance(caught.value, UnexpectedError)
     assert str(caught.value) == f"{path}: {message}"
+
+
+def test_each_builtin_modules_declared_extensions_are_those_its_readers_claim():
+    from memreport.readers.registry import BUILTIN, BUILTIN_EXTENSIONS, _builtin_rank
+    claimed: dict[str, set[str]] = {name: set() for name in BUILTIN}
+    for reader in readers():
+        claimed[BUILTIN[_builtin_rank(reader)]].update(reader.extensions)
+    assert claimed == {name: set(extensions) for name, extensions in BUILTIN_EXTENSIONS.items()}
+
+
+PREFIXES = [b"!<arch>\n", b"!<thin>\n", b"\x7fELF\x01\x01", b"tile,arch,bytes_per_tile,", b'{"schema": "memreport/1"',
+            b'{"target": {}}', b"\xa1dtarg", b"SQLite format 3\x00", b"Memory Usage:\n", b"\x00\x01\x02"]
+SUFFIXES = ["", ".a", ".elf", ".o", ".csv", ".json", ".cbor", ".pop", ".txt", ".log", ".rep", ".bin"]
+
+
+def test_sniffing_module_by_module_picks_what_sniffing_every_reader_picks():
+    from memreport.readers.registry import _sniffed
+    for prefix in PREFIXES:
+        for suffix in SUFFIXES:
+            accepting = [r for r in readers() if r.accept(prefix)]
+            eager = next((r for r in accepting if suffix in r.extensions), accepting[0] if accepting else None)
+            assert _sniffed(prefix, suffix)[1] is eager, (prefix, suffix)
+
+
+@pytest.mark.parametrize("name, prefix, reader, loaded, unloaded", [
+    ("pod.a", b"!<arch>\n", "ar", ["ar"], ["saved_csv", "saved", "profile", "pva", "poplar_text"]),  # ar imports elf
+    ("profile.json", b'{"target": {}}', "json", ["ar", "saved", "profile"], ["pva", "poplar_text"]),
+    ("pod.bin", b"!<arch>\n", "ar", ["ar"], ["saved_csv", "profile", "poplar_text"]),
+    ("run.log", b"Memory Usage:\n", "poplar-text", ["poplar_text"], []),
+])
+def test_a_file_loads_the_reader_modules_its_choice_needs_and_no_more(name, prefix, reader, loaded, unloaded):
+    code = textwrap.dedent(f"""
+        import sys
+        from memreport.readers import identify
+        print(identify({name!r}, {prefix!r}).name)
+        print(" ".join(m for m in ("ar", "elf", "saved_csv", "saved", "profile", "pva", "poplar_text")
+                       if "memreport.readers." + m in sys.modules))
+    """)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    chosen, modules = run.stdout.splitlines()
+    assert chosen == reader
+    assert set(loaded) <= set(modules.split()) and not set(unloaded) & set(modules.split()), modules
