@@ -7,32 +7,38 @@ loaded, names stay mangled and the caller says so.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import threading
 from collections.abc import Iterable
 from typing import Any
 
 _LIBRARIES = ("stdc++", "c++")  # libstdc++ (GNU), libc++ (LLVM)
+_SONAMES = ("libstdc++.so.6", "libc++.so.1")  # tried first: find_library may run ldconfig or a compiler
 _lock = threading.Lock()
 _loaded: Any = False  # False: not tried yet; None: unavailable; else (__cxa_demangle, free)
 
 
 def _load() -> tuple[Any, Any] | None:
-    """(``__cxa_demangle``, libc ``free``), or None when no C++ runtime is found."""
+    """(``__cxa_demangle``, libc ``free``), or None when no C++ runtime is found. ctypes is imported here, on
+    the first mangled name, not with the module (ctypes.util alone costs 10 ms of every run)."""
     global _loaded
     with _lock:
         if _loaded is not False:
             return _loaded
         _loaded = None
-        candidates = [ctypes.util.find_library(name) for name in _LIBRARIES] + ["libstdc++.so.6", "libc++.so.1"]
-        for candidate in candidates:
+        import ctypes
+        import ctypes.util
+
+        def found():
+            yield from _SONAMES
+            yield from (ctypes.util.find_library(name) for name in _LIBRARIES)
+
+        for candidate in found():
             if not candidate:
                 continue
             try:
                 runtime = ctypes.CDLL(candidate)
                 demangler = runtime.__cxa_demangle
-                free = ctypes.CDLL(ctypes.util.find_library("c") or None).free
+                free = _free(ctypes)
             except (OSError, AttributeError):
                 continue
             demangler.restype = ctypes.c_void_p
@@ -42,6 +48,14 @@ def _load() -> tuple[Any, Any] | None:
             _loaded = (demangler, free)
             break
         return _loaded
+
+
+def _free(ctypes: Any) -> Any:
+    """libc's ``free``: from the process's own symbols (the C library is loaded), else found by name."""
+    try:
+        return ctypes.CDLL(None).free
+    except (OSError, AttributeError):
+        return ctypes.CDLL(ctypes.util.find_library("c")).free
 
 
 def available() -> bool:
@@ -61,6 +75,7 @@ def demangle(name: str) -> str | None:
     loaded = _load()
     if loaded is None:
         return None
+    import ctypes  # loaded by _load already
     demangler, free = loaded
     status = ctypes.c_int(0)
     pointer = demangler(name.encode("utf-8", "surrogateescape"), None, None, ctypes.byref(status))
