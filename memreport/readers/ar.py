@@ -20,12 +20,12 @@ from typing import Union
 import numpy as np
 
 from ..errors import FileChanged, ReadError, Truncated
-from ..model import MemoryReport, SkippedMember
+from ..model import MAX_TILES, MemoryReport, SkippedMember
 from .elf import TileSections, scan_elf
 from .elf_bulk import scan_many
 from .fileview import FileView, LeasedMapping, ReadAhead
 from .registry import Reader, ReadOptions, register
-from .sections import SectionNames, SectionRows, sections_report
+from .sections import MAX_ROW_TILE, SectionNames, SectionRows, sections_report
 from .thin import scan_thin_member
 
 AR_MAGIC = b"!<arch>\n"
@@ -378,6 +378,7 @@ class _Tiles:
         """Scan a batch with the vectorised scan; members it leaves go to scan_elf, in order. ``buf`` holds
         the archive from offset ``base`` on."""
         first = len(self.names)
+        self.make_room(len(walked.names))
         if self.layout is not None:
             self.layout.append((walked.headers + base, walked.starts + base, walked.sizes))
         batch = scan_many(buf, walked.starts, walked.sizes, walked.elf_heads, self.table)
@@ -420,7 +421,13 @@ class _Tiles:
             return
         self.add(member.name, tile)
 
+    def make_room(self, more: int) -> None:
+        """Refuse an archive whose tile ids would outgrow the narrow rows (long past any IPU system's tiles)."""
+        if len(self.names) + more > MAX_ROW_TILE:
+            raise ReadError(f"more than {MAX_ROW_TILE:,} members: beyond any IPU system (at most {MAX_TILES:,} tiles)")
+
     def add(self, name: str, tile: TileSections) -> None:
+        self.make_room(1)
         self.rows.append(SectionRows.from_sections(len(self.names), [tile], self.table))
         self.machine.append(np.array([tile.machine], dtype=np.int64))
         self.e_flags.append(np.array([tile.e_flags], dtype=np.int64))
@@ -428,6 +435,7 @@ class _Tiles:
 
     def skip(self, name: str, exc: ReadError) -> None:
         """Keep a damaged member's place (later tile ids must not shift) with no sections."""
+        self.make_room(1)
         self.skipped.append(SkippedMember(len(self.names), name, str(exc)))
         self.machine.append(np.zeros(1, dtype=np.int64))
         self.e_flags.append(np.zeros(1, dtype=np.int64))

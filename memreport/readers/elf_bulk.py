@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .elf_format import ELF_MAGIC, LAYOUTS, SHN_XINDEX, SHT_NOBITS, SHT_NULL
-from .sections import SectionNames, SectionRows
+from .elf_format import ELF_MAGIC, LAYOUTS, SHF_ALLOC, SHN_XINDEX, SHT_NOBITS, SHT_NULL
+from .sections import NAME_ID, TILE_ID, SectionNames, SectionRows
 
 _MAX_OFFSET = 1 << 40  # an offset or size beyond this is left to the reference scan (no int64 overflow)
 _ELF_MAGIC = np.frombuffer(ELF_MAGIC, dtype=np.uint8)
@@ -121,8 +121,8 @@ def _rows(buf, base, length, who, table, shstrndx, names, ok, parts) -> None:
         ids = np.array([names.name_at(key >> 32, key & 0xFFFFFFFF) for key in unique.tolist()], dtype=np.int64)
         name_ids = ids[inverse.ravel()]
     parts.append(SectionRows(
-        tile=np.repeat(who[keep], per_member), name=name_ids,
-        flags=table["flags"][keep][mask].astype(np.uint64), size=size[keep][mask]))
+        tile=np.repeat(who[keep], per_member).astype(TILE_ID), name=name_ids.astype(NAME_ID),
+        alloc=(table["flags"][keep][mask] & SHF_ALLOC) != 0, size=size[keep][mask]))
     ok[who[keep]] = True
 
 

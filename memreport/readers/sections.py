@@ -73,37 +73,42 @@ class SectionNames:
         return found
 
 
+# Rows are kept until every tile is read (a pod's 94,208 tiles have 750,000 of them), so they are narrow: 17 bytes.
+TILE_ID, NAME_ID = np.int32, np.int32
+MAX_ROW_TILE = np.iinfo(TILE_ID).max  # far past MAX_TILES, which the report refuses
+
+
 @dataclass
 class SectionRows:
     """Every counted section of many tiles as flat columns: one row per section."""
 
-    tile: np.ndarray    # int64 tile index
-    name: np.ndarray    # int64 id in SectionNames.names
-    flags: np.ndarray   # uint64 sh_flags
+    tile: np.ndarray    # TILE_ID tile index
+    name: np.ndarray    # NAME_ID id in SectionNames.names
+    alloc: np.ndarray   # bool: SHF_ALLOC is set (the section occupies the tile)
     size: np.ndarray    # int64 sh_size
 
     @classmethod
     def empty(cls) -> SectionRows:
-        return cls(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.uint64), np.empty(0, np.int64))
+        return cls(np.empty(0, TILE_ID), np.empty(0, NAME_ID), np.empty(0, bool), np.empty(0, np.int64))
 
     @classmethod
     def concat(cls, parts: Sequence[SectionRows]) -> SectionRows:
         if not parts:
             return cls.empty()
-        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("tile", "name", "flags", "size")))
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("tile", "name", "alloc", "size")))
 
     @classmethod
     def from_sections(cls, first_tile: int, tiles: Sequence, names: SectionNames) -> SectionRows:
         """Rows from reference scans (``TileSections``), tiles numbered from ``first_tile``."""
-        tile, name, flags, size = [], [], [], []
+        tile, name, alloc, size = [], [], [], []
         for i, scanned in enumerate(tiles, first_tile):
             for sec_name, _, sec_flags, sec_size in scanned.sections:
                 tile.append(i)
                 name.append(names.id(sec_name))
-                flags.append(sec_flags)
+                alloc.append(bool(sec_flags & SHF_ALLOC))
                 size.append(sec_size)
-        return cls(np.array(tile, dtype=np.int64), np.array(name, dtype=np.int64),
-                   np.array(flags, dtype=np.uint64), np.array(size, dtype=np.int64))
+        return cls(np.array(tile, dtype=TILE_ID), np.array(name, dtype=NAME_ID),
+                   np.array(alloc, dtype=bool), np.array(size, dtype=np.int64))
 
 
 def arch_of(machine: np.ndarray, e_flags: np.ndarray, tile_names: Sequence[str]) -> str | None:
@@ -153,7 +158,7 @@ def sections_report(source: str, fmt: str, tile_names: Sequence[str], machine: n
         target, _ = resolve_target(stated)
     except ValueError as exc:  # more members than any IPU system has tiles
         raise ReadError(f"{exc}") from None
-    alloc = (rows.flags & np.uint64(SHF_ALLOC)) != 0
+    alloc = rows.alloc
     try:  # sections of up to a TiB each, in any number (extended numbering): a tile's sum may pass int64
         excluding = sums_by(rows.tile[alloc], rows.size[alloc], n, "tile")
         check_sums(rows.tile, rows.size, n, "tile")  # every column's cells, allocated or not, fit too

@@ -410,3 +410,17 @@ def test_a_long_member_name_is_shortened_in_messages(tmp_path):
     message = str(caught.value)
     assert len(message) < 400
     assert message.startswith(f"{path}: member 'tile_{'x' * 52}[...]{'x' * 53}.elf': not an ELF file (starts with")
+
+
+@pytest.mark.parametrize("skip", [False, True])
+def test_tile_ids_past_the_narrow_rows_are_refused_not_wrapped(tmp_path, monkeypatch, skip):
+    """Section rows keep tile ids as int32; an archive with more members (long past any IPU system) is a
+    ReadError before an id could wrap, on the batched path and member by member (a damaged one skipped)."""
+    members = [(f"t{i}", tile_elf(i, 8)) for i in range(5)] + ([("bad", b"not an elf")] if skip else [])
+    path = tmp_path / "many.a"
+    path.write_bytes(ar_archive(members))
+    monkeypatch.setattr(ar, "MAX_ROW_TILE", 4)
+    with pytest.raises(ReadError, match=r"^.*more than 4 members: beyond any IPU system \(at most 2,097,152 tiles\)$"):
+        memreport.read(path, skip_bad_members=skip)
+    monkeypatch.setattr(ar, "MAX_ROW_TILE", 6)
+    assert memreport.read(path, skip_bad_members=skip).num_tiles == len(members)
