@@ -68,12 +68,12 @@ def write_outputs(outputs: Sequence[tuple[str, str | bytes]]) -> None:
                 direct.append((path, real, data))  # a device or FIFO: renaming over it would replace it
                 continue
             mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
-            _stage(staged, path, real, mode, _encode(data, None))
+            _stage(staged, path, real, mode, data)
         for path, device, data in direct:
             if device is None:
                 _write_stdout(data)
             else:
-                _write_in_place(path, device, _encode(data, None))
+                _write_in_place(path, device, data)
         while staged:
             entry = staged[0]
             try:
@@ -103,9 +103,9 @@ def _target(path: str) -> tuple[str, os.stat_result | None]:
         raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
-def _stage(staged: list[_Staged], path: str, real: str, mode: int, payload: bytes) -> None:
-    """``payload`` in a new temporary file beside ``real``, listed in ``staged`` before it exists, so whatever
-    interrupts this leaves nothing the caller does not know to remove."""
+def _stage(staged: list[_Staged], path: str, real: str, mode: int, payload: str | bytes) -> None:
+    """``payload`` (text as UTF-8) in a new temporary file beside ``real``, listed in ``staged`` before it
+    exists, so whatever interrupts this leaves nothing the caller does not know to remove."""
     directory = os.path.dirname(real)
     while True:
         temp = os.path.join(directory, f"{TEMPORARY[0]}{os.urandom(6).hex()}{TEMPORARY[1]}")
@@ -131,7 +131,7 @@ def _stage(staged: list[_Staged], path: str, real: str, mode: int, payload: byte
         raise
 
 
-def _write_in_place(path: str, real: str, payload: bytes) -> None:
+def _write_in_place(path: str, real: str, payload: str | bytes) -> None:
     try:
         with open(real, "wb", buffering=0) as f:
             _write_fully(f.write, payload)
@@ -150,38 +150,46 @@ def _write_stdout(data: str | bytes) -> None:
             stream.flush()
             return
         stream.flush()
-        payload = _encode(data, getattr(stream, "encoding", None))
+        encoding = getattr(stream, "encoding", None)
         try:
             fd = stream.fileno()
         except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
-            _write_fully(buffer.write, payload)
+            _write_fully(buffer.write, data, encoding)
             buffer.flush()
         else:  # straight to the file: a failed write leaves nothing buffered to fail again at exit
-            _write_fully(lambda chunk: os.write(fd, chunk), payload)
+            _write_fully(lambda chunk: os.write(fd, chunk), data, encoding)
     except BrokenPipeError:
         raise  # the reader has gone (| head): the command line ends quietly
     except (OSError, ValueError) as exc:  # ValueError: a closed file
         raise WriteError(f"stdout: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
 
 
-def _write_fully(write, payload: bytes) -> None:
-    """Call ``write`` until all of ``payload`` is written. A buffered write that fails part way returns the
-    bytes it wrote and keeps the error (a full disk, a closed pipe) for the next call: taken at its word,
-    a temporary file would be renamed into place cut short."""
-    with memoryview(payload) as view:
-        done = 0
-        while done < len(view):
-            written = write(view[done:])
-            if not written:  # None: a non-blocking stream that would block
-                raise OSError(f"wrote {done:,} of {len(view):,} bytes")
-            done += written
+_TEXT_CHUNK = 1 << 20  # characters encoded at once: a pod's JSON is never held twice, as text and as bytes
 
 
-def _encode(data: str | bytes, encoding: str | None) -> bytes:
-    """Bytes to write: text in ``encoding`` (UTF-8 for files), with the output error handler."""
-    if isinstance(data, bytes):
-        return data
-    return data.encode(encoding or "utf-8", "memreport.output")
+def _write_fully(write, data: str | bytes, encoding: str | None = None) -> None:
+    """Call ``write`` until all of ``data`` is written, text encoded a chunk at a time (:func:`_encoded`). A
+    buffered write that fails part way returns the bytes it wrote and keeps the error (a full disk, a closed
+    pipe) for the next call: taken at its word, a temporary file would be renamed into place cut short."""
+    total = 0
+    chunks = [data] if isinstance(data, bytes) else _encoded(data, encoding)
+    for chunk in chunks:
+        with memoryview(chunk) as view:
+            done = 0
+            while done < len(view):
+                written = write(view[done:])
+                if not written:  # None: a non-blocking stream that would block
+                    raise OSError(f"wrote {total + done:,} bytes, then none")
+                done += written
+        total += done
+
+
+def _encoded(text: str, encoding: str | None) -> Iterator[bytes]:
+    """``text`` in ``encoding`` (UTF-8 for files), with the output error handler, a chunk at a time (an
+    incremental encoder: a byte-order mark, where the encoding has one, comes once)."""
+    encoder = codecs.getincrementalencoder(encoding or "utf-8")("memreport.output")
+    for at in range(0, len(text), _TEXT_CHUNK):
+        yield encoder.encode(text[at:at + _TEXT_CHUNK], final=at + _TEXT_CHUNK >= len(text))
 
 
 def temporary_files(directory: str) -> Iterator[str]:

@@ -200,3 +200,28 @@ def test_a_closed_or_full_stdout_is_a_write_error(monkeypatch):
             monkeypatch.setattr(sys, "stdout", full)
             with pytest.raises(WriteError, match=r"^stdout: cannot write: No space left on device$"):
                 write_output("-", "report")
+
+
+@pytest.mark.parametrize("encoding", [None, "utf-16", "ascii", "utf-8-sig", "latin-1"])
+def test_text_is_encoded_a_chunk_at_a_time_exactly_as_whole(monkeypatch, encoding):
+    """Text is written in 1 MiB pieces (a pod's JSON is not held twice); the bytes are those of one encoding:
+    one byte-order mark, escapes and file-name bytes (surrogateescape) split across pieces alike."""
+    from memreport import output
+    text = "tile 1,\udcff\udcfe wéight→Σ\n" * 5 + "\udc80end"
+    if encoding == "utf-16":  # file-name bytes go back as bytes only into byte-wide encodings
+        text = text.replace("\udcff", "").replace("\udcfe", "").replace("\udc80", "")
+    expected = text.encode(encoding or "utf-8", "memreport.output")
+    for chunk in (1, 2, 3, 7, len(text), 10 * len(text)):
+        monkeypatch.setattr(output, "_TEXT_CHUNK", chunk)
+        writer = Stutters(room=10_000)
+        output._write_fully(writer.write, text, encoding)
+        assert writer.taken == expected, chunk
+    output._write_fully(Stutters(room=0).write, "", encoding)  # nothing to write: no call
+
+
+def test_a_file_gets_text_written_in_pieces_whole(tmp_path, monkeypatch):
+    from memreport import output
+    monkeypatch.setattr(output, "_TEXT_CHUNK", 4)
+    text = "".join(f"{i},é\n" for i in range(1000))
+    output.write_outputs([(str(tmp_path / "a.csv"), text)])
+    assert (tmp_path / "a.csv").read_bytes() == text.encode("utf-8")

@@ -119,7 +119,7 @@ def render_json(summaries: Sequence[Summary], options: RenderOptions | None = No
     """Every report in one ``memreport/1`` document; per-tile arrays one line each."""
     inline = Inline()
     doc = {"schema": SCHEMA, "reports": [report_dict(s, options, inline) for s in summaries]}
-    return inline.fill(json.dumps(doc, indent=2)) + "\n"
+    return inline.fill(json.dumps(doc, indent=2) + "\n")  # the newline before the arrays: no copy of it all
 
 
 Spec = tuple  # (label, what, key): a CSV column after the base ones; what is "breakdown", "region", "tensor", "message"
