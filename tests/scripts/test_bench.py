@@ -37,7 +37,9 @@ def test_quick_mode_on_tiny_inputs(tmp_path):
     assert ("archive (short), 48 tiles", "python: touch the pages") in commands
     assert ("CBOR profile, 48 tiles", "python: cbor2.load") in commands
     for row in data["rows"]:
-        assert row["runs"] == 1 and row["median_s"] > 0 and row["peak_rss_mb"] > 0
+        assert row["runs"] == 1 and row["median_s"] > 0 and row["peak_rss_mb"] > 0 and row["cpu_median_s"] > 0
+        first = row["command"] in ("memreport --format json", "memreport --version")  # what the others compare with
+        assert (row["cpu_ratio"] is None) == first
     assert {t["target"] for t in data["targets"]} == {"memreport --version under 0.3 s"}
     # The inputs are kept for the next run, and the archive is one size -A can read.
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".json" or "profile" in p.name) == [
