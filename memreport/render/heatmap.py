@@ -156,7 +156,7 @@ def draw(ax: Axes, summary: Summary, oom_colour: str, vmax_kib: float | None = N
     label = "KiB per tile" + (", top = limit" if limit and vmax == limit / KIB else "")
     bar.set_label(label + ("; red: out of memory" if any_over else ""), fontsize=8)
     bar.ax.tick_params(labelsize=7.5)
-    ax.set_title(lay.title, fontsize=10.5, loc="left")
+    ax.set_title(lay.title, fontsize=10.5, loc="left", y=1.0)  # placed: no search for what to clear
     ax.set_anchor("W")  # keep a narrow grid under its left-aligned title
     for x, y, text in lay.block_labels:
         ax.text(x, y, text, ha="center", va="bottom", fontsize=7.5, clip_on=False)
