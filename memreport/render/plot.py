@@ -292,10 +292,10 @@ def _ipu_boundaries(ax: Axes, report: TileReport) -> bool:
     # One collection, not a line per IPU: a profile may claim one tile per IPU (100,000 IPUs took minutes).
     ax.vlines(np.arange(1, num_ipus) * tpi - 0.5, 0, 1, transform=ax.get_xaxis_transform(), color="#999999",
               lw=0.6 if num_ipus <= 16 else 0.4, zorder=0)
-    from matplotlib.transforms import offset_copy
+    from matplotlib.transforms import ScaledTranslation
     step = math.ceil(num_ipus / 16)
     # Text just above the axes, 1 pt clear of it (a secondary axis's tick labels, without an axis to lay out).
-    above = offset_copy(ax.get_xaxis_transform(), fig=ax.figure, y=1, units="points")
+    above = ax.get_xaxis_transform() + ScaledTranslation(0, 1 / 72, ax.figure.dpi_scale_trans)
     for k in range(0, num_ipus, step):  # centred on the tiles each IPU holds (the last may be partly filled)
         ax.text((k * tpi + min((k + 1) * tpi, n)) / 2, 1.0, f"IPU {k}", transform=above, ha="center", va="bottom",
                 fontsize=7.5)
@@ -408,14 +408,15 @@ def _minor_ticks_as_one_line(ax: Axes) -> None:
     """The y axis's minor tick marks as one line of tick markers, as matplotlib draws each tick's, instead of
     a tick object apiece (a log axis over five decades has 40 or more: 50 ms of a pod's figure)."""
     from matplotlib import rcParams
-    from matplotlib.lines import TICKLEFT, Line2D
+    from matplotlib.lines import Line2D
     from matplotlib.ticker import NullLocator
     low, high = ax.get_ylim()
     locs = np.asarray(ax.yaxis.get_minor_locator()(), dtype=float)
     locs = locs[(locs >= low) & (locs <= high)]
     ax.yaxis.set_minor_locator(NullLocator())
     ax.add_line(Line2D(np.zeros(locs.size), locs, transform=ax.get_yaxis_transform(), linestyle="none",
-                       marker=TICKLEFT, markersize=rcParams["ytick.minor.size"],
+                       marker=0,  # matplotlib.markers.TICKLEFT: a y tick's mark, pointing out as by default
+                       markersize=rcParams["ytick.minor.size"],
                        markeredgewidth=rcParams["ytick.minor.width"], color=rcParams["ytick.color"], clip_on=False))
 
 
@@ -435,7 +436,7 @@ def _bars(ax: Axes, lefts: np.ndarray, heights: np.ndarray, width: float, **styl
     zero = np.zeros_like(lefts, dtype=float)
     corners = np.stack([np.stack([x0, zero], 1), np.stack([x0, heights], 1), np.stack([x1, heights], 1),
                         np.stack([x1, zero], 1)], axis=1)
-    ax.add_collection(PolyCollection(corners, **style), autolim=False)
+    ax.add_collection(PolyCollection(list(corners), **style), autolim=False)
 
 
 def _annotate_out_of_memory(ax: Axes, summary: Summary, lows: np.ndarray, counts: np.ndarray) -> None:
