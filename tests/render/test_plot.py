@@ -582,3 +582,21 @@ def test_the_per_tile_title_clears_the_ipu_numbers_over_the_panel(tiles):
     title = ax._left_title.get_window_extent(renderer)
     assert all(top < box.y0 and box.y1 < title.y0 for box in numbers)
     assert title.y0 - max(box.y1 for box in numbers) < 10  # close above them, as matplotlib placed it
+
+
+def test_drawing_pauses_the_cyclic_collector_and_resumes_it_as_it_was():
+    import gc
+    report = memreport.read(os.path.join(SAMPLES, "mk1_profile.json"))
+    seen = []
+    real = plot._figure
+    plot._figure = lambda *args: seen.append(gc.isenabled()) or real(*args)
+    try:
+        assert gc.isenabled()
+        plot.render_png(summarize(report))
+        assert gc.isenabled() and seen == [False]
+        gc.disable()
+        plot.render_png(summarize(report))
+        assert not gc.isenabled() and seen == [False, False]  # left off, as it was
+    finally:
+        gc.enable()
+        plot._figure = real
