@@ -80,7 +80,8 @@ class ReportFigure(Figure):
         """The figure as PNG bytes, at its own size and dpi."""
         bound_texts(self)
         buf = io.BytesIO()
-        self.savefig(buf, format="png", dpi=self.dpi)
+        # zlib's fastest level: a third less time encoding than the default 6, for a file about 5% larger.
+        self.savefig(buf, format="png", dpi=self.dpi, pil_kwargs={"compress_level": 1})
         return buf.getvalue()
 
     def _repr_png_(self) -> bytes:

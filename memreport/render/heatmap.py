@@ -132,7 +132,6 @@ def layout(summary: Summary) -> Layout:
 def draw(ax: Axes, summary: Summary, oom_colour: str, vmax_kib: float | None = None) -> None:
     """Draw the heat map with a colour bar in KiB; out-of-memory cells in ``oom_colour``."""
     import matplotlib
-    from matplotlib.colors import ListedColormap
 
     lay = layout(summary)
     limit = summary.report.target.bytes_per_tile
@@ -141,11 +140,12 @@ def draw(ax: Axes, summary: Summary, oom_colour: str, vmax_kib: float | None = N
     any_over = bool(lay.over.any())
     cmap = matplotlib.colormaps["viridis"].with_extremes(bad=(1, 1, 1, 0), over=oom_colour)
     aspect: Literal["equal", "auto"] = "equal" if lay.equal_aspect else "auto"
-    image = ax.imshow(lay.kib, cmap=cmap, vmin=0, vmax=max(vmax, 1e-9), interpolation="nearest", aspect=aspect)
+    top = max(vmax, 1e-9)
+    # An out-of-memory cell takes the colour map's "over" colour whatever its bytes (a tile can be out of memory
+    # by its overflowed region alone): one image, not a second one of the mask drawn over the first.
+    shown = np.where(lay.over, 2 * top + 1, lay.kib) if any_over else lay.kib
+    image = ax.imshow(shown, cmap=cmap, vmin=0, vmax=top, interpolation="nearest", aspect=aspect)
     if any_over:
-        # Drawn over the colours: a tile can be out of memory by its overflowed region alone.
-        mask = np.ma.masked_where(~lay.over, np.ones(lay.over.shape))
-        ax.imshow(mask, cmap=ListedColormap([oom_colour]), vmin=0, vmax=1, interpolation="nearest", aspect=aspect)
         ys, xs = np.nonzero(lay.over)
         if ys.size <= MAX_RINGS:  # a cell may be a pixel or two: a ring makes a few findable
             ax.scatter(xs, ys, s=70, facecolors="none", edgecolors=oom_colour, linewidths=1.2,
@@ -156,7 +156,7 @@ def draw(ax: Axes, summary: Summary, oom_colour: str, vmax_kib: float | None = N
     label = "KiB per tile" + (", top = limit" if limit and vmax == limit / KIB else "")
     bar.set_label(label + ("; red: out of memory" if any_over else ""), fontsize=8)
     bar.ax.tick_params(labelsize=7.5)
-    ax.set_title(lay.title, fontsize=10.5, loc="left")
+    ax.set_title(lay.title, fontsize=10.5, loc="left", y=1.0)  # placed: no search for what to clear
     ax.set_anchor("W")  # keep a narrow grid under its left-aligned title
     for x, y, text in lay.block_labels:
         ax.text(x, y, text, ha="center", va="bottom", fontsize=7.5, clip_on=False)

@@ -527,3 +527,76 @@ def test_a_shared_label_names_which_tiles_are_out_of_memory():
     both[1300] = limit + 1
     labels = {t.get_text() for t in plot.figure(summarize(report.evolve(excluding_gaps=both))).axes[0].texts}
     assert "tiles 1292, 1300" in labels  # all of the group over: the red dots say so
+
+
+# ---------------------------------------------------------------- cheap to draw, same picture (issue #15 --png)
+
+def test_log_count_axis_is_labelled_in_plain_text_not_mathtext():
+    """matplotlib's 10ⁿ labels are mathtext, whose parser took a tenth of a second to build: 1, 10, 100, 1k."""
+    assert [plot.short_count(v) for v in (0.7, 1, 10, 100, 1_000, 2_500, 10_000, 100_000, 1e6)] == \
+        ["0.7", "1", "10", "100", "1k", "2.5k", "10k", "100k", "1M"]
+    report = memreport.read(os.path.join(SAMPLES, "mk2_1472_tiles.a"))
+    fig, _ = draw(report)
+    ax = histogram_axes(fig)
+    assert ax.get_yscale() == "log"
+    low, high = ax.get_ylim()
+    labels = [t.get_text() for t, v in zip(ax.get_yticklabels(), ax.get_yticks()) if low <= v <= high]
+    assert labels == ["1", "10", "100"]
+    assert "$" not in texts(fig)
+
+
+def test_log_axis_minor_ticks_are_one_line_where_matplotlib_puts_them():
+    report = memreport.read(os.path.join(SAMPLES, "mk2_1472_tiles.a"))
+    fig, _ = draw(report)
+    ax = histogram_axes(fig)
+    low, high = ax.get_ylim()
+    expected = [m * 10.0 ** k for k in range(-1, 4) for m in range(2, 10) if low <= m * 10.0 ** k <= high]
+    marks = [line for line in ax.get_lines() if line.get_marker() == matplotlib.lines.TICKLEFT]
+    assert len(marks) == 1 and np.allclose(marks[0].get_ydata(), expected)
+    assert len(ax.yaxis.get_minorticklocs()) == 0  # no tick objects besides
+
+
+def test_histogram_bars_are_one_collection_of_every_bin():
+    report = memreport.read(os.path.join(SAMPLES, "mk2_1472_tiles.a"))
+    summary = summarize(report)
+    fig = plot.figure(summary)
+    ax = histogram_axes(fig)
+    bars, = [c for c in ax.collections if isinstance(c, matplotlib.collections.PolyCollection)]
+    tops = [(p.vertices[:, 0].min(), p.vertices[:, 1].max()) for p in bars.get_paths()]
+    assert tops == [(float(b.low_kib), float(b.count)) for b in summary.histogram.bins]
+    reds = [tuple(c) for c in bars.get_facecolors()].count(matplotlib.colors.to_rgba(plot.OOM_COLOUR))
+    assert reds == sum(1 for h, b in zip(summary.oom_bins, summary.histogram.bins) if h)
+    assert not ax.patches  # no rectangle per bin
+
+
+@pytest.mark.parametrize("tiles", [4 * 1472, 94_208])
+def test_the_per_tile_title_clears_the_ipu_numbers_over_the_panel(tiles):
+    """The title is placed, not searched for: checked on the drawn boxes, from 4 IPUs to a pod."""
+    fig = plot.figure(summarize(synthetic(tiles)))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    numbers = [t.get_window_extent(renderer) for t in ax.texts if t.get_text().startswith("IPU ")]
+    assert len(numbers) == min(tiles // 1472, 16)
+    top = ax.get_window_extent(renderer).y1
+    title = ax._left_title.get_window_extent(renderer)
+    assert all(top < box.y0 and box.y1 < title.y0 for box in numbers)
+    assert title.y0 - max(box.y1 for box in numbers) < 10  # close above them, as matplotlib placed it
+
+
+def test_drawing_pauses_the_cyclic_collector_and_resumes_it_as_it_was():
+    import gc
+    report = memreport.read(os.path.join(SAMPLES, "mk1_profile.json"))
+    seen = []
+    real = plot._figure
+    plot._figure = lambda *args: seen.append(gc.isenabled()) or real(*args)
+    try:
+        assert gc.isenabled()
+        plot.render_png(summarize(report))
+        assert gc.isenabled() and seen == [False]
+        gc.disable()
+        plot.render_png(summarize(report))
+        assert not gc.isenabled() and seen == [False, False]  # left off, as it was
+    finally:
+        gc.enable()
+        plot._figure = real
