@@ -1,4 +1,4 @@
 """``python -m memreport``: the same as the ``memreport`` command."""
-from .cli import main
+from .cli import run
 
-main(prog_name="memreport")
+run()

@@ -248,3 +248,24 @@ def test_terminal_width_and_no_color(monkeypatch):
     assert terminal_options("-", "always") == (132, True)
     monkeypatch.setenv("NO_COLOR", "")
     assert terminal_options("-", "auto") == (132, True)
+
+
+def test_the_command_freezes_the_collector_on_its_way_out(monkeypatch):
+    """The console script (and python -m memreport) is run(): main, then gc.freeze so the interpreter's exit
+    does not walk every object the run made; a failing run too. main itself, which tests call, never freezes."""
+    import configparser
+    import gc
+
+    from memreport import cli
+    config = configparser.ConfigParser()
+    config.read(os.path.join(os.path.dirname(__file__), "..", "setup.cfg"))
+    assert config["options.entry_points"]["console_scripts"].split() == ["memreport", "=", "memreport.cli:run"]
+    frozen = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    for argv in (["--version"], ["/nonexistent.a"]):
+        monkeypatch.setattr(sys, "argv", ["memreport", *argv])
+        with pytest.raises(SystemExit):
+            cli.run()
+    assert frozen == [True, True]
+    CliRunner().invoke(main, ["--version"])
+    assert frozen == [True, True]
