@@ -45,6 +45,7 @@ class NeedleSearch:
         self.seen: dict[bytes, int] = {}            # single-byte anchor -> its occurrences in the last window
         self.plan: dict[bytes, list[tuple[bytes, int]]] = {}  # anchor (1 or 3 bytes) -> (needle, its offset)
         self.words: list[int] = []                  # the 16-bit words the three-byte anchors need
+        self._word_arrays: list[np.ndarray] = []
         self.windows = 0
         self._masks = np.zeros((2, 0), bool)        # words found, a comparison
         self._slots = np.zeros(0, np.uint16)        # each 16-bit word's index in self.words
@@ -78,6 +79,7 @@ class NeedleSearch:
             words += [w for w in dict.fromkeys((_word(best[:2]), _word(best[1:]))) if w not in words]
             left = [n for n in left if all(n != m for m, _ in serves[best])]
         self.plan, self.words = plan, words
+        self._word_arrays = [np.array(w, "<u2") for w in words]  # as arrays: a Python int costs numpy 1 us a call
         self._slots = np.zeros(1 << 16, np.uint16)
         self._slots[words] = np.arange(len(words))
 
@@ -124,7 +126,7 @@ class NeedleSearch:
         """
         if not self._masks.shape[1]:
             self._masks = np.zeros((2, PAIR_BLOCK // 2), bool)
-        words = self.words
+        words = self._word_arrays
         out = []
         for base in range(0, stop - 1, PAIR_BLOCK):
             n = (min(base + PAIR_BLOCK, stop) - base) // 2
@@ -133,7 +135,7 @@ class NeedleSearch:
             np.equal(even, words[0], out=hit)
             for word in words[1:]:
                 hit |= np.equal(even, word, out=scratch)
-            out.append(np.flatnonzero(hit) + base // 2)
+            out.append(hit.nonzero()[0] + base // 2)
         return np.concatenate(out)
 
     def _bytes(self, buf: bytearray, data: np.ndarray, anchor: bytes, stop: int) -> np.ndarray:
