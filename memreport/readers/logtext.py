@@ -265,7 +265,7 @@ class LogFile:
 
 
 def line_ends(buf: bytearray, start: int, stop: int, scratch: np.ndarray | None = None) -> int:
-    """How many ``\n`` in ``buf[start:stop]``: numpy's vectorised count past 64 KB (four times bytes.count's
+    """How many ``\\n`` in ``buf[start:stop]``: numpy's vectorised count past 64 KB (four times bytes.count's
     speed: counting every chunk's lines is most of a scan's cost after the search itself), compared into
     ``scratch`` (a bool array, reused) a piece at a time when given."""
     if stop - start < 1 << 16:
