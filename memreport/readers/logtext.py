@@ -22,7 +22,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, cast
 
@@ -34,6 +34,7 @@ from .needles import NeedleSearch
 CHUNK_BYTES = 1 << 20       # read and searched at once (a window that stays in the CPU's cache)
 MAX_LINE_BYTES = 1 << 20    # a longer line is cut here (a log of one endless line still streams)
 FIRST_READ_BYTES = 4 << 10  # what lines() reads first
+COUNT_BYTES = 1 << 18       # line ends are counted this much at a time (the comparison stays in the CPU's cache)
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 UTF8_BOM = codecs.BOM_UTF8
 
@@ -118,6 +119,7 @@ class LogFile:
             chunk, carried = self.size - self.start + 1, 0
         buf = bytearray(chunk + carried)
         view = memoryview(buf)
+        scratch = np.empty(min(len(buf), COUNT_BYTES), bool)  # line_ends' comparison, reused
         f = self._file
         position = self.start  # of the next read: kept here, since the caller may read elsewhere between hits
         offset, no = self.start, 1  # of buf[0]
@@ -136,8 +138,8 @@ class LogFile:
             if stop == 0 and filled >= MAX_LINE_BYTES:  # a line longer than any we keep: cut it here
                 stop = filled
             if stop:
-                yield from self._hits(buf, stop, search, offset, no, keep, sift)
-                no += line_ends(buf, 0, stop)
+                counted, lines = yield from self._hits(buf, stop, search, offset, no, keep, sift, scratch)
+                no += lines + line_ends(buf, counted, stop, scratch)
                 offset += stop
                 carry = filled - stop
                 buf[:carry] = buf[stop:filled]  # same length: the buffer keeps its size
@@ -148,24 +150,28 @@ class LogFile:
     @staticmethod
     def _hits(buf: bytearray, stop: int, search: NeedleSearch, offset: int, no: int,
               keep: Callable[[bytearray, int], bool] | None,
-              sift: Callable[[np.ndarray, np.ndarray], np.ndarray] | None) -> Iterator[LogLine]:
+              sift: Callable[[np.ndarray, np.ndarray], np.ndarray] | None,
+              scratch: np.ndarray) -> Generator[LogLine, None, tuple[int, int]]:
+        """The lines of ``buf[:stop]`` (starting at file ``offset``, line ``no``) the search finds; returns how far
+        line ends were counted, and how many there."""
         found = search.occurrences(buf, stop)
         if not found.size:
-            return
+            return 0, 0
         if keep is not None and sift is not None:
             found = sift(np.frombuffer(buf, np.uint8, stop), found)
         line_end = -1
-        counted = 0
+        counted, first = 0, no
         for at in found.tolist():
             if at < line_end or (keep is not None and not keep(buf, at)):
                 continue  # on a line already found, or not worth its line
             line_start = buf.rfind(b"\n", 0, at) + 1
             end = buf.find(b"\n", at, stop)
             line_end = stop if end < 0 else end
-            no += line_ends(buf, counted, line_start)
+            no += line_ends(buf, counted, line_start, scratch)
             counted = line_start
             text = decode_line(buf[line_start:min(line_end, line_start + MAX_LINE_BYTES)])
             yield LogLine(no, offset + line_start, text)
+        return counted, no - first
 
     def lines(self, offset: int | None = None, no: int = 1) -> Iterator[LogLine]:
         """Lines from byte ``offset`` (the start of a line, numbered ``no``) to the end of the file.
@@ -258,14 +264,20 @@ class LogFile:
         shutil.copyfileobj(self._file, target, CHUNK_BYTES)
 
 
-def line_ends(buf: bytearray, start: int, stop: int) -> int:
+def line_ends(buf: bytearray, start: int, stop: int, scratch: np.ndarray | None = None) -> int:
     """How many ``\\n`` in ``buf[start:stop]``: numpy's vectorised count past 64 KB (four times bytes.count's
-    speed: counting every chunk's lines is most of a scan's cost after the search itself)."""
+    speed: counting every chunk's lines is most of a scan's cost after the search itself), compared into
+    ``scratch`` (a bool array, reused) a piece at a time when given."""
     if stop - start < 1 << 16:
         return buf.count(b"\n", start, stop)
     data = np.frombuffer(buf, np.uint8, stop - start, start)
-    step = 1 << 20  # a megabyte at a time: the comparison's temporary stays small
-    return sum(int(np.count_nonzero(data[at:at + step] == 10)) for at in range(0, data.size, step))
+    if scratch is None:
+        scratch = np.empty(min(data.size, COUNT_BYTES), bool)
+    step, total = scratch.size, 0
+    for at in range(0, data.size, step):
+        piece = data[at:at + step]
+        total += int(np.count_nonzero(np.equal(piece, 10, out=scratch[:piece.size])))
+    return total
 
 
 def looks_like_text(prefix: bytes) -> bool:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from memreport.readers import logtext, needles
@@ -188,3 +189,25 @@ def test_a_small_file_takes_a_small_buffer(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 1 << 20
+
+
+@pytest.mark.parametrize("scratch", [None, 1, 4096, 1 << 20])
+def test_line_ends_counts_exactly_in_pieces_of_any_size(scratch):
+    rng = random.Random(3)
+    buf = bytearray(rng.choice(b"ab\n\r") for _ in range(300_000))
+    reuse = None if scratch is None else np.empty(scratch, bool)
+    for start, stop in [(0, len(buf)), (1, 65_537), (7, 7 + 65_536), (100, 99_999), (5, 5), (0, 3), (12_345, 300_000)]:
+        assert logtext.line_ends(buf, start, stop, reuse) == buf.count(b"\n", start, stop)
+
+
+def test_line_numbers_stay_exact_when_windows_are_counted_in_pieces(tmp_path, monkeypatch):
+    """Windows of 200 KB, line ends counted 4 KB at a time, hits early and late in a window, several in one:
+    each hit's line number and offset are what a plain reading gives."""
+    monkeypatch.setattr(logtext, "CHUNK_BYTES", 200_000)
+    monkeypatch.setattr(logtext, "COUNT_BYTES", 4096)
+    rng = random.Random(5)
+    lines = [b"x" * rng.randrange(0, 90) + (b" memory" if rng.random() < 0.002 else b"") for _ in range(40_000)]
+    data = b"\n".join(lines) + b"\n"
+    path = tmp_path / "run.log"
+    path.write_bytes(data)
+    assert found(path, [b"memory"]) == plain_hits(data, [b"memory"])

@@ -88,12 +88,43 @@ def test_byte_counts_is_bincount():
     assert byte_counts(data).tolist() == np.bincount(data, minlength=256).tolist()
 
 
-def test_one_needle_anchored_on_a_pair_is_found_in_order(monkeypatch):
-    """A needle whose bytes are all common is anchored on a pair, found at even offsets, then odd ones: the
-    occurrences still come back sorted (the line scan relies on it)."""
+def test_one_needle_anchored_on_three_bytes_is_found_in_order(monkeypatch):
+    """A needle whose bytes are all common is anchored on three of its bytes, found by their first word at
+    even offsets and by their second word at even offsets: the occurrences still come back sorted (the line
+    scan relies on it)."""
     monkeypatch.setattr(needles_module, "MEMCHR_MAX", 2)
     chunk = b"memory Memory emory xemory\nmemory" * 40 + b"emor"
     search = NeedleSearch([b"emory"])
     got = windows(search, [chunk, chunk[1:]])
     assert got == [plain(chunk, [b"emory"], len(chunk)), plain(chunk[1:], [b"emory"], len(chunk) - 1)]
-    assert all(len(anchor) == 2 for anchor in search.plan)
+    assert all(len(anchor) == 3 for anchor in search.plan)
+
+
+@pytest.mark.parametrize("block", [2, 4, 6, 16])
+@pytest.mark.parametrize("few", [0, 10**9])
+def test_needles_across_every_block_edge_and_at_both_window_edges(monkeypatch, block, few):
+    """The words are compared a block at a time: a needle across any block edge, at the very start of the
+    window (its first word at offset 0 or its second there, the byte before it outside), or ending at the
+    window's last byte (stale text after it), is found; the places are checked one by one or vectorised."""
+    monkeypatch.setattr(needles_module, "PAIR_BLOCK", block)
+    monkeypatch.setattr(needles_module, "MEMCHR_MAX", 0)  # every needle of three bytes or more on its words
+    monkeypatch.setattr(needles_module, "FEW", few)
+    needles = [b"abc", b"xyzw", b"bcd", b"q"]
+    chunks = [b"abc", b"bc", b"xabc", b"abcd", b"bcdab", b"xyzwxyzw", b"zabcabca", b"a", b"",
+              b"cd" + b"abc" * 7 + b"xyzw", b"abcxyzwbcdq" * 3]
+    chunks += [b"." * n + b"abc" + b"." * m for n in range(6) for m in range(6)]
+    search = NeedleSearch(needles)
+    assert windows(search, chunks, spare=5) == [plain(c, needles, len(c)) for c in chunks]
+    assert {len(anchor) for anchor in search.plan} == {1, 3}
+
+
+def test_words_shared_by_several_needles_and_three_byte_anchors_repeating_a_word(monkeypatch):
+    """'has' serves three needles with two words (when a word's pass costs more than its places to check);
+    'aaa' is one word twice ('aa' at even and odd offsets)."""
+    monkeypatch.setattr(needles_module, "MEMCHR_MAX", 0)
+    monkeypatch.setattr(needles_module, "WORD_PASS_COST", 10**9)
+    needles = [b"ing phase: ", b"has been ", b" hash ", b"aaaa"]
+    chunks = [b"Starting phase: 1 has been saved; hash hash  hash x", b"aaaaaaa", b"haaaa has", b"x aaaa hash "]
+    search = NeedleSearch(needles)
+    assert windows(search, chunks, spare=3) == [plain(c, needles, len(c)) for c in chunks]
+    assert b"has" in search.plan and len(search.plan[b"has"]) == 3
