@@ -645,8 +645,12 @@ if __name__ == "__main__":  # pragma: no cover
 def run() -> None:
     """The ``memreport`` command (its console script, and ``python -m memreport``): :func:`main`, then an exit
     that skips the cyclic collector's last pass over every object the run made. The process's end frees them
-    all anyway; after ``--png`` (matplotlib's 80,000 objects) that pass took 0.1 s. Only here, never in
-    :func:`main`, which tests and other programs call in their own long-lived processes."""
+    all anyway; after ``--png`` (matplotlib's 80,000 objects) that pass took 0.1 s.
+
+    memreport does no linear algebra, so numpy's OpenBLAS gets one thread unless the environment says
+    otherwise: its pool of spinning threads cost 0.1 s of CPU at every start. Only here, never in
+    :func:`main`, which tests and other programs (a notebook's numpy) call in their own processes."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy is imported (cli does not import it)
     try:
         main(prog_name="memreport")
     finally:

@@ -269,3 +269,24 @@ def test_the_command_freezes_the_collector_on_its_way_out(monkeypatch):
     assert frozen == [True, True]
     CliRunner().invoke(main, ["--version"])
     assert frozen == [True, True]
+
+
+@pytest.mark.parametrize("given, seen", [(None, "1"), ("4", "4")])
+def test_the_command_gives_openblas_one_thread_unless_told(monkeypatch, given, seen):
+    """numpy's OpenBLAS starts a pool of spinning threads (0.1 s of CPU) that memreport never uses."""
+    from memreport import cli
+    if given is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", given)
+    found = []
+    monkeypatch.setattr(cli, "main", lambda **kw: found.append(os.environ.get("OPENBLAS_NUM_THREADS")))
+    monkeypatch.setattr("gc.freeze", lambda: None)
+    cli.run()
+    assert found == [seen]
+
+
+def test_the_command_imports_no_numpy_before_run():
+    """run() sets the thread count before numpy loads: importing the command's module must not load numpy."""
+    code = "import sys, memreport.cli; print('numpy' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
