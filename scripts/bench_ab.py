@@ -22,7 +22,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GNU_TIME = "/usr/bin/time"
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from bench import GNU_TIME, _gnu_time  # a sibling script
 
 
 def extract(rev: str, into: str) -> None:
@@ -37,14 +38,6 @@ def extract(rev: str, into: str) -> None:
                 tar.extractall(into, filter="data")
             else:  # Python before the extraction filters
                 tar.extractall(into)
-
-
-def gnu_time() -> bool:
-    try:
-        out = subprocess.run([GNU_TIME, "-f", "%M", "true"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return out.returncode == 0 and out.stderr.strip().isdigit()
 
 
 def run_once(tree: str, args: list[str], timed: bool) -> tuple[float, float, float | None]:
@@ -78,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
-    timed = gnu_time()
+    timed = _gnu_time()
     with tempfile.TemporaryDirectory(prefix="memreport-before-") as before:
         extract(args.before, before)
         trees = {f"before ({args.before})": before, "after (this tree)": ROOT}
