@@ -4,8 +4,9 @@
 
 The ``memreport`` package of ``--before`` is taken out of git (``git archive``)
 into a temporary directory; both trees are byte-compiled as an installed
-package is; then each round runs the command once with each, in the same
-interpreter and environment, stdout to /dev/null. Prints the medians and
+package is; then each round runs the command once with each, as its console
+script does (``memreport.cli:run``, or ``main`` before there was a ``run``), in
+the same interpreter and environment, stdout to /dev/null. Prints the medians and
 minima of wall-clock and CPU time (user + system of the process tree) and the
 peak resident memory (GNU time's, when /usr/bin/time is GNU time), so a change
 can quote its effect measured side by side on a shared machine.
@@ -42,8 +43,10 @@ def extract(rev: str, into: str) -> None:
 
 def run_once(tree: str, args: list[str], timed: bool) -> tuple[float, float, float | None]:
     """(wall s, CPU s, peak MB or None) of memreport from ``tree`` on ``args``."""
-    code = (f"import sys; sys.path.insert(0, {tree!r}); sys.argv[0] = 'memreport'; "
-            "from memreport.cli import main; main()")
+    code = (f"import sys; sys.path.insert(0, {tree!r}); sys.argv[0] = 'memreport'\n"
+            "try:\n    from memreport.cli import run as command\n"  # the console script's entry point
+            "except ImportError:\n    from memreport.cli import main as command\n"  # before it had its own
+            "command()")
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         argv = [sys.executable, "-c", code, *args]
         if timed:
