@@ -76,8 +76,17 @@ class ReportFigure(Figure):
         super().__init__(*args, **kwargs)
         FigureCanvasAgg(self)
 
+    def plain_texts(self) -> None:
+        """Every text as it is written: none parsed as mathtext. Titles, labels and legends hold names from
+        the input (a path, a member, a category, a module), where two ``$`` would start TeX-like math: a
+        file named ``build$\\frac{$.a`` made the drawing raise, ``cost$x^2$.a`` showed a superscript."""
+        from matplotlib.text import Text
+        for text in self.findobj(Text):
+            text.set_parse_math(False)
+
     def to_png(self) -> bytes:
         """The figure as PNG bytes, at its own size and dpi."""
+        self.plain_texts()
         bound_texts(self)
         buf = io.BytesIO()
         # zlib's fastest level: a third less time encoding than the default 6, for a file about 5% larger.

@@ -82,7 +82,9 @@ def without_cyclic_gc() -> Iterator[None]:
 def figure(summary: Summary, *, figsize: tuple[float, float] | None = None) -> Figure:
     """The report as one matplotlib Figure (Agg canvas, outside pyplot; shows itself in notebooks)."""
     with without_cyclic_gc():
-        return _figure(summary, figsize)
+        fig = _figure(summary, figsize)
+        fig.plain_texts()  # names from the input are text, never math (tick labels, made when drawn, are numbers)
+        return fig
 
 
 def _figure(summary: Summary, figsize: tuple[float, float] | None) -> Figure:

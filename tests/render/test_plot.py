@@ -600,3 +600,16 @@ def test_drawing_pauses_the_cyclic_collector_and_resumes_it_as_it_was():
     finally:
         gc.enable()
         plot._figure = real
+
+
+@pytest.mark.parametrize("source", [r"build$\frac{$.a", "cost$x^2$.a", "$$", r"a\$b$c$.a"])
+def test_names_with_dollars_are_drawn_as_written_never_as_math(source):
+    """Two ``$`` in a name start matplotlib's mathtext: a file named ``build$\\frac{$.a`` made --png raise
+    ValueError (reported as a memreport bug), ``cost$x^2$.a`` drew a superscript. Every text is plain."""
+    from dataclasses import replace
+    for report in (replace(synthetic(1472), source=source), replace(partial_report(), source=source)):
+        summary = summarize(report)
+        fig = plot.figure(summary)
+        assert all(not t.get_parse_math() for t in fig.findobj(matplotlib.text.Text))
+        assert source in texts(fig)
+        assert_drawn(pixels(plot.render_png(summary)))
