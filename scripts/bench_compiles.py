@@ -8,8 +8,8 @@ TensorFlow and PopART chatter) with a compilation every ``--compile-every-mb``
 (PopTorch with its glued bar, or TensorFlow with VLOG and Poplar's phases)
 and an executable load every few megabytes. Then it runs both commands as
 subprocesses, alternating them ``--repeat`` times after one untimed warm-up
-each, and prints medians, the ratio and each command's peak RSS; then CPU times
-(user + system) over as many alternating runs (``bench_logs.cpu_seconds``).
+each, and prints medians, the ratio and each command's peak RSS; then the CPU
+times (user + system) of the same runs (``bench_logs.cpu_seconds``).
 
     python scripts/bench_compiles.py                   # the full run: a 1 GB log (generated once)
     python scripts/bench_compiles.py --quick           # a smoke run on a 4 MB log
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     bench(cmds, repeat, gnu_time)
     name = f"log, {os.path.getsize(path) / 1e6:,.0f} MB"
     rows: list[Row] = rows_for(name, path, cmds)
-    cpu = cpu_seconds(cmds, repeat)
+    cpu = cpu_seconds(cmds)
     print(f"memreport compiles benchmark: {repeat} timed run(s) per command, alternating; medians; "
           "ours/this = memreport's median / grep's")
     print_table(rows)

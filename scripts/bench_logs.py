@@ -10,10 +10,9 @@ away). Then it runs ``memreport FILE`` and ``grep -c 'Memory Usage' FILE``
 alternately (``--repeat`` timed rounds after one warm-up each, so the page
 cache holds the file; grep's count goes to a file, since GNU grep stops at
 the first match when its output is ``/dev/null``) and prints medians, minima, memreport's time over
-grep's, and each process's peak RSS (GNU time); then as many alternating
-runs again for each command's CPU time (user + system), which other jobs on
-a shared machine disturb less than wall time. The timing helpers are
-``scripts/bench.py``'s.
+grep's, and each process's peak RSS (GNU time); then each command's CPU
+time (user + system) in the same runs, which other jobs on a shared machine
+disturb less than wall time. The timing helpers are ``scripts/bench.py``'s.
 
     python scripts/bench_logs.py                  # the full run (writes ~2 GB once)
     python scripts/bench_logs.py --quick          # a smoke run on 8 MB logs
@@ -25,10 +24,8 @@ import argparse
 import importlib.util
 import json
 import os
-import resource
 import shlex
 import statistics
-import subprocess
 import sys
 from dataclasses import asdict
 
@@ -94,21 +91,13 @@ def memreport_command() -> list[str]:
     return [beside] if os.access(beside, os.X_OK) else memreport_argv()
 
 
-def cpu_seconds(cmds: list[Command], repeat: int) -> dict[str, list[float]]:
-    """CPU time (user + system, the whole process tree) of each command over ``repeat`` alternating runs.
+def cpu_seconds(cmds: list[Command]) -> dict[str, list[float]]:
+    """CPU time (user + system, the whole process tree) of each command's timed runs, by label.
 
     On a machine shared with other jobs a command's wall time depends on
     what else runs; the CPU time it spends does much less.
     """
-    spent: dict[str, list[float]] = {c.label: [] for c in cmds}
-    with open(os.devnull, "wb") as null:
-        for _ in range(repeat):
-            for cmd in cmds:
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                subprocess.run(["sh", "-c", cmd.argv[0]] if cmd.shell else cmd.argv, stdout=null, check=True)
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                spent[cmd.label].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return spent
+    return {c.label: list(c.cpu) for c in cmds}
 
 
 def print_cpu(name: str, spent: dict[str, list[float]]) -> None:
@@ -155,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                                                    f"{shlex.quote(path + '.grep')}"], shell=True)]
         bench(cmds, repeat, gnu_time)
         rows += rows_for(f"log, {what}", path, cmds)
-        cpu[f"log, {what}"] = cpu_seconds(cmds, repeat)
+        cpu[f"log, {what}"] = cpu_seconds(cmds)
     print_table(rows)
     for name, spent in cpu.items():
         print_cpu(name, spent)

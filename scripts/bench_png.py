@@ -5,7 +5,7 @@ Runs ``memreport ARCHIVE -o /dev/null`` and ``memreport ARCHIVE -o /dev/null
 --png OUT.png`` alternately, ``--repeat`` times after one untimed warm-up
 each (so the page cache holds the archive), and prints for each command the
 median and least wall time and CPU time (user + system of the process and
-its children, from wait4) and the peak RSS (GNU time's, when there is one);
+its children) and the peak RSS, measured as ``scripts/bench.py`` measures;
 then what the picture costs beyond the read: the median of each round's
 difference and the difference of the minima, in wall and in CPU time.
 
@@ -23,89 +23,47 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import asdict, dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from bench import GENERATOR_VERSION, GNU_TIME, POD_TILES, _gnu_time, ensure, machine, precompile, write_archive
+from bench import (
+    GENERATOR_VERSION,
+    POD_TILES,
+    Command,
+    _gnu_time,
+    bench,
+    ensure,
+    machine,
+    precompile,
+    write_archive,
+)
 from bench_logs import memreport_command
 
 QUICK_TILES = 1472
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-@dataclass
-class Runs:
-    """One command's timed runs."""
-
-    label: str
-    argv: list[str]
-    wall: list[float] = field(default_factory=list)
-    cpu: list[float] = field(default_factory=list)
-    peak_kib: list[int] = field(default_factory=list)
-
-
-def run(cmd: Runs, gnu_time: bool) -> tuple[float, float, int]:
-    """Run ``cmd`` once with its output to /dev/null: (wall s, CPU s, peak RSS KiB).
-
-    CPU time is wait4's (the process and the children it waited for); the
-    peak is GNU time's measurement of memreport alone, since a forked
-    child's own figure counts this script's pages until it execs.
-    """
-    with open(os.devnull, "wb") as null, tempfile.TemporaryFile() as err, \
-            tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
-        argv = [GNU_TIME, "-f", "%M", "-o", rss.name, *cmd.argv] if gnu_time else cmd.argv
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=null, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode:
-            err.seek(0)
-            raise SystemExit(f"bench_png: {cmd.label!r} exited {proc.returncode}:\n"
-                             + err.read()[-2000:].decode("utf-8", "replace"))
-        peak = usage.ru_maxrss
-        if gnu_time:
-            words = rss.read().split()
-            peak = int(words[-1]) if words and words[-1].isdigit() else peak
-    return wall, usage.ru_utime + usage.ru_stime, peak
-
-
-def bench(cmds: list[Runs], repeat: int, gnu_time: bool) -> None:
-    """One untimed warm-up of each, then ``repeat`` rounds running each in turn."""
-    for cmd in cmds:
-        run(cmd, gnu_time)
-    for _ in range(repeat):
-        for cmd in cmds:
-            wall, cpu, peak = run(cmd, gnu_time)
-            cmd.wall.append(wall)
-            cmd.cpu.append(cpu)
-            cmd.peak_kib.append(peak)
-
-
-def beyond(read: Runs, png: Runs) -> dict[str, float]:
+def beyond(read: Command, png: Command) -> dict[str, float]:
     """What the picture adds: the median of the rounds' differences, and the difference of the minima."""
-    return {"wall_median_s": statistics.median(b - a for a, b in zip(read.wall, png.wall)),
-            "wall_min_s": min(png.wall) - min(read.wall),
+    return {"wall_median_s": statistics.median(b - a for a, b in zip(read.times, png.times)),
+            "wall_min_s": min(png.times) - min(read.times),
             "cpu_median_s": statistics.median(b - a for a, b in zip(read.cpu, png.cpu)),
             "cpu_min_s": min(png.cpu) - min(read.cpu)}
 
 
-def report(archive: str, cmds: list[Runs], extra: dict[str, float], png_bytes: int, out=sys.stdout) -> None:
+def report(archive: str, cmds: list[Command], extra: dict[str, float], png_bytes: int, out=sys.stdout) -> None:
     size_mb = os.path.getsize(archive) / 1e6
-    print(f"{archive} ({size_mb:,.1f} MB): {len(cmds[0].wall)} alternating round(s) after one warm-up each",
+    print(f"{archive} ({size_mb:,.1f} MB): {len(cmds[0].times)} alternating round(s) after one warm-up each",
           file=out)
     head = f"{'command':<44} {'wall med':>9} {'wall min':>9} {'CPU med':>9} {'CPU min':>9} {'peak MB':>8}"
     print(head, file=out)
     print("-" * len(head), file=out)
     for c in cmds:
-        print(f"{c.label:<44} {statistics.median(c.wall):>9.3f} {min(c.wall):>9.3f} {statistics.median(c.cpu):>9.3f} "
-              f"{min(c.cpu):>9.3f} {max(c.peak_kib) / 1024:>8.1f}", file=out)
+        print(f"{c.label:<44} {c.median:>9.3f} {min(c.times):>9.3f} {c.cpu_median:>9.3f} "
+              f"{min(c.cpu):>9.3f} {c.peak_mb:>8.1f}", file=out)
     print(f"{'--png beyond the read':<44} {extra['wall_median_s']:>9.3f} {extra['wall_min_s']:>9.3f} "
           f"{extra['cpu_median_s']:>9.3f} {extra['cpu_min_s']:>9.3f}", file=out)
     print("(beyond the read: the median of each round's difference, and the difference of the minima; "
@@ -140,9 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     memreport = memreport_command()
     with tempfile.TemporaryDirectory(prefix="bench_png-") as tmp:
         png = args.png_out or os.path.join(tmp, "x.png")
-        cmds = [Runs("memreport ARCHIVE -o /dev/null", memreport + [archive, "-o", os.devnull]),
-                Runs("memreport ARCHIVE -o /dev/null --png X.png", memreport + [archive, "-o", os.devnull,
-                                                                              "--png", png])]
+        cmds = [Command("memreport ARCHIVE -o /dev/null", memreport + [archive, "-o", os.devnull]),
+                Command("memreport ARCHIVE -o /dev/null --png X.png", memreport + [archive, "-o", os.devnull,
+                                                                                 "--png", png])]
         bench(cmds, repeat, _gnu_time())
         with open(png, "rb") as f:
             picture = f.read()
@@ -153,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": machine(), "archive": archive, "size_mb": os.path.getsize(archive) / 1e6,
-                       "repeat": repeat, "png_bytes": len(picture), "runs": [asdict(c) for c in cmds],
+                       "repeat": repeat, "png_bytes": len(picture),
+                       "runs": [{"label": c.label, "argv": c.argv, "wall": c.times, "cpu": c.cpu, "peak_kib": c.rss_kib}
+                                for c in cmds],
                        "beyond_the_read": extra}, f, indent=2)
     return 0
 
