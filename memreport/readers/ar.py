@@ -14,6 +14,7 @@ otherwise read in windows of :data:`BATCH_BYTES` with ``pread``
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable, Iterator
 from typing import Union
 
@@ -232,15 +233,18 @@ def _spelled(raw: np.ndarray, name_end: np.ndarray, rows: np.ndarray) -> list[st
     return spelled[keep].tobytes().decode("utf-8", "replace").split("\n")[:-1]
 
 
-_NEWLINES: list = []  # (the last ``//`` table, its bytes as an array, where its newlines are)
+# Per thread (archives are read from many threads at once): (the walk's last ``//`` table, its bytes as an
+# array, where its newlines are).
+_NEWLINES = threading.local()
 
 
 def _newlines(table: bytes) -> tuple[np.ndarray, np.ndarray]:
     """The table as an array and where its newlines are, found once for the walk's many batches."""
-    if not (_NEWLINES and _NEWLINES[0] is table):
+    cached = getattr(_NEWLINES, "last", None)
+    if cached is None or cached[0] is not table:
         raw = np.frombuffer(table, dtype=np.uint8)
-        _NEWLINES[:] = [table, raw, np.flatnonzero(raw == 0x0A)]
-    return _NEWLINES[1], _NEWLINES[2]
+        cached = _NEWLINES.last = (table, raw, np.flatnonzero(raw == 0x0A))
+    return cached[1], cached[2]
 
 
 def long_names_at(table: bytes, starts: np.ndarray) -> tuple[list[str], int]:
@@ -497,7 +501,7 @@ def read_archive(path: str, prefix: bytes, options: ReadOptions) -> list:
         try:
             offset, long_names = (8, b"") if thin else _read_windows(view, tiles, options.progress)
         finally:
-            _NEWLINES.clear()  # the name table is the walk's, not kept past it
+            _NEWLINES.last = None  # the name table is the walk's, not kept past it
         # The reference path: thin archives, and whatever the fast walk left (it raises the errors).
         for member in iter_members(view, offset, long_names):
             tiles.add_member(view, member, options.thin_root)

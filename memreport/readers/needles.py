@@ -198,7 +198,7 @@ def _three(data: np.ndarray, first: np.ndarray, second: np.ndarray, anchor: byte
         first = first[data.take(first + 2, mode="clip") == anchor[2]]
     if second.size:
         second = second[data.take(second - 1, mode="clip") == anchor[0]] - 1
-    return np.concatenate((first, second)) if first.size and second.size else first if first.size else second
+    return np.concatenate((first, second))
 
 
 def _verify(buf: bytearray, data: np.ndarray, starts: np.ndarray, needle: bytes, stop: int) -> np.ndarray:

@@ -95,29 +95,30 @@ def _load_builtin() -> None:
         _BUILTIN_LOADED = True  # only now: another thread must not see a half-filled registry
 
 
-def _sniffed(prefix: bytes, suffix: str) -> tuple[list[Reader], Reader | None]:
-    """The readers accepting ``prefix``, in sniffing order, and the one :func:`identify` picks (None: none does).
+def _sniffed(prefix: bytes, suffix: str) -> Reader | None:
+    """The reader :func:`identify` picks for ``prefix`` (None: none accepts it): the first accepting reader
+    that claims the extension ``suffix``, else the first accepting one.
 
     Built-in modules are imported one at a time, only until the choice is
-    settled: when an accepting reader claims the file's extension, or
-    when one accepts and no later reader (built-in by its declared
-    extensions, or registered by others) could claim it. An archive so
-    never loads the text, profile and saved-report readers (30 ms of a run).
+    settled: when an accepting reader claims the extension, or when one
+    accepts and no later reader (built-in by its declared extensions, or
+    registered by others) could claim it. An archive so never loads the
+    text, profile and saved-report readers (30 ms of a run).
     """
-    accepting: list[Reader] = []
-    for position, name in enumerate((*BUILTIN, None)):
-        if name is None or _BUILTIN_LOADED:
-            accepting = [r for r in readers() if r.accept(prefix)]  # all of them, then those of others
-            break
-        importlib.import_module(f"{__package__}.{name}")  # thread-safe: a module is imported once
-        accepting += [r for r in _READERS if _builtin_rank(r) == position and r.accept(prefix)]
-        claimed = any(suffix in reader.extensions for reader in accepting)
-        later = any(suffix in BUILTIN_EXTENSIONS[n] for n in BUILTIN[position + 1:]) or \
-            any(_builtin_rank(r) == len(BUILTIN) for r in _READERS)
-        if claimed or (accepting and not later):
-            break
-    chosen = next((r for r in accepting if suffix in r.extensions), accepting[0] if accepting else None)
-    return accepting, chosen
+    if not _BUILTIN_LOADED:
+        others = any(_builtin_rank(r) == len(BUILTIN) for r in _READERS)
+        accepting: list[Reader] = []
+        for position, name in enumerate(BUILTIN):
+            importlib.import_module(f"{__package__}.{name}")  # thread-safe: a module is imported once
+            accepting += [r for r in _READERS if _builtin_rank(r) == position and r.accept(prefix)]
+            later = others or any(suffix in BUILTIN_EXTENSIONS[n] for n in BUILTIN[position + 1:])
+            if any(suffix in r.extensions for r in accepting) or (accepting and not later):
+                return _chosen(accepting, suffix)
+    return _chosen([r for r in readers() if r.accept(prefix)], suffix)  # every reader: then those of others
+
+
+def _chosen(accepting: list[Reader], suffix: str) -> Reader | None:
+    return next((r for r in accepting if suffix in r.extensions), accepting[0] if accepting else None)
 
 
 def read_prefix(path: str) -> bytes:
@@ -145,7 +146,7 @@ def identify(path: str, prefix: bytes) -> Reader:
     """The reader for a file: the first whose content test accepts it (extension breaks ties)."""
     if not prefix:
         raise ReadError("empty file", path=path)
-    _accepting, chosen = _sniffed(prefix, Path(path).suffix.lower())
+    chosen = _sniffed(prefix, Path(path).suffix.lower())
     if chosen is None:
         names = ", ".join(r.description for r in readers())
         raise UnrecognisedFormat(f"unrecognised format (expected {names})", path=path)

@@ -288,9 +288,8 @@ def _per_tile(ax: Axes, summary: Summary) -> None:
                None if limit is None else limit / KIB, top * 1.2)
     ax.set_xlim(-0.6 if n <= BAR_TILES else -0.5, n - 0.4 if n <= BAR_TILES else n - 0.5)
     ax.set_ylim(0, top * 1.2)
-    # Placed, not left to matplotlib's search for what it must clear (a tenth of a second of text layout).
-    ax.set_title("Memory per tile" + (", excluding gaps" if report.including_gaps is None else ""),
-                 fontsize=10.5, loc="left", y=1.0, pad=TITLE_PAD + (IPU_LABEL_ROOM if labelled else 0.0))
+    _panel_title(ax, "Memory per tile" + (", excluding gaps" if report.including_gaps is None else ""),
+                 TITLE_PAD + (IPU_LABEL_ROOM if labelled else 0.0))
     ax.set_xlabel("tile", fontsize=9)
     ax.set_ylabel("KiB", fontsize=9)
     ax.tick_params(labelsize=8)
@@ -305,6 +304,12 @@ def _including(ax: Axes, kib: np.ndarray) -> float:
         x = np.arange(kib.size)
     ax.step(x, kib, where="mid", color=INCLUDING_LINE, lw=0.8, zorder=1, label="including gaps")
     return float(kib.max())
+
+
+def _panel_title(ax: Axes, title: str, pad: float = TITLE_PAD) -> None:
+    """A panel's title, left, ``pad`` points above it: placed, not left to matplotlib's search for what it
+    must clear (which lays out every tick label once more: a tenth of a second of text layout)."""
+    ax.set_title(title, fontsize=10.5, loc="left", y=1.0, pad=pad)
 
 
 def _ipu_boundaries(ax: Axes, report: TileReport) -> bool:
@@ -374,8 +379,7 @@ def _label_top(ax: Axes, summary: Summary, kib: np.ndarray, limit_kib: float | N
 def _histogram(ax: Axes, summary: Summary) -> None:
     """Poplar's By Tile histogram: tiles per KiB bin (the printed bins for a text report)."""
     report, hist = summary.report, summary.histogram
-    ax.set_title("By Tile histogram" + (" (as printed)" if isinstance(report, SummaryReport) else ""),
-                 fontsize=10.5, loc="left", y=1.0, pad=TITLE_PAD)
+    _panel_title(ax, "By Tile histogram" + (" (as printed)" if isinstance(report, SummaryReport) else ""))
     if hist is None or not hist.bins:
         ax.text(0.5, 0.5, "no histogram in this source", ha="center", va="center", transform=ax.transAxes,
                 color=NOTE_COLOUR)
@@ -498,8 +502,7 @@ def _histogram_legend(ax: Axes, red: bool, maybe: bool, elided: bool = False) ->
 def _detailed_tiles(ax: Axes, summary: Summary) -> None:
     """A partial report's detailed tiles as bars: excluding gaps in front, including gaps behind."""
     report, details = summary.report, summary.detailed
-    ax.set_title("Detailed tiles, as printed (the other tiles' memory is not in this source)",
-                 fontsize=10.5, loc="left", y=1.0, pad=TITLE_PAD)
+    _panel_title(ax, "Detailed tiles, as printed (the other tiles' memory is not in this source)")
     if not details:
         ax.text(0.5, 0.5, "this source details no tile", ha="center", va="center", transform=ax.transAxes,
                 color=NOTE_COLOUR)
@@ -533,7 +536,7 @@ def _detailed_tiles(ax: Axes, summary: Summary) -> None:
 
 def _text_panel(ax: Axes, title: str, lines: list[str]) -> None:
     ax.set_axis_off()
-    ax.set_title(title, fontsize=10.5, loc="left", y=1.0, pad=TITLE_PAD)
+    _panel_title(ax, title)
     ax.text(0.0, 0.95, "\n".join(lines), transform=ax.transAxes, ha="left", va="top", fontsize=9,
             family="monospace")
 

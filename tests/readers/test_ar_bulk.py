@@ -297,3 +297,34 @@ def test_odd_long_name_tables_read_exactly_like_the_reference(tmp_path, batches,
     path.write_bytes(raw_archive(members))
     expected = outcome(reference_report, path)
     assert outcome(batched, path) == expected
+
+
+def test_long_names_resolve_alike_from_many_threads_at_once():
+    """The walk keeps its ``//`` table's newline index between batches; archives are read from many threads
+    at once, so each thread keeps its own: one table's index must never serve another's names."""
+    import sys
+    import threading
+
+    from memreport.readers.ar import long_names_at
+    tables = [b"".join(f"t{k}_{i:04d}.elf/\n".encode() for i in range(200)) for k in range(4)]
+    starts = np.arange(0, 200 * 13, 13, dtype=np.int64)
+    expected = [[f"t{k}_{i:04d}.elf" for i in range(200)] for k in range(4)]
+    wrong: list[int] = []
+
+    def resolve(k: int) -> None:
+        for _ in range(100):
+            names, count = long_names_at(tables[k], starts)
+            if count != 200 or names != expected[k]:
+                wrong.append(k)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        threads = [threading.Thread(target=resolve, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert wrong == []

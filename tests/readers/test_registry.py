@@ -113,7 +113,7 @@ def test_sniffing_module_by_module_picks_what_sniffing_every_reader_picks():
         for suffix in SUFFIXES:
             accepting = [r for r in readers() if r.accept(prefix)]
             eager = next((r for r in accepting if suffix in r.extensions), accepting[0] if accepting else None)
-            assert _sniffed(prefix, suffix)[1] is eager, (prefix, suffix)
+            assert _sniffed(prefix, suffix) is eager, (prefix, suffix)
 
 
 @pytest.mark.parametrize("name, prefix, reader, loaded, unloaded", [
