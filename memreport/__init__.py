@@ -155,7 +155,7 @@ def _thin_root(value: object) -> str | None:
 def read_compiles(*paths: str | os.PathLike) -> CompileSummary:
     """Every compilation, cache hit and executable load in run logs, read as one sequence, with the findings."""
     from .analysis.compiles import summarize_compiles
-    from .readers.compile_log import read_compile_logs
+    from .readers.text.compile_log import read_compile_logs
     return summarize_compiles(read_compile_logs(paths))
 
 
@@ -169,7 +169,7 @@ def diff(old: str | os.PathLike | MemoryReport, new: str | os.PathLike | MemoryR
     counted but not listed; ``sort`` orders the items ("delta", "growth", "new").
     """
     from .analysis.diff import diff_reports, with_items
-    from .readers.symbols import has_symbols, with_symbols
+    from .readers.elf.symbols import has_symbols, with_symbols
     sides = [side if isinstance(side, MemoryReport) else read(side, **kwargs) for side in (old, new)]
     changes = diff_reports(sides[0], sides[1], min_change=min_change)
     tiles = [c.tile for c in changes.changes(top)]

@@ -290,8 +290,8 @@ def with_symbols(read: Sequence[tuple[str, MemoryReport]], top: int, tiles_asked
     """The reports, those read from an archive or ELF file holding the symbol tables of their top tiles and of
     ``tiles_asked`` (tiles outside a report are left for the summary to refuse); exit 1 when one cannot be read."""
     from .analysis import top_tile_ids
-    from .readers.symbols import has_symbols
-    from .readers.symbols import with_symbols as read_symbols
+    from .readers.elf.symbols import has_symbols
+    from .readers.elf.symbols import with_symbols as read_symbols
     reports = []
     for path, report in read:
         shown = shown_path(path)
@@ -345,7 +345,7 @@ def echo_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
 def load_tensor_map(path: str, reports: Sequence[MemoryReport]) -> TensorMap:
     """Read ``--tensor-map`` and check it fits every report; a failure ends the run with exit 1."""
     from .analysis.tensors import check_matches
-    from .readers.tensor_map import read_tensor_map
+    from .readers.documents.tensor_map import read_tensor_map
     try:
         tensor_map = read_tensor_map(path)
         for report in reports:
@@ -572,7 +572,7 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
     """
     from .analysis.compiles import check_recompile, summarize_compiles
     from .progress import ReadProgress, file_progress
-    from .readers.compile_log import read_compile_logs
+    from .readers.text.compile_log import read_compile_logs
     refuse_overwriting(list(logs), [("-o", output)])
     bars: list[ReadProgress] = []
 

@@ -71,7 +71,7 @@ def tile_symbols(report: MemoryReport, tile: int) -> TileSymbols:
     found = report.symbols.get(tile)
     if found is not None:
         return found
-    from .readers.symbols import read_symbols
+    from .readers.elf.symbols import read_symbols
     if not isinstance(report, TileReport):
         raise UnsupportedOperation(f"{report.label}: a {report.format_name} holds no ELF symbol tables")
     return read_symbols(report, [tile])[tile]

@@ -9,7 +9,7 @@ import tracemalloc
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from memreport.readers.ar import iter_members
+from memreport.readers.elf.ar import iter_members
 from tests.builds import builds  # noqa: F401  (a fixture shared by the diff tests)
 from tests.synth.archive import ar_archive, tile_elf
 

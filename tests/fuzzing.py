@@ -39,8 +39,8 @@ from memreport.errors import ReadError, UnexpectedError, UnsupportedOperation
 from memreport.model import MemoryReport
 from memreport.output import temporary_files, write_outputs
 from memreport.readers import ReadOptions, read_path
-from memreport.readers.ar import iter_members
-from memreport.readers.elf import scan_elf
+from memreport.readers.elf.ar import iter_members
+from memreport.readers.elf.file import scan_elf
 from tests.synth.seeds import SUFFIXES, seeds
 
 SEEDS = seeds()
@@ -301,8 +301,8 @@ def _same_as_reference(path: str, report: MemoryReport) -> None:
 
 def _same_as_reference_decoder(path: str, report: MemoryReport) -> None:
     """The bulk decoders (per-tile lists straight to arrays) agree with plain orjson/cbor2 decoding."""
-    from memreport.readers.document import decode_cbor, decode_json
-    from memreport.readers.profile import read_tree
+    from memreport.readers.documents.document import decode_cbor, decode_json
+    from memreport.readers.documents.profile import read_tree
     with open(path, "rb") as f:
         data = f.read()
     encoding = report.format.split("-")[0]
@@ -317,8 +317,8 @@ def _same_as_reference_decoder(path: str, report: MemoryReport) -> None:
 
 def _same_as_reference_tensor_map(path: str, report: MemoryReport) -> None:
     """The tensor-map decoder (pair lists straight to arrays) agrees with plain orjson decoding."""
-    from memreport.readers.document import decode_json
-    from memreport.readers.tensor_map import tensor_map_from_document
+    from memreport.readers.documents.document import decode_json
+    from memreport.readers.documents.tensor_map import tensor_map_from_document
     with open(path, "rb") as f:
         data = f.read()
     if data.lstrip()[:1] != b"{":  # CBOR: one decoder only

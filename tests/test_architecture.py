@@ -122,3 +122,36 @@ def test_the_model_needs_no_numpy_to_import():
             "print('numpy' in sys.modules, 'matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+READER_FAMILIES = ("memreport.readers.elf", "memreport.readers.documents", "memreport.readers.text")
+
+
+def family_of(module: str) -> str | None:
+    return next((f for f in READER_FAMILIES if module == f or module.startswith(f + ".")), None)
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if family_of(m)))
+def test_reader_families_do_not_import_each_other(module):
+    """A family (ELF/ar, documents, text) stands on the registry, the model and the floor, never on another."""
+    family = family_of(module)
+    for imported in sorted(GRAPH[module]):
+        other = family_of(imported)
+        assert other in (None, family), f"{module} ({family}) imports {imported} ({other})"
+
+
+def test_readers_top_level_keeps_the_registry_and_little_else():
+    top = sorted(p.name for p in (PACKAGE / "readers").glob("*.py"))
+    families = sorted(p.name for p in (PACKAGE / "readers").iterdir() if (p / "__init__.py").exists())
+    assert len(top) <= 5, top
+    assert families == ["documents", "elf", "text"], families
+
+
+def test_every_built_in_reader_is_named_by_its_full_module_path():
+    from memreport.readers import readers
+    from memreport.readers.registry import BUILTIN, _builtin_rank
+    for reader in readers():
+        rank = _builtin_rank(reader)
+        assert rank < len(BUILTIN), reader
+        module, home = reader.read.__module__, f"memreport.readers.{BUILTIN[rank]}"
+        assert module == home or module.startswith(home + "."), (module, home)

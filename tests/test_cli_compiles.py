@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from memreport.cli import main
-from tests.readers.test_compile_log import popart_cold, popart_warm, tf_batch_size_change
+from tests.readers.text.test_compile_log import popart_cold, popart_warm, tf_batch_size_change
 from tests.synth.compile_logs import Clock
 
 

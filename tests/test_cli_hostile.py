@@ -24,7 +24,7 @@ from click.testing import CliRunner
 
 from memreport.cli import main
 from memreport.output import temporary_files
-from memreport.readers import elf
+from memreport.readers.elf import file as elf
 from tests.synth.profile import build_profile, build_tensor_map, encode_json, tensor_entry, wrap
 
 

@@ -107,7 +107,7 @@ def test_what_cannot_be_compared_is_said(builds, tmp_path):
     new = memreport.read(builds[1])
     assert tile_items(old, new, 1, 8792, 15332).items == (ItemChange("section", ".bss", 8128, 14628),
                                                           ItemChange("section", ".text", 600, 640))  # no symbols read
-    from memreport.readers.symbols import with_symbols
+    from memreport.readers.elf.symbols import with_symbols
     one_sided = tile_items(with_symbols(old, [1]), new, 1, 8792, 15332)
     assert one_sided.notes == (f"symbols not compared: NEW ({builds[1]}) holds no symbol table for tile 1 (a saved "
                                "report keeps the symbols of the tiles it detailed: export with --tile to keep more)",)

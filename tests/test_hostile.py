@@ -425,7 +425,7 @@ def test_an_unwritable_output_is_one_line(tmp_path):
 
 def test_an_unexpected_exception_becomes_a_read_error_that_names_its_type(tmp_path, monkeypatch):
     """The last-resort guard: a stray exception is one line naming the file and the exception type."""
-    from memreport.readers import elf
+    from memreport.readers.elf import file as elf
 
     def broken(*args, **kwargs):
         return [][1]

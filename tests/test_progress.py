@@ -6,7 +6,8 @@ import io
 from click.testing import CliRunner
 
 from memreport import cli, progress
-from memreport.readers import ReadOptions, ar, read_path
+from memreport.readers import ReadOptions, read_path
+from memreport.readers.elf import ar
 from tests.synth.archive import ar_archive, tile_elf
 
 

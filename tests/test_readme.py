@@ -262,9 +262,9 @@ def json_keys(value, prefix: str = "") -> set[str]:
 
 def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
     import memreport
-    from memreport.readers.symbols import with_symbols
+    from memreport.readers.elf.symbols import with_symbols
     from memreport.render.table import render_json
-    from tests.readers.test_saved import profile_with_everything
+    from tests.readers.documents.test_saved import profile_with_everything
     from tests.synth.profile import encode_json
     samples = ROOT / "sample_reports"
     reports = [memreport.read(samples / name) for name in ("mk2_1472_tiles.a", "mk1_profile.json",
@@ -273,7 +273,7 @@ def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
     (tmp_path / "p.json").write_bytes(encode_json(profile_with_everything()))
     reports.append(memreport.read(tmp_path / "p.json"))
     tensor_map_path = samples / "tensor_map.json"
-    from memreport.readers.tensor_map import read_tensor_map
+    from memreport.readers.documents.tensor_map import read_tensor_map
     doc = json.loads(render_json(summarize_all(reports[1:2], tensor_map=read_tensor_map(str(tensor_map_path)))))
     doc2 = json.loads(render_json(summarize_all(reports, tiles_asked=[3])))
     doc3 = json.loads(render_json(summarize_all([log_report(tmp_path)])))
@@ -292,7 +292,7 @@ def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
 def log_report(tmp_path):
     """A report of a log: an out-of-memory message before a summary whose histogram left rows out."""
     import memreport
-    from tests.readers.test_poplar_text import ELIDED
+    from tests.readers.text.test_poplar_text import ELIDED
     from tests.synth import logs
     path = tmp_path / "run.log"
     path.write_text(logs.popart_error(logs.tile_memory_message(0, 300_000, 262_144)) + ELIDED)
@@ -351,7 +351,7 @@ def run_logs(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     """cold.log, warm.log (a PopTorch run and its warm rerun) and train.log (TensorFlow recompiling), as run.log too."""
     from datetime import timedelta
 
-    from tests.readers.test_compile_log import popart_cold, popart_warm, tf_batch_size_change
+    from tests.readers.text.test_compile_log import popart_cold, popart_warm, tf_batch_size_change
     from tests.synth.compile_logs import Clock
     tmp = tmp_path_factory.mktemp("compiles")
     cold = popart_cold()
@@ -385,7 +385,7 @@ def test_compiles_ci_commands_run_as_documented(run_logs):
 
 def test_every_compiles_json_key_and_csv_column_is_documented(run_logs):
     from memreport.analysis.compiles import summarize_compiles
-    from memreport.readers.compile_log import read_compile_logs
+    from memreport.readers.text.compile_log import read_compile_logs
     from memreport.render.compiles import CSV_COLUMNS, render_json
     cwd, _ = run_logs
     docs = [json.loads(render_json(summarize_compiles(read_compile_logs([cwd / name for name in names]))))

@@ -338,7 +338,7 @@ def with_items(diff: Diff, old: MemoryReport, new: MemoryReport, n: int, *, sort
     """``diff`` with what changed inside its ``n`` largest listed changes (:mod:`.diff_items`), ordered by ``sort``.
 
     Symbols are compared where both reports hold the tile's symbol table
-    (read them first, e.g. with ``memreport.readers.symbols.with_symbols``).
+    (read them first, e.g. with ``memreport.readers.elf.symbols.with_symbols``).
     """
     if sort not in SORTS:
         raise ValueError(f"sort must be one of {', '.join(SORTS)}, not {sort!r}")

@@ -66,18 +66,26 @@ def readers() -> list[Reader]:
 
 
 def _builtin_rank(reader: Reader) -> int:
+    """A built-in reader's place in :data:`BUILTIN`, by the full path of the module that defines it (a
+    module inside a built-in reader package counts as that package); any other reader ranks after them."""
     module = getattr(reader.read, "__module__", "") or ""
-    name = module[len(__package__) + 1:] if module.startswith(f"{__package__}.") else ""
-    name = name.split(".")[0]
-    return BUILTIN.index(name) if name in BUILTIN else len(BUILTIN)
+    name = module[len(_PACKAGE) + 1:] if module.startswith(f"{_PACKAGE}.") else ""
+    for position, builtin in enumerate(BUILTIN):
+        if name == builtin or name.startswith(f"{builtin}."):
+            return position
+    return len(BUILTIN)
 
 
-# The built-in reader modules, in registration order, which is sniffing order. They are loaded by name (Pillow's
-# plugin habit): the registry knows the list and the file extensions each module's readers claim, not their
-# code, and each module registers itself on import. Text comes last: it takes any text the others leave.
-BUILTIN = ("ar", "elf", "saved_csv", "saved", "profile", "pva", "poplar_text")
-BUILTIN_EXTENSIONS = {"ar": (".a",), "elf": (".elf", ".o"), "saved_csv": (".csv",), "saved": (".json",),
-                      "profile": (".json", ".cbor"), "pva": (".pop",), "poplar_text": (".txt", ".rep", ".log")}
+# The built-in reader modules by their path under this package (family.module), in registration order, which is
+# sniffing order. They are loaded by name (Pillow's plugin habit): the registry knows the list and the file
+# extensions each module's readers claim, not their code, and each module registers itself on import. Text
+# comes last: it takes any text the others leave.
+_PACKAGE = __package__ or "memreport.readers"
+BUILTIN = ("elf.ar", "elf.file", "documents.saved_csv", "documents.saved", "documents.profile", "documents.pva",
+           "text.poplar_text")
+BUILTIN_EXTENSIONS = {"elf.ar": (".a",), "elf.file": (".elf", ".o"), "documents.saved_csv": (".csv",),
+                      "documents.saved": (".json",), "documents.profile": (".json", ".cbor"),
+                      "documents.pva": (".pop",), "text.poplar_text": (".txt", ".rep", ".log")}
 _BUILTIN_LOADED = False
 _BUILTIN_LOCK = threading.Lock()
 
@@ -91,7 +99,7 @@ def _load_builtin() -> None:
         if _BUILTIN_LOADED:
             return
         for name in BUILTIN:
-            importlib.import_module(f"{__package__}.{name}")
+            importlib.import_module(f"{_PACKAGE}.{name}")
         _BUILTIN_LOADED = True  # only now: another thread must not see a half-filled registry
 
 
@@ -109,7 +117,7 @@ def _sniffed(prefix: bytes, suffix: str) -> Reader | None:
         others = any(_builtin_rank(r) == len(BUILTIN) for r in _READERS)
         accepting: list[Reader] = []
         for position, name in enumerate(BUILTIN):
-            importlib.import_module(f"{__package__}.{name}")  # thread-safe: a module is imported once
+            importlib.import_module(f"{_PACKAGE}.{name}")  # thread-safe: a module is imported once
             accepting += [r for r in _READERS if _builtin_rank(r) == position and r.accept(prefix)]
             later = others or any(suffix in BUILTIN_EXTENSIONS[n] for n in BUILTIN[position + 1:])
             if any(suffix in r.extensions for r in accepting) or (accepting and not later):

@@ -1,4 +1,4 @@
-"""What a ``memreport/1`` JSON needs to be read back as the same report (``memreport.readers.saved``).
+"""What a ``memreport/1`` JSON needs to be read back as the same report (``memreport.readers.documents.saved``).
 
 The rendered keys (totals, histogram, top tiles...) are figures; these keys
 hold the facts they were computed from: every tile's values as compact

@@ -6,8 +6,8 @@ from datetime import timedelta
 
 from memreport.analysis.compiles import check_recompile, compile_totals, summarize_compiles
 from memreport.model import Compilation, CompileHistory, CompileLogInfo, ExecutableLoad, Finding, LineRef
-from memreport.readers.compile_log import read_compile_logs
-from tests.readers.test_compile_log import popart_cold, popart_warm, row, tf_batch_size_change, write
+from memreport.readers.text.compile_log import read_compile_logs
+from tests.readers.text.test_compile_log import popart_cold, popart_warm, row, tf_batch_size_change, write
 from tests.synth.compile_logs import Clock, LogBuilder
 
 

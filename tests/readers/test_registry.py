@@ -20,7 +20,7 @@ def test_a_missing_reader_module_is_an_error_not_a_missing_format():
     """A reader that fails to import must not silently leave its format unrecognised."""
     code = textwrap.dedent("""
         import sys
-        sys.modules["memreport.readers.poplar_text"] = None  # its import now raises ModuleNotFoundError
+        sys.modules["memreport.readers.text.poplar_text"] = None  # its import now raises ModuleNotFoundError
         from memreport.readers import readers
         try:
             readers()
@@ -30,7 +30,7 @@ def test_a_missing_reader_module_is_an_error_not_a_missing_format():
             print("swallowed")
     """)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert run.stdout.strip() == "raised memreport.readers.poplar_text"
+    assert run.stdout.strip() == "raised memreport.readers.text.poplar_text"
 
 
 def test_the_first_reads_from_many_threads_at_once_all_succeed(tmp_path):
@@ -80,7 +80,7 @@ def test_the_first_reads_from_many_threads_at_once_all_succeed(tmp_path):
 ])
 def test_limits_of_the_environment_are_read_errors_not_bugs(tmp_path, monkeypatch, raised, message):
     """An address-space limit or a disk error is the environment's, worded so (it was 'a memreport bug')."""
-    from memreport.readers import elf
+    from memreport.readers.elf import file as elf
 
     def fails(*args, **kwargs):
         raise raised
@@ -117,17 +117,20 @@ def test_sniffing_module_by_module_picks_what_sniffing_every_reader_picks():
 
 
 @pytest.mark.parametrize("name, prefix, reader, loaded, unloaded", [
-    ("pod.a", b"!<arch>\n", "ar", ["ar"], ["saved_csv", "saved", "profile", "pva", "poplar_text"]),  # ar imports elf
-    ("profile.json", b'{"target": {}}', "json", ["ar", "saved", "profile"], ["pva", "poplar_text"]),
-    ("pod.bin", b"!<arch>\n", "ar", ["ar"], ["saved_csv", "profile", "poplar_text"]),
-    ("run.log", b"Memory Usage:\n", "poplar-text", ["poplar_text"], []),
+    ("pod.a", b"!<arch>\n", "ar", ["elf.ar"],  # ar imports elf.file
+     ["documents.saved_csv", "documents.saved", "documents.profile", "documents.pva", "text.poplar_text"]),
+    ("profile.json", b'{"target": {}}', "json", ["elf.ar", "documents.saved", "documents.profile"],
+     ["documents.pva", "text.poplar_text"]),
+    ("pod.bin", b"!<arch>\n", "ar", ["elf.ar"], ["documents.saved_csv", "documents.profile", "text.poplar_text"]),
+    ("run.log", b"Memory Usage:\n", "poplar-text", ["text.poplar_text"], []),
 ])
 def test_a_file_loads_the_reader_modules_its_choice_needs_and_no_more(name, prefix, reader, loaded, unloaded):
     code = textwrap.dedent(f"""
         import sys
         from memreport.readers import identify
         print(identify({name!r}, {prefix!r}).name)
-        print(" ".join(m for m in ("ar", "elf", "saved_csv", "saved", "profile", "pva", "poplar_text")
+        print(" ".join(m for m in ("elf.ar", "elf.file", "documents.saved_csv", "documents.saved",
+                                   "documents.profile", "documents.pva", "text.poplar_text")
                        if "memreport.readers." + m in sys.modules))
     """)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -8,7 +8,7 @@ from memreport.analysis.compiles import summarize_compiles
 from memreport.model import CompileHistory, CompileLogInfo, CompileTarget, ExecutableLoad, Finding, LineRef
 from memreport.render.compiles import render_csv, render_json, render_text
 from tests.conftest import flat
-from tests.readers.test_compile_log import row
+from tests.readers.text.test_compile_log import row
 
 HASH = "4961678486983961202"
 CACHE_FILE = f"/tmp/exe_cache/{HASH}.popef"

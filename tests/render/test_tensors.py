@@ -14,7 +14,7 @@ from memreport.analysis import summarize, summarize_all
 from memreport.analysis.tensors import element_histogram
 from memreport.cli import main
 from memreport.model.tensor_map import ESTIMATE_LABEL
-from memreport.readers.tensor_map import tensor_map_from_document
+from memreport.readers.documents.tensor_map import tensor_map_from_document
 from memreport.render import table, tensors, text
 from tests.conftest import flat
 from tests.synth.profile import build_profile, build_tensor_map, encode_json, tensor_entry

@@ -74,7 +74,7 @@ def _saved(profile: dict) -> tuple[bytes, bytes]:
     """memreport's own JSON and CSV of a profile (with liveness and regions), as ``--format json|csv`` write them."""
     from memreport.analysis import summarize_all
     from memreport.readers import resolve
-    from memreport.readers.profile import read_tree
+    from memreport.readers.documents.profile import read_tree
     from memreport.readers.registry import ReadOptions
     from memreport.render.table import render_csv, render_json
     doc = synth_profile.build_profile([1200, 3400, 650_000, 800], bytes_per_tile=638_976, num_ipus=2,

@@ -1,0 +1,5 @@
+"""Text: the log scan and its needles, Poplar's printed summaries and out-of-memory messages,
+and compile logs (FORMATS.md §1, §8).
+
+This family imports the registry, the model and the floor, never another reader family.
+"""

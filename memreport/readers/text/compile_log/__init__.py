@@ -1,0 +1,96 @@
+"""Run logs -> every compilation, cache hit and executable load in them (``memreport compiles``).
+
+Not a memory-report reader: it is not in the report registry, and the CLI
+calls :func:`read_compile_logs` itself. Each log is streamed
+(:class:`~memreport.readers.text.logtext.LogFile`): a few byte needles pick out
+the lines that can matter, :mod:`.lines` parses each into a record and
+:mod:`.assemble` puts records together into compilations, per process.
+Several logs are one sequence, in the order given (a cold run, then a warm
+one).
+"""
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Sequence
+
+from ....errors import ReadError
+from ....model import CompileHistory, CompileLogInfo
+from ...registry import reading
+from ..logtext import LogFile, looks_like_text
+from .assemble import Process
+from .lines import Record, parse
+
+# Every line kind of lines.py holds one of these (docs/FORMATS.md §8.7-§8.12); each costs one pass of
+# bytes.find over the log, so they are few, and shared between kinds:
+#   "ing phase: "  Poplar's Starting/Ending phase
+#   " ms; user "   Poplar 3.x PO:PERF timings
+#   " compil"      Begin/End XLA compilation, has not been compiled yet, Skip engine compilation, Begin/End
+#                  compiling Poplar engine, the custom-op notice, Clearing XLA compilation cache; PopART's
+#                  Starting (Engine) compilation, Graph compiled, Not compiling engine; Graph compilation finished
+#   "xecutable"    Couldn't find ... in executable cache; every PopART executable load, save and return line;
+#                  PopTorch's enableExecutableCaching warnings
+#   "Loaded "      TensorFlow's cache hit
+#   "has been "    A pre-compiled Poplar program has been saved; PopEF file ... / PopART cache file has been found
+#   " hash "       Ir hash matched cached value; Cache file hash did not match; PopEF file inferred to have hash
+#   "CACHE_DIR"    POPTORCH_CACHE_DIR is set
+#   "Target info"  the target line
+NEEDLES = (b"ing phase: ", b" ms; user ", b" compil", b"xecutable", b"Loaded ", b"has been ", b" hash ",
+           b"CACHE_DIR", b"Target info")
+LOOKED_FOR = ("no compilation, cache or executable-load lines (looked for TensorFlow's 'Begin XLA compilation', "
+              "Poplar's 'Starting phase:', PopART's 'Starting compilation' and their cache lines: they need "
+              "TF_CPP_VMODULE=poplar_compiler=1, POPLAR_LOG_LEVEL=INFO or POPART_LOG_LEVEL=INFO)")
+
+
+def read_compile_log(path: str, *, progress: Callable[[int, int], None] | None = None
+                     ) -> tuple[CompileLogInfo, list, list]:
+    """One log's compilations and executable loads, in line order (a ReadError if it holds none)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise ReadError(exc.strerror or str(exc), path=path) from None
+    if not stat.S_ISREG(mode):
+        raise ReadError("not a regular file", path=path)
+    processes: dict[str | None, Process] = {}
+    compilations, loads = [], []
+    with reading(path, "compile log"), LogFile(path) as log:
+        with open(path, "rb") as raw:
+            if not looks_like_text(raw.read(4096)):
+                raise ReadError("not a text log (binary content)", path=path)
+        for hit in log.find(NEEDLES, progress=progress):
+            record: Record | None = parse(hit.text)
+            if record is None:
+                continue
+            key = record.line.process
+            state = processes.get(key)
+            if state is None:
+                state = processes[key] = Process(path, key)
+            state.feed(record, hit.no)
+        size = log.size
+        for state in processes.values():
+            found, loaded = state.finish()
+            compilations += found
+            loads += loaded
+    compilations.sort(key=lambda c: c.line)
+    loads.sort(key=lambda ld: ld.line)
+    if not compilations and not loads:
+        raise ReadError(LOOKED_FOR, path=path)
+    return CompileLogInfo(path, size, len(compilations), len(loads)), compilations, loads
+
+
+def read_compile_logs(paths: Sequence[str | os.PathLike], *,
+                      progress: Callable[[str], Callable[[int, int], None] | None] | None = None) -> CompileHistory:
+    """The compilations and loads of several logs, read as one sequence in the order given.
+
+    ``progress(path)`` may return a ``(done, total)`` callback for that log's bytes.
+    """
+    logs, compilations, loads = [], [], []
+    for path in (os.fspath(p) for p in paths):
+        info, found, loaded = read_compile_log(path, progress=progress(path) if progress else None)
+        logs.append(info)
+        compilations += found
+        loads += loaded
+    return CompileHistory(tuple(logs), tuple(compilations), tuple(loads))
+
+
+__all__ = ["LOOKED_FOR", "NEEDLES", "read_compile_log", "read_compile_logs"]

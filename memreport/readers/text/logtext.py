@@ -1,0 +1,339 @@
+"""Logs as engineers hold them: any size, UTF-8 or UTF-16, launcher tags, colours and progress bars.
+
+A run's log can be gigabytes, with what memreport wants (a memory summary,
+an out-of-memory message, a compilation line) anywhere in it. Reading one is
+two steps over a seekable file, so memory is bounded by a chunk and by what
+is read around a hit, never by the file (docs/FORMATS.md §8):
+
+1. :meth:`LogFile.find` scans the raw bytes for a few needles with
+   ``bytes.find`` (C speed, a chunk at a time) and yields only the lines that
+   hold one, with their line numbers;
+2. :meth:`LogFile.lines` reads on, line by line, from any such line.
+
+The line helpers at the end undo what terminals and launchers add to a line:
+ANSI colour codes, progress-bar redraws (``\\r``), a tqdm bar glued to the
+front of a log line, and mpirun/poprun's ``[1,0]<stdout>:`` tags.
+"""
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass
+from typing import BinaryIO, cast
+
+import numpy as np
+
+from ...errors import ReadError
+from .needles import NeedleSearch
+
+CHUNK_BYTES = 1 << 20       # read and searched at once (a window that stays in the CPU's cache)
+MAX_LINE_BYTES = 1 << 20    # a longer line is cut here (a log of one endless line still streams)
+FIRST_READ_BYTES = 4 << 10  # what lines() reads first
+COUNT_BYTES = 1 << 18       # line ends are counted this much at a time (the comparison stays in the CPU's cache)
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+UTF8_BOM = codecs.BOM_UTF8
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line of a log: its 1-based number, the byte offset where it starts, its text without the line end."""
+
+    no: int
+    offset: int
+    text: str
+
+
+def decode_line(raw: bytes | bytearray | memoryview) -> str:
+    """A line's text: UTF-8 (bytes that are not become U+FFFD), without ``\\r`` before its end."""
+    return bytes(raw).decode("utf-8", "replace").rstrip("\r")
+
+
+class LogFile:
+    """A log opened for searching: UTF-8 as it is, UTF-16 (PowerShell's ``>``) transcoded to a spool file.
+
+    Use as a context manager. ``path`` must be a regular file; offsets and
+    line numbers refer to the (UTF-8) text.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = os.fspath(path)
+        try:
+            self._file: io.BufferedIOBase = open(self.path, "rb")  # noqa: SIM115 - closed by close() or __exit__
+        except OSError as exc:
+            raise ReadError(exc.strerror or str(exc), path=self.path) from None
+        head = self._file.read(4)
+        self._file.seek(0)
+        self.encoding = "utf-8"
+        self.start = len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0
+        if head.startswith(UTF16_BOMS):
+            self.encoding = "utf-16"
+            self._file = self._transcoded(self._file)
+        self.size = os.fstat(self._file.fileno()).st_size
+
+    @staticmethod
+    def _transcoded(raw: io.BufferedIOBase) -> io.BufferedIOBase:
+        """UTF-16 text as UTF-8, in a temporary file, a chunk at a time."""
+        decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
+        spool = cast(io.BufferedIOBase, tempfile.TemporaryFile())  # noqa: SIM115 - closed with the LogFile
+        with raw:
+            while chunk := raw.read(CHUNK_BYTES):
+                spool.write(decoder.decode(chunk).encode("utf-8"))
+            spool.write(decoder.decode(b"", final=True).encode("utf-8"))
+        spool.seek(0)
+        return spool
+
+    def __enter__(self) -> LogFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._file.close()
+
+    def find(self, needles: Sequence[bytes], *, progress=None,
+             keep: Callable[[bytearray, int], bool] | None = None,
+             sift: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> Iterator[LogLine]:
+        """Every line holding at least one of ``needles``, once each, in file order.
+
+        ``keep(buffer, at)``, when given, is asked of each occurrence of a
+        needle (at ``buffer[at]``) whether it is worth the line: a line is
+        found when one of its occurrences is, so a needle that many lines
+        hold costs little more than the search (no line ``keep`` turns away
+        is decoded). ``sift(window, offsets)``, when given with ``keep``,
+        narrows the occurrences ``keep`` is asked about, all of a window at
+        once (``window`` a uint8 array; it must return every offset ``keep``
+        could accept). ``progress(done, total)`` is called after each chunk,
+        in bytes.
+        """
+        search = NeedleSearch(needles)
+        if not search.needles:
+            return
+        chunk, carried = CHUNK_BYTES, MAX_LINE_BYTES
+        if self.size - self.start < CHUNK_BYTES:  # the file fits in one read: no 2 MB buffer for a small file
+            chunk, carried = self.size - self.start + 1, 0
+        buf = bytearray(chunk + carried)
+        view = memoryview(buf)
+        scratch = np.empty(min(len(buf), COUNT_BYTES), bool)  # line_ends' comparison, reused
+        f = self._file
+        position = self.start  # of the next read: kept here, since the caller may read elsewhere between hits
+        offset, no = self.start, 1  # of buf[0]
+        filled = 0
+        at_end = False
+        while not at_end:
+            f.seek(position)
+            got = f.readinto(view[filled:filled + chunk])
+            position += got or 0
+            at_end = not got
+            filled += got or 0
+            if not filled:
+                break
+            # Search up to the last line end (all of it at the end of the file); carry the rest over.
+            stop = filled if at_end else buf.rfind(b"\n", 0, filled) + 1
+            if stop == 0 and filled >= MAX_LINE_BYTES:  # a line longer than any we keep: cut it here
+                stop = filled
+            if stop:
+                counted, lines = yield from self._hits(buf, stop, search, offset, no, keep, sift, scratch)
+                no += lines + line_ends(buf, counted, stop, scratch)
+                offset += stop
+                carry = filled - stop
+                buf[:carry] = buf[stop:filled]  # same length: the buffer keeps its size
+                filled = carry
+            if progress is not None:
+                progress(offset, self.size)
+
+    @staticmethod
+    def _hits(buf: bytearray, stop: int, search: NeedleSearch, offset: int, no: int,
+              keep: Callable[[bytearray, int], bool] | None,
+              sift: Callable[[np.ndarray, np.ndarray], np.ndarray] | None,
+              scratch: np.ndarray) -> Generator[LogLine, None, tuple[int, int]]:
+        """The lines of ``buf[:stop]`` (starting at file ``offset``, line ``no``) the search finds; returns how far
+        line ends were counted, and how many there."""
+        found = search.occurrences(buf, stop)
+        if not found.size:
+            return 0, 0
+        if keep is not None and sift is not None:
+            found = sift(np.frombuffer(buf, np.uint8, stop), found)
+        line_end = -1
+        counted, first = 0, no
+        for at in found.tolist():
+            if at < line_end or (keep is not None and not keep(buf, at)):
+                continue  # on a line already found, or not worth its line
+            line_start = buf.rfind(b"\n", 0, at) + 1
+            end = buf.find(b"\n", at, stop)
+            line_end = stop if end < 0 else end
+            no += line_ends(buf, counted, line_start, scratch)
+            counted = line_start
+            text = decode_line(buf[line_start:min(line_end, line_start + MAX_LINE_BYTES)])
+            yield LogLine(no, offset + line_start, text)
+        return counted, no - first
+
+    def lines(self, offset: int | None = None, no: int = 1) -> Iterator[LogLine]:
+        """Lines from byte ``offset`` (the start of a line, numbered ``no``) to the end of the file.
+
+        Lines longer than :data:`MAX_LINE_BYTES` are cut there. The file
+        position is private to the iterator, so several may be read in turn.
+        """
+        position = self.start if offset is None else offset
+        carry = b""
+        size = FIRST_READ_BYTES  # grows to CHUNK_BYTES: reading a few lines after a hit stays cheap
+        while True:
+            self._file.seek(position)
+            chunk = self._file.read(size)
+            size = min(size * 4, CHUNK_BYTES)
+            position += len(chunk)
+            data = carry + chunk if carry else chunk
+            if not chunk:
+                if data:
+                    yield LogLine(no, position - len(data), decode_line(data[:MAX_LINE_BYTES]))
+                return
+            start = 0
+            base = position - len(data)
+            while True:
+                end = data.find(b"\n", start)
+                if end < 0:
+                    break
+                yield LogLine(no, base + start, decode_line(data[start:min(end, start + MAX_LINE_BYTES)]))
+                no += 1
+                start = end + 1
+            carry = data[start:]
+            if len(carry) > MAX_LINE_BYTES:  # an endless line: keep its start, skip to its end
+                yield LogLine(no, base + start, decode_line(carry[:MAX_LINE_BYTES]))
+                skip = self._skip_line(position)
+                if skip is None:
+                    return
+                no += 1
+                position, carry = skip, b""
+
+    def _skip_line(self, position: int) -> int | None:
+        """The offset after the next line end at or after ``position`` (None at the end of the file)."""
+        self._file.seek(position)
+        while chunk := self._file.read(CHUNK_BYTES):
+            end = chunk.find(b"\n")
+            if end >= 0:
+                return position + end + 1
+            position += len(chunk)
+        return None
+
+    def lines_before(self, offset: int, no: int, *, floor: int | None = None, max_lines: int = 256,
+                     max_bytes: int = 64 << 10) -> list[LogLine]:
+        """Up to ``max_lines`` whole lines just before ``offset`` (the start of line ``no``), in file order.
+
+        None start before ``floor`` (a line start; default the start of the
+        text), and at most ``max_bytes`` are read: a line cut by that window
+        is left out.
+        """
+        floor = self.start if floor is None else max(floor, self.start)
+        begin = max(floor, offset - max_bytes)
+        if begin >= offset:
+            return []
+        self._file.seek(begin)
+        data = self._file.read(offset - begin)
+        pieces = data.split(b"\n")
+        pieces.pop()  # what follows the last line end: nothing, since offset starts a line
+        if begin > floor:
+            self._file.seek(begin - 1)
+            if self._file.read(1) != b"\n":
+                pieces = pieces[1:]  # the window starts mid-line
+        pieces = pieces[-max_lines:] if max_lines > 0 else []
+        out = []
+        end = offset
+        for k, raw in enumerate(reversed(pieces)):
+            start = end - len(raw) - 1
+            out.append(LogLine(no - 1 - k, start, decode_line(raw[:MAX_LINE_BYTES])))
+            end = start
+        out.reverse()
+        return out
+
+    def ends_unterminated(self, offset: int) -> bool:
+        """Whether the line starting at ``offset`` is the file's last and has no line end (a file cut short)."""
+        if self.size - offset > MAX_LINE_BYTES + 1:
+            return False
+        self._file.seek(offset)
+        tail = self._file.read()
+        return bool(tail) and b"\n" not in tail
+
+    def copy_to(self, target: BinaryIO) -> None:
+        """The whole (UTF-8) text into ``target``."""
+        self._file.seek(self.start)
+        shutil.copyfileobj(self._file, target, CHUNK_BYTES)
+
+
+def line_ends(buf: bytearray, start: int, stop: int, scratch: np.ndarray | None = None) -> int:
+    """How many ``\\n`` in ``buf[start:stop]``: numpy's vectorised count past 64 KB (four times bytes.count's
+    speed: counting every chunk's lines is most of a scan's cost after the search itself), compared into
+    ``scratch`` (a bool array, reused) a piece at a time when given."""
+    if stop - start < 1 << 16:
+        return buf.count(b"\n", start, stop)
+    data = np.frombuffer(buf, np.uint8, stop - start, start)
+    if scratch is None:
+        scratch = np.empty(min(data.size, COUNT_BYTES), bool)
+    step, total = scratch.size, 0
+    for at in range(0, data.size, step):
+        piece = data[at:at + step]
+        total += int(np.count_nonzero(np.equal(piece, 10, out=scratch[:piece.size])))
+    return total
+
+
+def looks_like_text(prefix: bytes) -> bool:
+    """Whether the first bytes of a file read as text: UTF-16 with its BOM, or no NUL and mostly UTF-8."""
+    if prefix.startswith(UTF16_BOMS):
+        return True
+    if b"\x00" in prefix:
+        return False
+    text = prefix.decode("utf-8", "replace")
+    return text.count("\ufffd") <= len(text) // 100 + 2  # a cut multi-byte character at the end is fine
+
+
+# -- what terminals and launchers add to a line -----------------------------------------------------
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+# mpirun --tag-output (poprun passes it on): "[1,0]<stdout>:"; PRRTE adds a space. A tag can arrive glued
+# to a broken one ("[1,0[1,0]<stdout>:") when two processes write at once.
+_TAG = re.compile(r"(?:\[[\d,]*)?\[(?P<job>\d+),(?P<rank>\d+)\]<(?P<stream>stdout|stderr)>: ?|"
+                  r"<(?P<bare>stdout|stderr)>: ?")
+# tqdm: "Graph compilation:  45%|████▌     | 45/100 [00:12<00:15]" (a bar may run into the next line).
+_BAR = re.compile(r"^[^|\n]{0,80}?\d{1,3}%\|[^|]*\|\s*\d+/\d+\s*(?:\[[^\]]*\])?")
+
+
+@dataclass(frozen=True)
+class Tag:
+    """The launcher tag of a line: which process and stream wrote it ("" and stream None when untagged)."""
+
+    process: str
+    stream: str | None
+
+
+UNTAGGED = Tag("", None)
+
+
+def clean(text: str) -> str:
+    """What a terminal would show of a line: colour codes gone, only the last ``\\r`` redraw kept."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "\r" in text:
+        text = text.rsplit("\r", 1)[1] or text.rstrip("\r").rsplit("\r", 1)[-1]
+    return text
+
+
+def split_tag(text: str) -> tuple[Tag, str]:
+    """A launcher tag at the start of a line, and the rest: ``[1,0]<stdout>: x`` -> (Tag("1,0", "stdout"), "x")."""
+    match = _TAG.match(text)
+    if match is None:
+        return UNTAGGED, text
+    if match["bare"]:
+        return Tag("", match["bare"]), text[match.end():]
+    return Tag(f"{match['job']},{match['rank']}", match["stream"]), text[match.end():]
+
+
+def strip_progress_bar(text: str) -> str:
+    """A line without a tqdm progress bar glued to its front (the bar alone is left as it is)."""
+    match = _BAR.match(text)
+    if match is None or match.end() == len(text):
+        return text
+    return text[match.end():]

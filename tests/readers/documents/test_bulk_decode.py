@@ -1,0 +1,240 @@
+"""The array-producing JSON and CBOR decoders against the ordinary ones (orjson/json, cbor2).
+
+A profile read through them must give the same report, and a damaged one
+the same error, as one read the ordinary way.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import orjson
+import pytest
+
+from memreport.errors import ReadError
+from memreport.readers import ReadOptions
+from memreport.readers.documents import bulk_decode, profile
+from memreport.readers.documents.document import decode_cbor, decode_json
+from tests.synth.profile import build_profile, encode_cbor, encode_json, wrap
+
+TILES = 700  # enough for every per-tile list to take the array path
+
+
+def doc(seed: int = 1) -> dict:
+    rng = np.random.default_rng(seed)
+    excluding = rng.integers(0, 300_000, TILES)
+    excluding[::7] = 0
+    return build_profile(excluding, including_gaps=excluding + rng.integers(0, 5000, TILES), num_ipus=1,
+                         tiles_per_ipu=TILES, bytes_per_tile=262_144, always_live=excluding // 3,
+                         not_always_live_max=excluding - excluding // 3)
+
+
+def read(path, fast: bool, monkeypatch):
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(profile, "decode_json_arrays", lambda data: None)
+            m.setattr(profile, "decode_cbor_arrays", lambda data: None)
+        reader = profile.read_json if str(path).endswith(".json") else profile.read_cbor
+        try:
+            report = reader(str(path), b"", ReadOptions())[0]
+        except ReadError as exc:
+            return ("error", type(exc).__name__, str(exc))
+    return ("report", report.target, report.excluding_gaps.tolist(),
+            None if report.including_gaps is None else report.including_gaps.tolist(),
+            [(k, c.values.tolist(), c.counted) for k, c in report.breakdown.items()],
+            {k: v.tolist() for k, v in report.regions.items()}, report.notes, report.info)
+
+
+def same(tree, reference) -> bool:
+    """Trees equal, arrays standing for lists of the same integers."""
+    if isinstance(tree, np.ndarray):
+        return isinstance(reference, list) and tree.tolist() == reference
+    if isinstance(tree, dict):
+        return isinstance(reference, dict) and list(tree) == list(reference) and all(
+            same(tree[k], reference[k]) for k in tree)
+    if isinstance(tree, list):
+        return isinstance(reference, list) and len(tree) == len(reference) and all(
+            same(a, b) for a, b in zip(tree, reference))
+    return type(tree) is type(reference) and tree == reference
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+@pytest.mark.parametrize("indent", [False, True])
+def test_json_tree_is_the_reference_tree_with_arrays(wrapped, indent):
+    document = wrap(doc()) if wrapped else doc()
+    document["executionProfile" if wrapped else "extra"] = {"perTile": list(range(1000))}  # not memory
+    data = encode_json(document, indent=indent)
+    tree = bulk_decode.decode_json_arrays(data)
+    assert tree is not None and same(tree, decode_json(data))
+    memory = (tree["graphProfile"] if wrapped else tree)["memory"]
+    assert isinstance(memory["byTile"]["total"], np.ndarray)
+    assert isinstance(tree["executionProfile" if wrapped else "extra"]["perTile"], list)
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_cbor_tree_is_the_reference_tree_with_arrays(wrapped):
+    document = wrap(doc()) if wrapped else doc()
+    document["memory" if not wrapped else "graphProfile"]["memory" if wrapped else "byTile"]["negatives"] = \
+        [-1, -24, -25, -256, -70000, -(2 ** 40), 2 ** 40, 2 ** 62] * 40
+    data = encode_cbor(document)
+    tree = bulk_decode.decode_cbor_arrays(data)
+    assert tree is not None and same(tree, decode_cbor(data))
+
+
+def test_json_declines_what_it_cannot_vouch_for():
+    assert bulk_decode.decode_json_arrays(b'{"a": "\\" [1,2]", "memory": {}}') is None  # an escape
+    assert bulk_decode.decode_json_arrays(b'{"memory": {"byTile": {"total": [1, 2]}}}') is None  # short lists
+    body = b",".join(b"%d" % i for i in range(400))
+    for bad in (b"01," + body, body + b",1.5", body + b",", b"+1," + body, b"1 2," + body, b"-0," + body,
+                body + b",99999999999999999999"):
+        assert bulk_decode._int_list(bad) is None, bad[:20]
+    assert bulk_decode._int_list(b" -7 ,\n" + body).tolist() == [-7] + list(range(400))
+
+
+@pytest.mark.parametrize("encoding", ["json", "cbor"])
+def test_damaged_profiles_read_exactly_like_the_reference(tmp_path, monkeypatch, encoding):
+    rng = random.Random(3)
+    base = encode_json(doc(), indent=True) if encoding == "json" else encode_cbor(doc())
+    path = tmp_path / f"p.{encoding}"
+    outcomes = set()
+    for trial in range(300):
+        blob = bytearray(base)
+        for _ in range(rng.choice([1, 1, 3])):
+            at = rng.randrange(len(blob))
+            if encoding == "json":
+                blob[at] = ord(rng.choice('0123456789,-. "[]{}x\n+'))
+            else:
+                blob[at] = rng.randrange(256)
+        if rng.random() < 0.1:
+            blob = blob[:rng.randrange(len(blob))]
+        path.write_bytes(bytes(blob))
+        expected = read(path, False, monkeypatch)
+        outcomes.add(expected[0])
+        assert read(path, True, monkeypatch) == expected, trial
+    assert outcomes == {"report", "error"}
+
+
+def test_random_integer_lists_match_orjson():
+    rng = random.Random(5)
+    alphabet = [b"0", b"1", b"9", b"-", b",", b" ", b"\n", b"\t", b"+", b"."]
+    for _ in range(20_000):
+        body = b"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9)))
+        values = bulk_decode._int_list(body)
+        if values is None:
+            continue
+        assert orjson.loads(b"[" + body + b"]") == values.tolist(), body
+
+
+def with_booleans(document: dict, tiles: dict[int, bool]) -> dict:
+    total = [int(v) for v in document["memory"]["byTile"]["total"]]
+    for tile, flag in tiles.items():
+        total[tile] = flag
+    document["memory"]["byTile"]["total"] = total
+    return document
+
+
+@pytest.mark.parametrize("suffix", [".json", ".cbor"])
+@pytest.mark.parametrize("tiles,first", [({5: True, 9: False}, "[5] must be an integer, not a boolean True"),
+                                         ({0: False}, "[0] must be an integer, not a boolean False")])
+def test_a_boolean_in_a_per_tile_list_is_refused_alike_by_both_paths(tmp_path, monkeypatch, suffix, tiles, first):
+    """true/false are not byte counts: numpy and array.array would read them as 1 and 0."""
+    document = with_booleans(doc(), tiles)
+    path = tmp_path / f"profile{suffix}"
+    path.write_bytes(encode_json(document) if suffix == ".json" else encode_cbor(document))
+    expected = ("error", "ReadError", f"memory.byTile.total{first}")
+    assert read(path, True, monkeypatch) == read(path, False, monkeypatch) == expected
+
+
+def test_the_json_fast_path_declines_a_list_holding_true_or_false():
+    assert bulk_decode._int_list(b"1000,true,false,1000") is None
+    assert bulk_decode._int_list(b"1000, 7 ,false") is None
+    assert bulk_decode._int_list(b"1000, 7") is not None
+
+
+def nested_maps(maps: int, lists: int) -> bytes:
+    """A profile-like CBOR document: ``maps`` maps (one key each) around ``lists`` nested lists."""
+    return b"\xd9\xd9\xf7" + b"\xa1\x66memory" + b"\xa1\x61a" * (maps - 1) + b"\x81" * lists + b"\x00"
+
+
+@pytest.mark.parametrize("maps,lists", [(200, 200), (10, 246), (10, 247), (16, 240), (16, 241), (17, 200),
+                                        (3, 2)])
+def test_hand_walked_maps_count_towards_the_nesting_limit(tmp_path, monkeypatch, maps, lists):
+    """cbor2 counts nesting afresh in each decode(): the maps the fast path walks must count too."""
+    data = nested_maps(maps, lists)
+    path = tmp_path / "deep.cbor"
+    path.write_bytes(data)
+    fast, reference = read(path, True, monkeypatch), read(path, False, monkeypatch)
+    assert fast == reference
+    deep = maps + lists > 256
+    assert deep == ("maximum container nesting depth (256) exceeded" in str(reference))
+    tree = bulk_decode.decode_cbor_arrays(data)
+    if deep:
+        assert tree is None
+    elif tree is not None:
+        assert same(tree, decode_cbor(data))
+
+
+# ---------------------------------------------------------------- tensor maps (issue #16, item 12)
+
+def pairs_same(tree, reference) -> bool:
+    """Trees equal, (n, 2) arrays standing for lists of [tile, elements] pairs."""
+    if isinstance(tree, np.ndarray):
+        return isinstance(reference, list) and tree.tolist() == reference
+    return same(tree, reference) if not isinstance(tree, (dict, list)) else (
+        type(tree) is type(reference) and len(tree) == len(reference) and all(
+            pairs_same(a, b) for a, b in (zip(tree.values(), reference.values()) if isinstance(tree, dict)
+                                          else zip(tree, reference))))
+
+
+def tensor_map_json(indent: bool = False) -> bytes:
+    from tests.synth.profile import build_tensor_map, tensor_entry
+    rng = np.random.default_rng(5)
+    tensors = [tensor_entry(f"t{i}[[0]]", [(int(t), int(e)) for t, e in zip(rng.integers(0, 1472, 40),
+                                                                            rng.integers(0, 2 ** 40, 40))])
+               for i in range(30)]
+    tensors.append(tensor_entry("empty", []))
+    return encode_json(build_tensor_map({"cluster[[1]]": tensors, "other": tensors[:2]}), indent=indent)
+
+
+@pytest.mark.parametrize("indent", [False, True])
+def test_tensor_map_pairs_become_arrays_of_the_same_pairs(indent, monkeypatch):
+    data = tensor_map_json(indent)
+    tree = bulk_decode.decode_tensor_map_json(data)
+    assert tree is not None and pairs_same(tree, decode_json(data))
+    assert isinstance(tree["mappings"]["other"][0][7], np.ndarray)
+    monkeypatch.setattr(bulk_decode, "PAIR_CHUNK", 5)  # a list parsed in pieces reads the same
+    assert pairs_same(bulk_decode.decode_tensor_map_json(data), decode_json(data))
+
+
+@pytest.mark.parametrize("pairs", [b"[[1,2,3],[4]]", b"[[1,2][3,4]]", b"[[01,2]]", b"[[1,,2]]", b"[[1,2],,[3,4]]",
+                                   b"[[-1,2]]", b"[[1,2.5]]", b"[[1e3,2]]", b"[[1,2],[3,4],]", b"[[1, 2]\v]",
+                                   b"[[99999999999999999999,1]]"])
+def test_pair_lists_json_would_refuse_or_read_otherwise_are_left_to_the_reference(pairs):
+    data = b'{"mappings": {"m": [["w", 0, [4], "float", 0, 0, 4, ' + pairs + b']]}}'
+    tree = bulk_decode.decode_tensor_map_json(data)
+    if tree is not None:  # declined pair lists stay lists, decoded the ordinary way
+        assert isinstance(tree["mappings"]["m"][0][7], list) and tree == decode_json(data)
+
+
+def test_a_large_tensor_map_reads_in_a_few_times_its_size(tmp_path):
+    """A tensor map took 11x its size (orjson: a list and two ints per pair); now the pairs go to arrays."""
+    from memreport.readers import read_path
+    from tests.conftest import traced_peak
+    from tests.synth.profile import build_tensor_map, tensor_entry
+    pairs = [(t % 1472, 1000 + t) for t in range(300_000)]
+    path = tmp_path / "tensor_map.json"
+    path.write_bytes(encode_json(build_tensor_map({"m": [tensor_entry("w", pairs[:150_000]),
+                                                        tensor_entry("b", pairs[150_000:], element_type="half")]})))
+    size = path.stat().st_size
+    (report,), peak = traced_peak(lambda: read_path(path))
+    assert report.tensor_map.elements_by_tile.sum() == sum(e for _, e in pairs)
+    assert peak < 5 * size, (peak, size)  # 25 times before
+
+
+def test_many_open_pair_brackets_decode_in_linear_time():
+    """Found by fuzzing: 32,000 "[[1,," before the one "]]" made every "[[" parse to it (30 s for 196 KB)."""
+    import time
+    data = b'{"mappings": {"m": [["w", 0, [4], "float", 0, 0, 4, ' + b"[[1,, " * 100_000 + b"[[0, 1]]]]}}"
+    started = time.monotonic()
+    assert bulk_decode.decode_tensor_map_json(data) is None  # no list of pairs: decoded the ordinary way
+    assert time.monotonic() - started < 5  # a hang guard, not a benchmark (it takes milliseconds)

@@ -1,0 +1,100 @@
+"""memreport's CSV read back: every tile's figures exactly; the target only as far as the CSV says."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import memreport
+from memreport.analysis import summarize_all
+from memreport.errors import ReadError
+from memreport.render.table import render_csv
+from tests.readers.documents.test_saved import archive_with_damage, profile_with_everything
+from tests.synth import profile as synth_profile
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def csv_of(reports, tmp_path: Path, name: str = "t.csv") -> tuple[str, Path]:
+    text = render_csv(summarize_all(reports))
+    path = tmp_path / name
+    path.write_text(text)
+    return text, path
+
+
+def test_an_archive_round_trips_once_its_target_is_given(tmp_path):
+    original = memreport.read(ROOT / "sample_reports" / "mk2_1472_tiles.a")
+    text, path = csv_of([original], tmp_path)
+    again = memreport.read(path, arch="ipu2")
+    assert again.format == "csv" and again.format_name == "memreport CSV" and again.breakdown_kind == "section"
+    np.testing.assert_array_equal(again.excluding_gaps, original.excluding_gaps)
+    assert again.tile_names == original.tile_names and again.including_gaps is None
+    # Which columns count is settled by their sums: .comment and the symbol and name tables are not memory.
+    assert {n: c.counted for n, c in again.breakdown.items()} == {n: c.counted for n, c in original.breakdown.items()}
+    assert csv_of([again], tmp_path, "again.csv")[0] == text
+    plain = memreport.read(path)
+    assert plain.target.bytes_per_tile is None and plain.target.tiles_per_ipu is None
+    assert plain.notes == ("read from memreport's CSV: the source's format and target are not in it",
+                           "bytes per tile unknown (a CSV does not hold it): give tile_memory= or arch= to count "
+                           "out-of-memory tiles")  # read from Python: Python's spelling
+
+
+def test_a_profile_keeps_regions_liveness_and_overlaps(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_bytes(synth_profile.encode_json(profile_with_everything()))
+    original = memreport.read(path)
+    text, csv_path = csv_of([original], tmp_path)
+    again = memreport.read(csv_path, tile_memory=638_976)
+    assert again.target.tiles_per_ipu == 2 and again.target.num_ipus == 2  # rows span two IPUs
+    assert again.breakdown_kind == "category" and list(again.regions) == list(original.regions)
+    assert {n: c.counted for n, c in again.breakdown.items()} == {"variable": True, "vertexCode": True,
+                                                                   "variable.overlapped": False,
+                                                                   "liveness.alwaysLive": False,
+                                                                   "liveness.notAlwaysLiveMax": False}
+    np.testing.assert_array_equal(again.including_gaps, original.including_gaps)
+    assert csv_of([again], tmp_path, "again.csv")[0] == text
+
+
+def test_skipped_tiles_and_several_reports(tmp_path):
+    damaged = memreport.read(archive_with_damage(tmp_path), skip_bad_members=True)
+    other = memreport.read(archive_with_damage(tmp_path), skip_bad_members=True).evolve(source="other.a")
+    text, path = csv_of([damaged, other], tmp_path)
+    again = memreport.read_all(path, arch="ipu2")
+    assert [r.source for r in again] == [str(tmp_path / "d.a"), "other.a"]
+    assert [(s.tile, s.member) for s in again[0].skipped] == [(1, "t1")]
+    assert again[0].skipped[0].reason == "skipped when the CSV was written (the CSV does not say why)"
+    np.testing.assert_array_equal(again[0].excluding_gaps, damaged.excluding_gaps)
+    assert csv_of(again, tmp_path, "again.csv")[0] == text
+
+
+def test_columns_that_add_up_to_no_total_are_all_counted_with_a_note(tmp_path):
+    path = tmp_path / "odd.csv"
+    path.write_text("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory,a,b\n0,,,10,,,3,4\n1,,,20,,,5,6\n")
+    report = memreport.read(path)
+    assert all(c.counted for c in report.breakdown.values())
+    assert report.notes[0] == ("no set of breakdown columns adds up to excluding_gaps on every tile: every column is "
+                               "taken as counted")
+
+
+@pytest.mark.parametrize("body,message", [
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory\n", "the CSV holds a header and no tile row"),
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory\n3,0,,100,,\n7,0,,90,,\n",
+     "line 2: the rows are not tiles 0, 1, 2... in order: a text summary's CSV holds only its detailed tiles"),
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory,tensor_elements\n0,0,,,,,5\n",
+     "no tile has excluding_gaps: a tensor map's CSV counts elements, not bytes"),
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory\n0,0,,12x,,\n",
+     "line 2: column 'excluding_gaps': '12x' is not a byte count"),
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory\n0,0,,12,,\n1,0,,12\n",
+     "line 3: 4 cells for 6 columns"),
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory,v" + "x" * 200_000 + "\n",
+     "line 1: not a CSV memreport wrote: field larger than field limit (131072)"),
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory\n0,0,,1,,\n1,1,,1,,\n2,0,,1,,\n",
+     "line 3: tile 1 is on IPU 1, not 0 as 2 tiles per IPU would have it"),
+])
+def test_csvs_that_are_not_every_tile_are_refused(body, message, tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_text(body)
+    with pytest.raises(ReadError) as info:
+        memreport.read(path)
+    assert str(info.value).startswith(f"{path}: {message}")

@@ -1,0 +1,345 @@
+"""Symbols on a tile: gcc-built objects against ``nm -S --size-sort`` and pyelftools; Poplar-shaped ELFs exactly."""
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+from dataclasses import replace
+
+import pytest
+from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
+
+import memreport
+from memreport.errors import ReadError
+from memreport.model import Symbol, TileReport, TileSymbols
+from memreport.readers.elf.symbols import has_symbols, read_symbols, tile_symbols, with_symbols
+from tests.conftest import needs_gcc
+from tests.synth.archive import (
+    SHF_ALLOC,
+    SHF_EXECINSTR,
+    SHN_ABS,
+    SHN_COMMON,
+    SHT_PROGBITS,
+    STB_LOCAL,
+    STB_WEAK,
+    STT_FUNC,
+    STT_NOTYPE,
+    STT_OBJECT,
+    Section,
+    Sym,
+    ar_archive,
+    bss,
+    elf_file,
+    note,
+    section_symbols,
+    text,
+    tile_elf,
+)
+
+needs_nm = pytest.mark.skipif(shutil.which("nm") is None, reason="GNU nm is not installed")
+
+CPP_SOURCE = """\
+namespace poplin { template <class T> struct OuterProduct { static T buf[300]; int compute(); };
+template <class T> T OuterProduct<T>::buf[300];
+template <class T> int OuterProduct<T>::compute() { return (int)buf[3] + 7; }
+template struct OuterProduct<float>; template struct OuterProduct<short>; }
+int weights[1000] = {1};
+static char scratch[4096];
+extern "C" int run(int x) { scratch[x] = 1; return weights[x] * 3 + scratch[x + 1]; }
+const char message[] = "a constant in .rodata";
+extern "C" const char *msg(void) { return message; }
+"""
+C_SOURCE = "int activations[17];\nstatic int counter;\nint f(void) { return activations[3] + counter++; }\n"
+
+CONV = "__runCodelet_poplin__ConvPartial1x1Out___half_half_true_false"
+ADD = "__runCodelet_popops__ScaledAddSupervisor___float_float_float_true_false"
+CAST = "__runCodelet_popfloat__experimental__CastFloatToGf8Supervisor"
+TABLE = f"{CONV}_jump_table"
+
+
+def codelet_elf(*, e_type: int = 2, elfclass: int = 32, little: bool = True) -> bytes:
+    """A tile ELF laid out as poplibs' codelets are (research notes §3.2): each codelet in its own .text.<name>
+    section; ScaledAdd's .size counted from a _START label before a nop (so it runs 4 bytes past its
+    section); CastFloatToGf8's global entry without a size, its local label holding it; a jump table in a
+    .data.<name> section ("a", progbits); a C++ vertex's compute(); variables in .bss, some bytes covered twice
+    (an alias), some by none; section and file symbols; an absolute and a common symbol (in no section)."""
+    sections = [
+        Section(f".text.{CONV}", 200, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, b"\x90"),
+        Section(f".text.{ADD}", 120, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, b"\x90"),
+        Section(".text.castFloatToGf8Supervisor", 64, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, b"\x90"),
+        text(100),
+        Section(f".data.{TABLE}", 48, SHT_PROGBITS, SHF_ALLOC, b"\x01"),
+        bss(10_000),
+        note(40),
+    ]
+    syms = section_symbols(sections, "tile_0.S") + [
+        Sym(CONV, f".text.{CONV}", 0, 200, STT_FUNC),
+        Sym(f"{ADD}_START", f".text.{ADD}", 0, 0, STT_NOTYPE, STB_LOCAL),
+        Sym(ADD, f".text.{ADD}", 4, 120, STT_FUNC),  # .size ADD, . - ADD_START: 4 bytes past the end
+        Sym(CAST, ".text.castFloatToGf8Supervisor", 0, 0, STT_FUNC),
+        Sym("castFloatToGf8Supervisor", ".text.castFloatToGf8Supervisor", 0, 60, STT_NOTYPE, STB_LOCAL),
+        Sym("_ZN6popops9BroadcastIfE7computeEv", ".text", 16, 50, STT_FUNC, STB_WEAK),
+        Sym(TABLE, f".data.{TABLE}", 0, 48, STT_OBJECT, STB_LOCAL),
+        Sym("conv2d_7/weights", ".bss", 0, 6_000, STT_OBJECT),
+        Sym("conv2d_7/weights_alias", ".bss", 0, 6_000, STT_OBJECT, STB_WEAK),  # the same bytes again
+        Sym("relu_3/activations", ".bss", 6_000, 3_000, STT_OBJECT),
+        Sym("__poplar_version", None, 0x30400, 0, STT_OBJECT, shndx=SHN_ABS),
+        Sym("scratch", None, 8, 64, STT_OBJECT, shndx=SHN_COMMON),
+        Sym("__comment_marker", ".comment", 0, 8, STT_OBJECT),  # in a section that is not tile memory
+    ]
+    return elf_file(sections, symbols=syms, e_type=e_type, elfclass=elfclass, little=little)
+
+
+def codelet_expected(member: str | None = "tile_0.elf", notes: tuple[str, ...] = ()) -> TileSymbols:
+    conv_at = 0x4C000  # the writer's image base
+    add_at, cast_at = conv_at + 200, conv_at + 320
+    text_at, table_at, bss_at = conv_at + 384, conv_at + 488, conv_at + 536
+
+    def at(base: int, offset: int) -> int:
+        return base + offset
+
+    sym = Symbol
+    return TileSymbols(
+        tile=0, member=member,
+        sections={f".text.{CONV}": 200, f".text.{ADD}": 120, ".text.castFloatToGf8Supervisor": 64, ".text": 100,
+                  f".data.{TABLE}": 48, ".bss": 10_000},
+        attributed={f".text.{CONV}": 200, f".text.{ADD}": 116, ".text.castFloatToGf8Supervisor": 60, ".text": 50,
+                    f".data.{TABLE}": 48, ".bss": 9_000},
+        symbols=(
+            sym("conv2d_7/weights", ".bss", 6_000, at(bss_at, 0), "object", "global"),
+            sym("conv2d_7/weights_alias", ".bss", 6_000, at(bss_at, 0), "object", "weak"),
+            sym("relu_3/activations", ".bss", 3_000, at(bss_at, 6_000), "object", "global"),
+            sym(CONV, f".text.{CONV}", 200, conv_at, "function", "global"),
+            sym(ADD, f".text.{ADD}", 120, at(add_at, 4), "function", "global"),
+            sym("castFloatToGf8Supervisor", ".text.castFloatToGf8Supervisor", 60, cast_at, "notype", "local"),
+            sym("_ZN6popops9BroadcastIfE7computeEv", ".text", 50, at(text_at, 16), "function", "weak",
+                "popops::Broadcast<float>::compute()"),
+            sym(TABLE, f".data.{TABLE}", 48, table_at, "object", "local"),
+        ),
+        unsized=(sym(CAST, ".text.castFloatToGf8Supervisor", 0, cast_at, "function", "global"),
+                 sym(f"{ADD}_START", f".text.{ADD}", 0, add_at, "notype", "local")),
+        notes=("1 common symbol(s) are in no section yet (a relocatable object): not counted", *notes),
+    )
+
+
+def test_a_poplar_shaped_tile_elf_exactly():
+    table = tile_symbols(0, "tile_0.elf", codelet_elf())
+    assert table == codelet_expected()
+    assert table.num_symbols == 8 and table.symbol_bytes == 15_478
+    assert table.section_bytes == 10_532 and table.attributed_bytes == 9_474 and table.unattributed_bytes == 1_058
+    assert table.unattributed == {f".text.{ADD}": 4, ".text.castFloatToGf8Supervisor": 4, ".text": 50, ".bss": 1_000}
+    assert table.symbols[-2].display_name == "popops::Broadcast<float>::compute()"
+
+
+@pytest.mark.parametrize("elfclass,little", [(32, False), (64, True), (64, False)])
+def test_every_elf_class_and_byte_order_reads_the_same(elfclass, little):
+    assert tile_symbols(0, "tile_0.elf", codelet_elf(elfclass=elfclass, little=little)) == codelet_expected()
+
+
+def test_a_relocatable_object_counts_offsets_in_sections():
+    """In an object file (ET_REL) symbol values are offsets in their sections, which all start at 0."""
+    table = tile_symbols(0, None, codelet_elf(e_type=1))
+    expected = codelet_expected(member=None)
+    assert table.attributed == expected.attributed
+    assert [(s.name, s.size, s.address) for s in table.symbols][:3] == [
+        ("conv2d_7/weights", 6_000, 0), ("conv2d_7/weights_alias", 6_000, 0), ("relu_3/activations", 3_000, 6_000)]
+
+
+def test_a_stripped_elf_is_said_so():
+    table = tile_symbols(4, "t4", tile_elf(4, 100, 20, 300))
+    assert table == TileSymbols(4, "t4", {".text": 100, ".data": 20, ".bss": 300}, {".text": 0, ".data": 0, ".bss": 0},
+                                has_symbol_table=False,
+                                notes=("the ELF has no symbol table (stripped): no byte is attributed to a symbol",))
+    assert table.unattributed_bytes == 420
+
+
+def test_a_damaged_symbol_table_is_a_note_not_an_error():
+    blob = bytearray(codelet_elf())
+    shoff = int.from_bytes(blob[32:36], "little")
+    symtab = shoff + 40 * 8  # sections 1..7, then .symtab
+    blob[symtab + 20:symtab + 24] = (10 ** 7).to_bytes(4, "little")  # its size: far past the end of the file
+    table = tile_symbols(0, "t", bytes(blob))
+    assert table.has_symbol_table is None and table.symbols == () and table.sections == {}
+    assert len(table.notes) == 1 and table.notes[0].startswith("the symbol table cannot be read (")
+
+
+def archive_with_symbols(tmp_path, name: str = "build.a"):
+    members = [("tile_0.elf", codelet_elf()), ("t1", tile_elf(1, 64, 8, 1000))]
+    path = tmp_path / name
+    path.write_bytes(ar_archive(members, symbol_index=True))
+    return path
+
+
+def test_read_symbols_finds_each_member_again(tmp_path):
+    report = memreport.read(archive_with_symbols(tmp_path))
+    assert has_symbols(report)
+    found = read_symbols(report, [1, 0, 1])
+    assert list(found) == [0, 1]
+    assert found[0] == codelet_expected()
+    assert found[1].has_symbol_table is False and found[1].member == "t1"
+    held = with_symbols(report, [0])
+    assert held.symbols == {0: found[0]} and report.symbols == {}
+    assert with_symbols(held, [0]) is held  # nothing more to read
+    assert held.tile_symbols(0) is held.symbols[0] and report.tile_symbols(0) == found[0]
+
+
+def test_a_changed_archive_is_refused(tmp_path):
+    path = archive_with_symbols(tmp_path)
+    report = memreport.read(path)
+    path.write_bytes(ar_archive([("other.elf", codelet_elf()), ("t1", tile_elf(1, 64, 8, 1000))]))
+    with pytest.raises(ReadError, match=r"tile 0 is member 'other\.elf', but the report read 'tile_0\.elf' there: "
+                                        r"the file changed since it was read"):
+        read_symbols(report, [0])
+    path.write_bytes(ar_archive([("tile_0.elf", codelet_elf()), ("t1", tile_elf(1, 64, 8, 2000))]))
+    with pytest.raises(ReadError, match=r"member 't1' now holds 2,072 B but the report read 1,072 B"):
+        read_symbols(report, [1])
+    path.write_bytes(ar_archive([("tile_0.elf", codelet_elf())]))
+    with pytest.raises(ReadError, match="holds no tile 1 now"):
+        read_symbols(report, [1])
+
+
+def test_tiles_outside_the_report_and_reports_without_elves(tmp_path):
+    report = memreport.read(archive_with_symbols(tmp_path))
+    with pytest.raises(ReadError, match=r"no tile 2 \(tiles are 0\.\.1\)"):
+        read_symbols(report, [2])
+    profile = TileReport("p.json", "json-profile", report.target, excluding_gaps=report.excluding_gaps)
+    assert not has_symbols(profile)
+    with pytest.raises(ReadError, match="JSON graph profile: holds no ELF symbol tables"):
+        read_symbols(profile, [0])
+
+
+def test_a_skipped_member_has_a_note(tmp_path):
+    path = tmp_path / "bad.a"
+    path.write_bytes(ar_archive([("tile_0.elf", codelet_elf()), ("t1", b"not an ELF file")]))
+    report = memreport.read(path, skip_bad_members=True)
+    found = read_symbols(report, [0, 1])
+    assert found[0] == codelet_expected()
+    assert found[1].has_symbol_table is None
+    assert found[1].notes[0].startswith("member skipped as damaged: not an ELF file")
+
+
+def test_a_bare_elf_file_is_tile_0(tmp_path):
+    path = tmp_path / "tile_0.elf"
+    path.write_bytes(codelet_elf())
+    report = memreport.read(path)
+    assert read_symbols(report, [0]) == {0: codelet_expected()}
+
+
+def compile_objects(tmp_path) -> list[str]:
+    (tmp_path / "a.cpp").write_text(CPP_SOURCE)
+    (tmp_path / "b.c").write_text(C_SOURCE)
+    subprocess.run(["g++", "-c", "-O1", "-fno-common", "-o", "a.o", "a.cpp"], cwd=tmp_path, check=True)
+    subprocess.run(["gcc", "-c", "-O1", "-fno-common", "-o", "b.o", "b.c"], cwd=tmp_path, check=True)
+    return ["a.o", "b.o"]
+
+
+def nm_sizes(path) -> list[tuple[str, int]]:
+    """(name, size) of every sized symbol ``nm -S --size-sort`` lists for one object."""
+    out = subprocess.run(["nm", "-S", "--size-sort", str(path)], check=True, capture_output=True, text=True).stdout
+    rows = (line.split() for line in out.splitlines())
+    return [(fields[3], int(fields[1], 16)) for fields in rows if len(fields) == 4]
+
+
+def pyelftools_sized(blob: bytes) -> list[tuple[str, int]]:
+    """(name, size) of every sized symbol in an allocated section, as pyelftools reads the table."""
+    elf = ELFFile(io.BytesIO(blob))
+    allocated = {i for i, s in enumerate(elf.iter_sections()) if s["sh_flags"] & SHF_ALLOC}
+    table = next(s for s in elf.iter_sections() if isinstance(s, SymbolTableSection))
+    return [(s.name, s["st_size"]) for s in table.iter_symbols()
+            if s["st_size"] and s["st_info"]["type"] not in ("STT_SECTION", "STT_FILE") and s["st_shndx"] in allocated]
+
+
+@needs_gcc
+@needs_nm
+@pytest.mark.parametrize("thin", [False, True])
+def test_gcc_objects_match_nm_and_pyelftools(tmp_path, thin):
+    objects = compile_objects(tmp_path)
+    subprocess.run(["ar", "rcsT" if thin else "rcs", "lib.a", *objects], cwd=tmp_path, check=True)
+    report = memreport.read(tmp_path / "lib.a")
+    found = read_symbols(report, [0, 1])
+    for tile, obj in enumerate(objects):
+        table = found[tile]
+        ours = sorted((s.name, s.size) for s in table.symbols)
+        assert ours == sorted(nm_sizes(tmp_path / obj)) == sorted(pyelftools_sized((tmp_path / obj).read_bytes()))
+        assert [s.size for s in table.symbols] == sorted((s.size for s in table.symbols), reverse=True)
+        assert table.section_bytes == int(report.excluding_gaps[tile])
+    weights = next(s for s in found[0].symbols if s.name == "weights")
+    assert (weights.section, weights.size, weights.kind, weights.binding) == (".data", 4000, "object", "global")
+    unique = next(s for s in found[0].symbols if s.name == "_ZN6poplin12OuterProductIfE3bufE")
+    assert (unique.binding, unique.demangled, unique.size) == ("unique", "poplin::OuterProduct<float>::buf", 1200)
+    activations = next(s for s in found[1].symbols if s.name == "activations")
+    assert (activations.section, activations.size) == (".bss", 68)
+    # Every byte of .bss and .data of b.o is some variable's: nothing unattributed there.
+    assert found[1].unattributed.get(".bss", 0) == 0
+
+
+@needs_gcc
+@needs_nm
+def test_demangled_names_match_nm_demangle(tmp_path):
+    objects = compile_objects(tmp_path)
+    subprocess.run(["ar", "rcs", "lib.a", *objects], cwd=tmp_path, check=True)
+    table = read_symbols(memreport.read(tmp_path / "lib.a"), [0])[0]
+    out = subprocess.run(["nm", "-S", "--size-sort", "-C", str(tmp_path / "a.o")], check=True, capture_output=True,
+                         text=True).stdout
+    by_size = {int(line.split()[1], 16): line.split(None, 3)[3] for line in out.splitlines()}
+    for symbol in table.symbols:
+        assert symbol.display_name == by_size[symbol.size]
+
+
+def test_a_table_listing_fewer_symbols_keeps_its_counts():
+    table = codelet_expected()
+    cut = table.largest(2)
+    assert len(cut.symbols) == 2 and cut.num_symbols == 8 and cut.symbol_bytes == 15_478 and cut.omitted == 6
+    assert table.largest(None) is table and table.largest(20) is table
+    assert replace(cut, symbols=()).omitted == 8
+    with pytest.raises(ValueError, match="num_symbols is below"):
+        TileSymbols(0, None, {}, {}, symbols=table.symbols, num_symbols=1)
+    with pytest.raises(ValueError, match="attributed bytes of '.bss' outside"):
+        TileSymbols(0, None, {".bss": 10}, {".bss": 11})
+
+
+# ---------------------------------------------------------------- reading again, safely (issue #16 with #13)
+
+def test_the_member_table_and_the_walk_find_the_same_members(tmp_path):
+    """Symbols right after a read use the archive's remembered member table; with it forgotten (another archive
+    read since), the reference walk finds the same members."""
+    from memreport.readers.elf import ar
+    path = archive_with_symbols(tmp_path)
+    report = memreport.read(path)
+    assert ar._LAYOUT  # the archive just read
+    remembered = read_symbols(report, [0, 1])
+    ar._LAYOUT.clear()
+    assert read_symbols(report, [0, 1]) == remembered
+    assert remembered[0] == codelet_expected()
+
+
+def test_an_archive_truncated_after_its_read_is_a_read_error(tmp_path):
+    """The symbols are read with pread: a shorter file is a ReadError naming the file, never a SIGBUS."""
+    from memreport.readers.elf import ar
+    path = archive_with_symbols(tmp_path)
+    report = memreport.read(path)
+    with open(path, "r+b") as f:
+        f.truncate(200)
+    for forget in (False, True):
+        if forget:
+            ar._LAYOUT.clear()
+        with pytest.raises(ReadError) as caught:
+            read_symbols(report, [1])
+        assert str(caught.value).startswith(f"{path}: ")
+
+
+def test_a_thin_archives_symbols_stay_inside_its_directory_or_the_thin_root(tmp_path):
+    (tmp_path / "build").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "t0.elf").write_bytes(codelet_elf())
+    table = b"../elsewhere/t0.elf/\n"
+    path = tmp_path / "build" / "thin.a"
+    header = b"%-16s%-12d%-6d%-6d%-8s%-10d`\n"
+    path.write_bytes(b"!<thin>\n" + header % (b"//", 0, 0, 0, b"", len(table)) + table + b"\n" * (len(table) % 2)
+                     + header % (b"/0", 0, 0, 0, b"644", len(codelet_elf())))
+    report = memreport.read(path, thin_root=tmp_path)
+    expected = replace(codelet_expected(), member="../elsewhere/t0.elf")
+    assert read_symbols(report, [0], thin_root=str(tmp_path))[0] == expected
+    with pytest.raises(ReadError, match=r"thin archive member is a path outside the archive's directory"):
+        read_symbols(report, [0])

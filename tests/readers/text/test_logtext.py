@@ -1,0 +1,213 @@
+"""Logs: the streamed needle scan against a plain reading, line numbers, long lines, encodings, line helpers."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from memreport.readers.text import logtext, needles
+from memreport.readers.text.logtext import LogFile, Tag, clean, looks_like_text, split_tag, strip_progress_bar
+
+
+def plain_hits(data: bytes, needles: list[bytes]) -> list[tuple[int, int, str]]:
+    """The oracle: split the whole text into lines and keep those holding a needle."""
+    out, offset = [], 0
+    for no, raw in enumerate(data.split(b"\n"), 1):
+        if any(n in raw for n in needles) and (raw or offset < len(data)):
+            out.append((no, offset, raw.decode("utf-8", "replace").rstrip("\r")))
+        offset += len(raw) + 1
+    return out
+
+
+def found(path, needles) -> list[tuple[int, int, str]]:
+    with LogFile(path) as log:
+        return [(h.no, h.offset, h.text) for h in log.find(needles)]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_chunked_scan_finds_what_a_plain_reading_finds(tmp_path, monkeypatch, seed):
+    monkeypatch.setattr(logtext, "CHUNK_BYTES", 97)  # chunks end mid-line and mid-needle
+    monkeypatch.setattr(logtext, "MAX_LINE_BYTES", 4096)
+    rng = random.Random(seed)
+    words = [b"memory", b"Memory Usage:", b"out of memory", b"x" * 150, b"\xc3\xa9t\xc3\xa9", b"", b"\r", b"emo"]
+    lines = [b" ".join(rng.choice(words) for _ in range(rng.randrange(0, 6))) for _ in range(400)]
+    data = b"\n".join(lines) + (b"\n" if seed % 2 else b"")
+    path = tmp_path / "run.log"
+    path.write_bytes(data)
+    needles = [b"emory", b"Usage"]
+    assert found(path, needles) == plain_hits(data, needles)
+
+
+@pytest.mark.parametrize("memchr_max", [0, 10**9])
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_either_anchor_finds_what_a_plain_reading_finds_in_crlf_tagged_and_utf16_logs(tmp_path, monkeypatch,
+                                                                                     memchr_max, encoding):
+    """Needles anchored on byte pairs (numpy) or on single bytes (memchr) find the same lines, whatever the
+    windows (ending mid-line), CRLF line ends, launcher tags glued to needles or a UTF-16 log."""
+    monkeypatch.setattr(logtext, "CHUNK_BYTES", 101)
+    monkeypatch.setattr(logtext, "MAX_LINE_BYTES", 4096)
+    monkeypatch.setattr(needles, "MEMCHR_MAX", memchr_max)
+    monkeypatch.setattr(needles, "RESAMPLE_WINDOWS", 3)
+    rng = random.Random(7)
+    words = ["[1,0]<stderr>:Starting phase: x", "[1,3]<stdout>:Memory Usage:", "Ending phase: y\r", "phase:",
+             "ing phase: ", "emory", "Memory", "\u00e9t\u00e9", "x" * 120, "", "\x1b[32mMemory\x1b[0m"]
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randrange(0, 5))) for _ in range(300)]
+    text = "\r\n".join(lines) + "\r\n"
+    path = tmp_path / "run.log"
+    path.write_bytes(text.encode(encoding))
+    wanted = [b"ing phase: ", b"emory", b"<stdout>:M"]
+    assert found(path, wanted) == plain_hits(text.encode("utf-8"), wanted)
+
+
+def test_line_numbers_and_offsets_are_exact(tmp_path):
+    path = tmp_path / "run.log"
+    path.write_bytes(b"a\r\nb memory\r\n\nc\nd memory usage\nmemory")
+    with LogFile(path) as log:
+        hits = list(log.find([b"memory"]))
+        assert [(h.no, h.offset, h.text) for h in hits] == [(2, 3, "b memory"), (5, 16, "d memory usage"),
+                                                           (6, 31, "memory")]
+        assert [(ln.no, ln.text) for ln in log.lines(hits[1].offset, hits[1].no)] == [(5, "d memory usage"),
+                                                                                     (6, "memory")]
+        assert [ln.text for ln in log.lines()] == ["a", "b memory", "", "c", "d memory usage", "memory"]
+
+
+def test_an_endless_line_is_cut_not_held_whole(tmp_path, monkeypatch):
+    monkeypatch.setattr(logtext, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(logtext, "MAX_LINE_BYTES", 256)
+    path = tmp_path / "run.log"
+    path.write_bytes(b"first memory\n" + b"y" * 5000 + b" memory\n" + b"last memory\n")
+    hits = found(path, [b"memory"])
+    assert hits[0] == (1, 0, "first memory") and hits[-1] == (3, 5021, "last memory")
+    assert all(len(text) <= 256 for _, _, text in hits)
+    with LogFile(path) as log:
+        lines = list(log.lines())
+    assert [(ln.no, len(ln.text)) for ln in lines] == [(1, 12), (2, 256), (3, 11)]
+
+
+def test_utf16_is_read_as_text_and_a_utf8_bom_is_skipped(tmp_path):
+    text = "Target:\r\n  Tiles per IPU: 1,472\r\nMemory Usage:\r\n"
+    for name, data in (("le.txt", text.encode("utf-16")), ("be.txt", b"\xfe\xff" + text.encode("utf-16-be")),
+                       ("bom.txt", b"\xef\xbb\xbf" + text.encode())):
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert looks_like_text(data[:4096])
+        with LogFile(path) as log:
+            assert [ln.text for ln in log.lines()] == ["Target:", "  Tiles per IPU: 1,472", "Memory Usage:"]
+            assert [(h.no, h.text) for h in log.find([b"Memory"])] == [(3, "Memory Usage:")]
+
+
+def test_binary_is_not_text():
+    assert not looks_like_text(b"\x7fELF\x01\x01\x01\x00" + bytes(100))
+    assert not looks_like_text(bytes(range(128, 256)) * 4)
+    assert looks_like_text("état des lieux: mémoire\n".encode() * 50)
+
+
+def test_a_missing_file_is_a_read_error(tmp_path):
+    with pytest.raises(logtext.ReadError, match="No such file"):
+        LogFile(tmp_path / "nope.log")
+
+
+@pytest.mark.parametrize("raw,want", [
+    ("\x1b[31mOut of memory\x1b[0m on tile 3", "Out of memory on tile 3"),
+    ("Graph compilation:  10%|█| 10/100\rGraph compilation: 100%|██| 100/100", "Graph compilation: 100%|██| 100/100"),
+    ("plain", "plain"),
+    ("ends in a redraw\r", "ends in a redraw"),
+])
+def test_clean_keeps_what_a_terminal_shows(raw, want):
+    assert clean(raw) == want
+
+
+@pytest.mark.parametrize("raw,tag,rest", [
+    ("[1,0]<stdout>:Memory Usage:", Tag("1,0", "stdout"), "Memory Usage:"),
+    ("[1,12]<stderr>: Target:", Tag("1,12", "stderr"), "Target:"),
+    ("[1,0[1,0]<stdout>:  Total Tiles: 4", Tag("1,0", "stdout"), " Total Tiles: 4"),
+    ("<stderr>:x", Tag("", "stderr"), "x"),
+    ("Memory Usage:", Tag("", None), "Memory Usage:"),
+])
+def test_launcher_tags(raw, tag, rest):
+    assert split_tag(raw) == (tag, rest)
+
+
+def test_a_glued_progress_bar_is_taken_off_the_front():
+    line = "Graph compilation:  45%|████▌     | 45/100 [00:12<00:15]2023-06-29T16:14:58.205011Z PO:ENGINE 1.1 I: x"
+    assert strip_progress_bar(line) == "2023-06-29T16:14:58.205011Z PO:ENGINE 1.1 I: x"
+    assert strip_progress_bar("Graph compilation: 100%|██████████| 100/100 [00:48<00:00]") == \
+        "Graph compilation: 100%|██████████| 100/100 [00:48<00:00]"
+    assert strip_progress_bar("Tile 5: 100% of its memory | used") == "Tile 5: 100% of its memory | used"
+
+
+def test_lines_read_between_hits_do_not_move_the_scan(tmp_path, monkeypatch):
+    """A reader looks around each hit (back and forth) while the scan goes on: the scan keeps its place."""
+    monkeypatch.setattr(logtext, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(logtext, "MAX_LINE_BYTES", 256)
+    data = b"".join(b"line %d%s\n" % (k, b" memory" if k % 7 == 0 else b"") for k in range(300))
+    path = tmp_path / "run.log"
+    path.write_bytes(data)
+    seen = []
+    with LogFile(path) as log:
+        for hit in log.find([b"memory"]):
+            seen.append((hit.no, hit.text))
+            assert [ln.text for ln in log.lines_before(hit.offset, hit.no, max_lines=2)] == \
+                [f"line {k}" for k in range(max(0, hit.no - 3), hit.no - 1)]
+            assert next(log.lines(hit.offset, hit.no)).text == hit.text
+    assert seen == [(k + 1, f"line {k} memory") for k in range(0, 300, 7)]
+
+
+def test_lines_before_stops_at_a_floor_and_at_a_cut_line(tmp_path):
+    path = tmp_path / "run.log"
+    path.write_bytes(b"alpha\nbravo\ncharlie\ndelta\n")
+    with LogFile(path) as log:
+        assert [(ln.no, ln.offset, ln.text) for ln in log.lines_before(20, 4)] == \
+            [(1, 0, "alpha"), (2, 6, "bravo"), (3, 12, "charlie")]
+        assert [ln.text for ln in log.lines_before(20, 4, floor=6)] == ["bravo", "charlie"]
+        assert [ln.text for ln in log.lines_before(20, 4, max_bytes=10)] == ["charlie"]  # "bravo\n" is cut
+        assert log.lines_before(0, 1) == []
+        assert not log.ends_unterminated(12)
+    path.write_bytes(b"alpha\nbravo")
+    with LogFile(path) as log:
+        assert log.ends_unterminated(6) and not log.ends_unterminated(0)
+
+
+def test_keep_turns_hits_away_before_they_are_decoded(tmp_path):
+    path = tmp_path / "run.log"
+    path.write_bytes(b"host memory usage: 1 GB\nOut of memory on tile 3\nmemory, memory, Out of memory\n")
+    with LogFile(path) as log:
+        hits = list(log.find([b"emory"], keep=lambda buf, at: buf[at - 8:at - 1] == b"Out of "))
+    assert [(h.no, h.text) for h in hits] == [(2, "Out of memory on tile 3"), (3, "memory, memory, Out of memory")]
+
+
+def test_a_small_file_takes_a_small_buffer(tmp_path):
+    import tracemalloc
+    path = tmp_path / "run.log"
+    path.write_bytes(b"Memory Usage:\n" * 10)
+    tracemalloc.start()
+    try:
+        with LogFile(path) as log:
+            assert len(list(log.find([b"Memory"]))) == 10
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+
+
+@pytest.mark.parametrize("scratch", [None, 1, 4096, 1 << 20])
+def test_line_ends_counts_exactly_in_pieces_of_any_size(scratch):
+    rng = random.Random(3)
+    buf = bytearray(rng.choice(b"ab\n\r") for _ in range(300_000))
+    reuse = None if scratch is None else np.empty(scratch, bool)
+    for start, stop in [(0, len(buf)), (1, 65_537), (7, 7 + 65_536), (100, 99_999), (5, 5), (0, 3), (12_345, 300_000)]:
+        assert logtext.line_ends(buf, start, stop, reuse) == buf.count(b"\n", start, stop)
+
+
+def test_line_numbers_stay_exact_when_windows_are_counted_in_pieces(tmp_path, monkeypatch):
+    """Windows of 200 KB, line ends counted 4 KB at a time, hits early and late in a window, several in one:
+    each hit's line number and offset are what a plain reading gives."""
+    monkeypatch.setattr(logtext, "CHUNK_BYTES", 200_000)
+    monkeypatch.setattr(logtext, "COUNT_BYTES", 4096)
+    rng = random.Random(5)
+    lines = [b"x" * rng.randrange(0, 90) + (b" memory" if rng.random() < 0.002 else b"") for _ in range(40_000)]
+    data = b"\n".join(lines) + b"\n"
+    path = tmp_path / "run.log"
+    path.write_bytes(data)
+    assert found(path, [b"memory"]) == plain_hits(data, [b"memory"])
