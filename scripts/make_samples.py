@@ -19,12 +19,13 @@ import os
 import sys
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 from types import ModuleType
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
-from tests.synth import logs  # noqa: E402
-from tests.synth.compile_logs import Clock, LogBuilder  # noqa: E402
+from tests.synth import logs
+from tests.synth.compile_logs import Clock, LogBuilder
 
 # The second build: the sample with four tiles changed (tile -> .bss variable -> change in bytes).
 PR_CHANGES = {1024: {"attention_4/scores": 150_000}, 100: {"relu_3/activations": 12_288},
@@ -153,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         path = os.path.join(args.directory, name)
         data = make()
         if args.check:
-            if not os.path.exists(path) or open(path, "rb").read() != data:
+            if not os.path.exists(path) or Path(path).read_bytes() != data:
                 stale.append(name)
             continue
         with open(path, "wb") as f:
