@@ -149,22 +149,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="where to write (default: sample_reports/)")
     parser.add_argument("--check", action="store_true", help="compare with the files on disk; write nothing")
     args = parser.parse_args(argv)
-    stale = []
-    for name, make in SAMPLES.items():
-        path = os.path.join(args.directory, name)
-        data = make()
-        if args.check:
-            if not os.path.exists(path) or Path(path).read_bytes() != data:
-                stale.append(name)
-            continue
-        with open(path, "wb") as f:
-            f.write(data)
+    made = {Path(args.directory, name): make() for name, make in SAMPLES.items()}
+    if args.check:
+        stale = [path.name for path, data in made.items() if not path.is_file() or path.read_bytes() != data]
+        if stale:
+            print(f"out of date: {', '.join(stale)} (run python scripts/make_samples.py)", file=sys.stderr)
+        return 1 if stale else 0
+    for path, data in made.items():
+        path.write_bytes(data)
         print(f"wrote {os.path.relpath(path)} ({len(data):,} bytes)")
-    if stale:
-        print("out of date: " + ", ".join(stale) + " (run python scripts/make_samples.py)", file=sys.stderr)
-        return 1
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
