@@ -1,17 +1,19 @@
-"""README.md's examples, run: pasted output cannot rot, and every option, module and JSON key is documented.
+"""README.md's and docs/' examples, run: pasted output cannot rot, and every option, module, JSON key and CSV
+column is documented.
 
-The "What it shows" block is compared line for line, except where it
-elides rows with ``...``; the CI transcript is run command by command in a
-shell, stdout and stderr together as a terminal shows them.
+Every ``console`` block and marked ``python`` block is run as
+scripts/readme_examples.py runs it (from a scratch copy of the repository's
+root, at 100 columns) and must show exactly what the file shows, ``...``
+lines only where an ``elide`` comment declares them. The README itself is
+checked for what a newcomer needs: at most 400 lines, the two quick-start
+commands, every command runnable from the root on files that are there.
 """
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import shutil
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -23,20 +25,35 @@ from memreport.analysis import summarize_all
 from memreport.cli import compiles_command, diff_command, export_command, report
 
 ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 SAMPLE = "sample_reports/mk2_1472_tiles.a"
-ELISION = "..."
-# pr.a in the README: the sample with four tiles changed (tile -> .bss variable -> change in bytes).
-PR_CHANGES = {1024: {"attention_4/scores": 150_000}, 100: {"relu_3/activations": 12_288},
-              731: {"relu_3/activations": -6_144}, 5: {"conv2d_7/momentum": -2_048}}
+SECOND_BUILD = "sample_reports/mk2_1472_tiles_pr.a"
+TASKS = ("### Read a failing run's log", "### Look into the worst tile", "### Compare two builds", "### Gate CI",
+         "### Check compilations")
 
 
-def section(title: str) -> str:
-    """The README text from a heading to the next heading of the same or a higher level."""
+def load_script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+examples = load_script("readme_examples")
+
+
+def doc(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def section(text: str, title: str) -> str:
+    """The text from a heading to the next heading of the same or a higher level."""
     level = title.split(" ")[0]
-    start = README.index(f"\n{title}\n") + 1
-    following = re.search(rf"^#{{1,{len(level)}}} ", README[start + len(title):], re.MULTILINE)
-    return README[start:start + len(title) + following.start()] if following else README[start:]
+    start = text.index(f"\n{title}\n") + 1
+    following = re.search(rf"^#{{1,{len(level)}}} ", text[start + len(title):], re.MULTILINE)
+    return text[start:start + len(title) + following.start()] if following else text[start:]
 
 
 def code_blocks(text: str) -> list[tuple[str, str]]:
@@ -44,16 +61,113 @@ def code_blocks(text: str) -> list[tuple[str, str]]:
     return [(m[1], m[2]) for m in re.finditer(r"^```(\w*)\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)]
 
 
+# -- the examples, run ------------------------------------------------------------------------------------------
+
+EXAMPLE_FILES = ["README.md"] + [f"docs/{p.name}" for p in sorted(DOCS.glob("*.md"))
+                                 if examples.examples(p.read_text(encoding="utf-8"))]
+
+
+@pytest.mark.parametrize("name", EXAMPLE_FILES)
+def test_every_example_shows_what_it_prints(name):
+    path = ROOT / name
+    text = path.read_text(encoding="utf-8")
+    for example, body in examples.results(path):
+        line = text[:example.start].count("\n") + 1
+        assert body == example.shown, (f"{name}:{line}: the example's output changed; check it, then run "
+                                       "python scripts/readme_examples.py --update")
+
+
+def test_the_example_files_are_the_ones_with_examples():
+    assert EXAMPLE_FILES == ["README.md", "docs/CI.md", "docs/LOGS.md", "docs/USAGE.md"]
+
+
+# -- the README, as a newcomer reads it ---------------------------------------------------------------------------
+
+def test_the_readme_is_read_in_five_minutes():
+    assert len(README.splitlines()) <= 400
+    assert README.index("## Quick start") < README.index("## Speed")  # what it is and how to run it come first
+
+
+def test_quick_start_is_the_two_commands_ci_runs():
+    block, = [body for lang, body in code_blocks(section(README, "## Quick start")) if lang == "sh"]
+    first, second = block.splitlines()
+    assert first == f"pip install . && memreport {SAMPLE}"
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert second in ci and second == "pip install '.[test]' && python scripts/check.py"
+
+
+def test_the_five_things_people_do_each_have_a_command_that_runs():
+    tasks = section(README, "## Five things people do")
+    for title in TASKS:
+        commands = [c for e in examples.examples(section(tasks, title)) for c in e.commands]
+        assert commands and all(c.startswith("memreport ") for c in commands), title
+
+
+def readme_commands() -> list[str]:
+    return [command for example in examples.examples(README) if not example.python for command in example.commands]
+
+
+def test_every_readme_command_names_files_in_the_repository():
+    """Pasted from the root, each command finds its inputs: no run.log or build/archive.a that is not there."""
+    named = set()
+    for command in readme_commands():
+        for word in command.split():
+            if "/" in word and not word.startswith("/dev/"):
+                assert (ROOT / word).is_file(), f"{word} (in {command}) is not in the repository"
+                named.add(word)
+    assert {SAMPLE, SECOND_BUILD, "sample_reports/run.log", "sample_reports/compile_recompiling.log"} <= named
+    python, = [e.commands[0] for e in examples.examples(README) if e.python]
+    for path in re.findall(r'"(sample_reports/[^"]+)"', python):
+        assert (ROOT / path).is_file(), path
+
+
+def test_the_picture_is_memreports_own_and_committed():
+    image = re.search(r"!\[[^]]+\]\((docs/images/readme_[\w]+\.png)\)", README)[1]
+    command = re.search(r"<!-- picture: (memreport .*) -->", README)[1]
+    assert command == f"memreport {SAMPLE} --png {image}"
+    assert (ROOT / image).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation but hyphens dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+@pytest.mark.parametrize("name", ["README.md", "sample_reports/README.md"] + [f"docs/{p.name}"
+                                                                             for p in sorted(DOCS.glob("*.md"))])
+def test_every_relative_link_and_anchor_resolves(name):
+    path = ROOT / name
+    for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text(encoding="utf-8")):
+        if target.startswith(("http://", "https://")):
+            continue
+        file, _, anchor = target.partition("#")
+        linked = (path.parent / file).resolve() if file else path
+        assert linked.exists(), f"{name}: {target}"
+        if anchor and linked.suffix == ".md":
+            headings = re.findall(r"^#+ (.*)$", linked.read_text(encoding="utf-8"), re.MULTILINE)
+            assert anchor in {slug(h) for h in headings}, f"{name}: {target}"
+
+
+def test_docs_cite_no_file_outside_the_repository():
+    for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md")), ROOT / "sample_reports" / "README.md"]:
+        text = path.read_text(encoding="utf-8")
+        assert "../shared" not in text and "/work/" not in text, path
+
+
+# -- the reference in docs/ ---------------------------------------------------------------------------------------
+
 def memreport_on_path(tmp_path: Path) -> dict[str, str]:
     """An environment whose ``memreport`` is this checkout's, run by this interpreter."""
+    return examples.Sandbox.environment(make_shim(tmp_path))
+
+
+def make_shim(tmp_path: Path) -> Path:
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    script = bin_dir / "memreport"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m memreport "$@"\n')
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", COLUMNS="200")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    return env
+    bin_dir.mkdir(exist_ok=True)
+    shim = bin_dir / "memreport"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m memreport "$@"\n')
+    shim.chmod(0o755)
+    return bin_dir
 
 
 def shell(command: str, cwd: Path, env: dict[str, str]) -> str:
@@ -63,40 +177,20 @@ def shell(command: str, cwd: Path, env: dict[str, str]) -> str:
     return result.stdout
 
 
-def pr_archive() -> bytes:
-    """The README's pr.a: scripts/make_sample_archive.py's archive with PR_CHANGES applied."""
-    spec = importlib.util.spec_from_file_location("make_sample_archive", ROOT / "scripts" / "make_sample_archive.py")
-    make = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(make)
-    return make.build(changes=PR_CHANGES)
-
-
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """A directory holding main.a (the sample), pr.a, build/archive.a and a profile.pop, and an environment."""
-    tmp = tmp_path_factory.mktemp("readme")
+    """A directory as a CI job has it: main.a (the sample), build/archive.a, pr.a, a profile.pop stand-in."""
+    tmp = tmp_path_factory.mktemp("ci")
     shutil.copy(ROOT / SAMPLE, tmp / "main.a")
-    (tmp / "pr.a").write_bytes(pr_archive())
+    shutil.copy(ROOT / SECOND_BUILD, tmp / "pr.a")
     (tmp / "build").mkdir()
     shutil.copy(ROOT / SAMPLE, tmp / "build" / "archive.a")
     (tmp / "profile.pop").write_bytes(b"SQLite format 3\0" + bytes(84))
     return tmp, memreport_on_path(tmp)
 
 
-def test_from_a_log_is_the_real_output(tmp_path):
-    """The README's 100 MB log, written by the command it names, read as it shows."""
-    text = section("## From a log")
-    assert "`python scripts/bench_logs.py --sample run.log`" in " ".join(text.split())
-    (_, block), = [b for b in code_blocks(text) if b[1].startswith("$ memreport run.log\n")]
-    env = memreport_on_path(tmp_path)
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_logs.py"), "--sample", "run.log"], cwd=tmp_path,
-                   check=True, capture_output=True)
-    assert 100_000_000 < (tmp_path / "run.log").stat().st_size < 110_000_000
-    assert_shown(block.split("\n", 1)[1], shell("memreport run.log", tmp_path, env).splitlines())
-
-
 def test_damaged_inputs_show_the_real_lines_for_text(tmp_path):
-    text = section("### Damaged inputs")
+    text = section(doc("USAGE.md"), "## Damaged inputs")
     (tmp_path / "notes.txt").write_text("shopping list\n")
     (tmp_path / "profile.pop").write_bytes(
         b"version https://git-lfs.github.com/spec/v1\n"
@@ -107,84 +201,16 @@ def test_damaged_inputs_show_the_real_lines_for_text(tmp_path):
         assert line.startswith(f"memreport: {name}: ") and line in text, line
 
 
-def assert_shown(expected: str, actual: list[str]) -> None:
-    """The output's lines are the README block's, where ``...`` lines elide any run of lines."""
-    chunks: list[list[str]] = [[]]
-    for line in expected.splitlines():
-        if line.strip() == ELISION:
-            chunks.append([])
-        else:
-            chunks[-1].append(line)
-    assert chunks[0] == actual[:len(chunks[0])], "the output's first lines differ from the README"
-    assert chunks[-1] == actual[len(actual) - len(chunks[-1]):], "the output's last lines differ from the README"
-    at = len(chunks[0])
-    for chunk in chunks[1:-1]:  # each run of shown lines appears as is, in order, between elided rows
-        found = next((i for i in range(at, len(actual) - len(chunk) + 1) if actual[i:i + len(chunk)] == chunk), None)
-        assert found is not None, f"README lines not in the output, in order: {chunk}"
-        at = found + len(chunk)
-
-
-def test_what_it_shows_is_the_real_output(builds):
-    _, env = builds
-    text = section("## What it shows")
-    assert f"`memreport {SAMPLE}`" in text
-    (_, expected), = [b for b in code_blocks(text) if b[0] == ""]
-    assert_shown(expected, shell(f"memreport {SAMPLE}", ROOT, env).splitlines())
-
-
-@pytest.mark.parametrize("title", ["### Symbols on a tile (archives and ELF files)",
-                                   "### Categories and liveness (profiles)"])
-def test_below_the_tile_shows_real_output(builds, title):
-    _, env = builds
-    text = section(title)
-    command = re.search(r"^`(memreport [^`]+)`", text, re.MULTILINE)[1]
-    (_, expected), = [b for b in code_blocks(text) if b[0] == ""]
-    assert_shown(expected, shell(command, ROOT, env).splitlines())
-
-
-def transcripts(text: str) -> list[tuple[str, str]]:
-    """(command, what the terminal shows) of every ``$ `` run in the section's transcripts."""
-    found = []
-    for _, body in code_blocks(text):
-        if body.startswith("$ "):
-            for run in re.split(r"^\$ ", body, flags=re.MULTILINE)[1:]:
-                command, _, expected = run.partition("\n")
-                found.append((command, expected.rstrip("\n") + "\n"))
-    return found
-
-
-@pytest.mark.parametrize("title", ["## Saved reports: baselines for CI", "### The libpva bridge (profile.pop)"])
-def test_saved_reports_and_libpva_transcripts(builds, title):
+def test_the_libpva_transcript_is_what_a_terminal_shows(builds):
     cwd, env = builds
-    runs = transcripts(section(title))
-    assert runs
-    for command, expected in runs:
-        assert shell(command, cwd, env) == expected, command
-
-
-def test_quick_start_runs_the_same_command():
-    block = code_blocks(section("## Quick start"))[0][1]
-    assert f"memreport {SAMPLE}" in block
-
-
-def test_ci_transcript_is_what_a_terminal_shows(builds):
-    cwd, env = builds
-    text = section("## Use in CI")
-    transcript, = [body for lang, body in code_blocks(text) if body.startswith("$ ")]
-    runs = transcripts(text)
-    assert len(runs) == 2
-    for command, expected in runs:
-        assert shell(command, cwd, env) == expected, command
-    # The pasted diff is of the sample and pr.a as built here (the changed tiles, their deltas and symbols).
-    for tile, changes in PR_CHANGES.items():
-        (symbol, change), = changes.items()
-        assert re.search(rf"^\s+{tile}\s+0\s.*\s{re.escape(f'{change:+,}')} B", transcript, re.MULTILINE), tile
-        assert re.search(rf"^    symbol   {re.escape(symbol)} \(\.bss\) .*{re.escape(f'{change:+,}')} B", transcript,
-                         re.MULTILINE), symbol
+    (_, block), = [b for b in code_blocks(section(doc("USAGE.md"), "## The libpva bridge (profile.pop)"))
+                   if b[1].startswith("$ ")]
+    command, _, expected = block.partition("\n")
+    assert shell(command[2:], cwd, env) == expected
 
 
 def actions_step(yaml: str) -> str:
-    """The ``run: |`` script of the README's Actions step, dedented as Actions passes it to bash."""
+    """The ``run: |`` script of an Actions step, dedented as Actions passes it to bash."""
     lines = yaml.splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip() == "run: |") + 1
     body = []
@@ -195,56 +221,70 @@ def actions_step(yaml: str) -> str:
     return "\n".join(body).strip() + "\n"
 
 
+def run_step(script: str, cwd: Path, env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess:
+    """As GitHub Actions runs a bash step: bash --noprofile --norc -eo pipefail {0}."""
+    step = tmp_path / "step.sh"
+    step.write_text(script)
+    return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(step)], cwd=cwd, env=env,
+                          capture_output=True, text=True)
+
+
 def test_ci_commands_run_as_documented(builds, tmp_path):
     cwd, env = builds
-    text = section("## Use in CI")
-    sh, = [body for lang, body in code_blocks(text) if lang == "sh"]
-    yaml, = [body for lang, body in code_blocks(text) if lang == "yaml"]
+    text = doc("CI.md")
+    sh = [body for lang, body in code_blocks(section(text, "## Gates")) if lang == "sh"][0]
+    yaml = [body for lang, body in code_blocks(section(text, "## Gates")) if lang == "yaml"][0]
     script = actions_step(yaml)
     commands = [line.split(" || ")[0] for line in script.splitlines() if line.startswith("memreport ")]
     assert [line for line in sh.splitlines() if line][0] == commands[0]
     for name in ("memory.txt", "memory-diff.json"):
         (cwd / name).unlink(missing_ok=True)
-    # As GitHub Actions runs a bash step: bash --noprofile --norc -eo pipefail {0}.
-    step = tmp_path / "step.sh"
-    step.write_text(script)
-    ci = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(step)], cwd=cwd, env=env,
-                        capture_output=True, text=True)
+    ci = run_step(script, cwd, env, tmp_path)
     assert ci.returncode == 3, ci.stderr  # the sample has three tiles out of memory: the step fails...
     assert (cwd / "memory.txt").read_text().startswith("Source:   build/archive.a\n")  # ...with the report kept
-    doc = json.loads((cwd / "memory-diff.json").read_text())  # and the diff ran all the same
-    assert doc["schema"] == "memreport-diff/1" and doc["tiles"] == []  # main.a and build/archive.a are one build
+    doc_json = json.loads((cwd / "memory-diff.json").read_text())  # and the diff ran all the same
+    assert doc_json["schema"] == "memreport-diff/1" and doc_json["tiles"] == []  # main.a and build/archive.a: one build
     # A diff that fails when the report passed fails the step with the diff's status.
     failing = script.replace("--fail-on-oom --max-tile 600KiB", "--max-tile 1MiB").replace(
         "main.a build/archive.a", "build/archive.a pr.a").replace("--fail-on-growth 4KiB", "--fail-on-growth 1")
-    step.write_text(failing)
-    ci = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(step)], cwd=cwd, env=env,
-                        capture_output=True, text=True)
+    ci = run_step(failing, cwd, env, tmp_path)
     assert ci.returncode == 3 and "grew by more than 1 B" in ci.stderr
-    step.write_text(failing.replace("--fail-on-growth 1 ", "").replace("--fail-on-growth 1\n", "\n"))
-    assert subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(step)], cwd=cwd, env=env,
-                          capture_output=True, text=True).returncode == 0
+    passing = failing.replace("--fail-on-growth 1 ", "").replace("--fail-on-growth 1\n", "\n")
+    assert run_step(passing, cwd, env, tmp_path).returncode == 0
+
+
+def test_baseline_steps_run_as_documented(builds, tmp_path):
+    cwd, env = builds
+    yaml, = [body for lang, body in code_blocks(section(doc("CI.md"), "## Saved reports: baselines for CI"))
+             if lang == "yaml"]
+    export, diff = [line.split("run: ", 1)[1].split("   #")[0] for line in yaml.splitlines() if "run: " in line]
+    assert subprocess.run(["bash", "-c", export], cwd=cwd, env=env).returncode == 0
+    shutil.copy(cwd / "memory.json", cwd / "baseline.json")
+    assert subprocess.run(["bash", "-c", diff], cwd=cwd, env=env, capture_output=True).returncode == 0
+
+
+def documented_options() -> str:
+    return doc("USAGE.md") + doc("CI.md") + doc("LOGS.md")
 
 
 def test_every_option_is_documented():
+    text = documented_options()
     for command in (report, diff_command, compiles_command, export_command):
         for param in command.params:
             if isinstance(param, click.Option):
                 for opt in param.opts:
                     if opt not in ("-o", "-h"):
-                        assert f"`{opt}" in README or f", {opt}" in README, f"{command.name} {opt}"
+                        assert f"`{opt}" in text or f", {opt}" in text, f"{command.name} {opt}"
 
 
 def test_every_module_is_in_the_layout():
-    layout = code_blocks(section("## Layout of the code"))[0][1]
-    folders = ["memreport"] + sorted(f"memreport/{p.name}" for p in (ROOT / "memreport").iterdir()
-                                     if (p / "__init__.py").exists())
-    for folder in folders:
-        for path in sorted((ROOT / folder).glob("*.py")):
-            name = path.stem
-            assert re.search(rf"\b{re.escape(name)}\b", layout), f"{folder}/{path.name} is not in the layout"
-    for package in sorted(p.name for p in (ROOT / "memreport").iterdir() if (p / "__init__.py").exists()):
-        assert f"{package}/" in layout, package
+    layout = code_blocks(doc("LAYOUT.md"))[0][1]
+    for path in sorted((ROOT / "memreport").rglob("*.py")):
+        if path.name != "__init__.py":
+            assert re.search(rf"\b{re.escape(path.stem)}\b", layout), f"{path.relative_to(ROOT)} is not in the layout"
+    for package in sorted(p for p in (ROOT / "memreport").rglob("*") if (p / "__init__.py").exists()):
+        if package.name != "memreport":
+            assert f"{package.name}/" in layout, package
 
 
 def json_keys(value, prefix: str = "") -> set[str]:
@@ -260,8 +300,13 @@ def json_keys(value, prefix: str = "") -> set[str]:
     return keys
 
 
+def documented_keys(title: str) -> set[str]:
+    return set(re.findall(r'"(\w+)":', section(doc("SCHEMA.md"), title)))
+
+
 def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
     import memreport
+    from memreport.readers.documents.tensor_map import read_tensor_map
     from memreport.readers.elf.symbols import with_symbols
     from memreport.render.table import render_json
     from tests.readers.documents.test_saved import profile_with_everything
@@ -272,21 +317,18 @@ def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
     reports[0] = with_symbols(reports[0], [1402, 3])
     (tmp_path / "p.json").write_bytes(encode_json(profile_with_everything()))
     reports.append(memreport.read(tmp_path / "p.json"))
-    tensor_map_path = samples / "tensor_map.json"
-    from memreport.readers.documents.tensor_map import read_tensor_map
-    doc = json.loads(render_json(summarize_all(reports[1:2], tensor_map=read_tensor_map(str(tensor_map_path)))))
-    doc2 = json.loads(render_json(summarize_all(reports, tiles_asked=[3])))
-    doc3 = json.loads(render_json(summarize_all([log_report(tmp_path)])))
-    schema = section("## JSON schema `memreport/1`")
-    documented = set(re.findall(r'"(\w+)":', schema))
+    tensor_map = read_tensor_map(str(samples / "tensor_map.json"))
+    docs = [summarize_all(reports[1:2], tensor_map=tensor_map), summarize_all(reports, tiles_asked=[3]),
+            summarize_all(memreport.read_all(samples / "run.log")), summarize_all([log_report(tmp_path)])]
+    documented = documented_keys("## memreport/1")
     free_form = (".extra.", ".breakdown.", ".regions.", ".sections.", ".attributed.", ".unattributed.",
                  "breakdown_totals.", "top_tiles_pressure.")
-    for key in json_keys(doc) | json_keys(doc2) | json_keys(doc3):
+    for key in set().union(*(json_keys(json.loads(render_json(d))) for d in docs)):
         name = key.rsplit(".", 1)[-1]
         if key.startswith(("reports[].info.", "reports[].detailed_tiles[].extra")) or any(f in key for f in free_form):
             continue  # free-form: whatever the source held, item, region, section and pressure names
         assert name in documented, key
-    assert "top_tiles[].regions" in schema or '"regions": {name: bytes}|null' in schema
+    assert '"regions": {name: bytes}|null' in section(doc("SCHEMA.md"), "## memreport/1")
 
 
 def log_report(tmp_path):
@@ -294,30 +336,58 @@ def log_report(tmp_path):
     import memreport
     from tests.readers.text.test_poplar_text import ELIDED
     from tests.synth import logs
-    path = tmp_path / "run.log"
+    path = tmp_path / "elided.log"
     path.write_text(logs.popart_error(logs.tile_memory_message(0, 300_000, 262_144)) + ELIDED)
     return memreport.read(path)
 
 
+def test_every_diff_json_key_is_in_its_schema(tmp_path):
+    env = memreport_on_path(tmp_path)
+    doc_json = json.loads(shell(f"memreport diff {SAMPLE} {SECOND_BUILD} --format json --min-change 4KiB", ROOT, env))
+    assert doc_json["tile_details"] and doc_json["tile_details"][0]["items"]
+    documented = documented_keys("## memreport-diff/1")
+    for key in json_keys(doc_json):
+        assert key.rsplit(".", 1)[-1] in documented, key
+
+
+def test_every_compiles_json_key_and_csv_column_is_documented():
+    from memreport.analysis.compiles import summarize_compiles
+    from memreport.readers.text.compile_log import read_compile_logs
+    from memreport.render.compiles import CSV_COLUMNS, render_json
+    logs = ROOT / "sample_reports"
+    docs = [json.loads(render_json(summarize_compiles(read_compile_logs([logs / name for name in names]))))
+            for names in (["compile_cold.log", "compile_warm.log"], ["compile_recompiling.log"])]
+    documented = documented_keys("## memreport-compiles/1")
+    for doc_json in docs:
+        for key in json_keys(doc_json):
+            assert key.rsplit(".", 1)[-1] in documented, key
+    columns = section(doc("CSV.md"), "## memreport compiles")
+    for column in CSV_COLUMNS:
+        assert f"`{column}`" in columns, column
+
+
 def test_every_csv_column_kind_is_documented():
-    csv_section = section("## CSV columns")
+    csv_section = section(doc("CSV.md"), "## memreport")
     for column in ("tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements", "liveness.alwaysLive",
                    "liveness.notAlwaysLiveMax", "liveness.notAlwaysLive`", ".overlapped", "region.<name>", "source",
                    "module", "oom_message", "oom_bytes_used", "report_line"):
         assert column in csv_section, column
-    diff_csv = section("## Use in CI")
     from memreport.render.diff import CSV_HEADER
-    assert f"`{','.join(CSV_HEADER)}`" in diff_csv
+    assert f"`{','.join(CSV_HEADER)}`" in section(doc("CSV.md"), "## memreport diff")
 
 
-def test_every_diff_json_key_is_in_its_schema(builds):
-    cwd, env = builds
-    doc = json.loads(shell("memreport diff main.a pr.a --format json --min-change 4KiB", cwd, env))
-    assert doc["tile_details"] and doc["tile_details"][0]["items"]
-    schema = section("## Use in CI")
-    documented = set(re.findall(r'"(\w+)":', schema))
-    for key in json_keys(doc):
-        assert key.rsplit(".", 1)[-1] in documented, key
+def test_the_compiles_ci_step_runs_as_documented(tmp_path):
+    yaml, = [body for lang, body in code_blocks(section(doc("LOGS.md"), "## Compilations and the executable cache"))
+             if lang == "yaml"]
+    shutil.copy(ROOT / "sample_reports" / "compile_recompiling.log", tmp_path / "run.log")
+    env = memreport_on_path(tmp_path)
+    first, second = [line.strip() for line in yaml.splitlines() if line.strip().startswith("memreport ")]
+    done = subprocess.run(["bash", "-c", first], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 3 and "gate failed: --fail-on-recompile" in done.stderr
+    assert (tmp_path / "compiles.txt").read_text().startswith("Logs: run.log")  # written before the gate
+    done = subprocess.run(["bash", "-c", second], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "compiles.json").read_text())["schema"] == "memreport-compiles/1"
 
 
 def test_the_notebook_extra_is_declared_and_documented():
@@ -326,82 +396,12 @@ def test_the_notebook_extra_is_declared_and_documented():
     cfg.read(ROOT / "setup.cfg")
     extra = cfg["options.extras_require"]["notebook"].split()
     assert {"pandas>=1.3", "matplotlib-inline>=0.1", "ipykernel>=6"} <= set(extra)
-    assert "pip install '.[notebook]'" in section("## Python and notebooks")
+    assert "pip install '.[notebook]'" in doc("PYTHON.md") and "pip install '.[notebook]'" in README
 
 
-def test_png_naming_is_what_happens(tmp_path):
+def test_png_naming_is_what_happens():
     from memreport.cli import numbered_paths
-    row = next(line for line in README.splitlines() if line.startswith("| `--png PATH` |"))
+    row = next(line for line in doc("USAGE.md").splitlines() if line.startswith("| `--png PATH` |"))
     assert "`--png memory.png` writes `memory-1.png`, `memory-2.png`" in row
     assert numbered_paths("memory.png", 2, ".png") == ["memory-1.png", "memory-2.png"]
     assert "a PATH without an extension gets `.png`" in row and numbered_paths("memory", 2, ".png")[0] == "memory-1.png"
-
-
-def test_docs_cite_no_file_outside_the_repository():
-    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "sample_reports" / "README.md"]:
-        text = path.read_text(encoding="utf-8")
-        assert "../shared" not in text and "/work/" not in text, path
-# -- memreport compiles ----------------------------------------------------------------------------------------
-
-COMPILES = "## Compilations and the executable cache"
-
-
-@pytest.fixture(scope="module")
-def run_logs(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """cold.log, warm.log (a PopTorch run and its warm rerun) and train.log (TensorFlow recompiling), as run.log too."""
-    from datetime import timedelta
-
-    from tests.readers.text.test_compile_log import popart_cold, popart_warm, tf_batch_size_change
-    from tests.synth.compile_logs import Clock
-    tmp = tmp_path_factory.mktemp("compiles")
-    cold = popart_cold()
-    (tmp / "cold.log").write_text(cold.text())
-    (tmp / "warm.log").write_text(popart_warm(Clock(cold.clock.now + timedelta(hours=1))).text())
-    (tmp / "train.log").write_text(tf_batch_size_change().text())
-    shutil.copy(tmp / "train.log", tmp / "run.log")
-    return tmp, memreport_on_path(tmp)
-
-
-def test_compiles_transcripts_are_what_a_terminal_shows(run_logs):
-    cwd, env = run_logs
-    transcripts = [body for lang, body in code_blocks(section(COMPILES)) if body.startswith("$ ")]
-    assert len(transcripts) == 2
-    for transcript in transcripts:
-        command, _, expected = transcript.partition("\n")
-        assert shell(command[2:], cwd, env) == expected.rstrip("\n") + "\n", command
-
-
-def test_compiles_ci_commands_run_as_documented(run_logs):
-    cwd, env = run_logs
-    yaml, = [body for lang, body in code_blocks(section(COMPILES)) if lang == "yaml"]
-    commands = [line.strip() for line in yaml.splitlines() if line.strip().startswith("memreport ")]
-    first = subprocess.run(["bash", "-c", commands[0]], cwd=cwd, env=env, capture_output=True, text=True)
-    assert first.returncode == 3 and "gate failed: --fail-on-recompile" in first.stderr
-    assert (cwd / "compiles.txt").read_text().startswith("Logs: run.log")  # written before the gate
-    second = subprocess.run(["bash", "-c", commands[1]], cwd=cwd, env=env, capture_output=True, text=True)
-    assert second.returncode == 0, second.stderr
-    assert json.loads((cwd / "compiles.json").read_text())["schema"] == "memreport-compiles/1"
-
-
-def test_every_compiles_json_key_and_csv_column_is_documented(run_logs):
-    from memreport.analysis.compiles import summarize_compiles
-    from memreport.readers.text.compile_log import read_compile_logs
-    from memreport.render.compiles import CSV_COLUMNS, render_json
-    cwd, _ = run_logs
-    docs = [json.loads(render_json(summarize_compiles(read_compile_logs([cwd / name for name in names]))))
-            for names in (["cold.log", "warm.log"], ["train.log"])]
-    schema = section("### JSON schema `memreport-compiles/1`")
-    documented = set(re.findall(r'"(\w+)":', schema))
-    for doc in docs:
-        for key in json_keys(doc):
-            assert key.rsplit(".", 1)[-1] in documented, key
-    columns = section("### CSV columns `memreport compiles`")
-    for column in CSV_COLUMNS:
-        assert f"`{column}`" in columns, column
-
-
-def test_standard_input_example_is_the_real_output(tmp_path):
-    block, = [body for _, body in code_blocks(section("## Command line")) if body.startswith("$ cat ")]
-    command, expected = block.split("\n", 1)
-    env = memreport_on_path(tmp_path)
-    assert shell(command[2:], ROOT, env) == expected
