@@ -23,8 +23,9 @@ LAYERS = [
     ("readers", 2, ("memreport.readers",)),
     ("analysis", 2, ("memreport.analysis",)),
     ("render", 3, ("memreport.render",)),
-    ("notebook", 4, ("memreport.notebook",)),
-    ("app", 5, ("memreport", "memreport.__main__", "memreport.cli", "memreport.output", "memreport.progress",
+    ("session", 4, ("memreport.session",)),
+    ("notebook", 5, ("memreport.notebook",)),
+    ("app", 6, ("memreport", "memreport.__main__", "memreport.cli", "memreport.output", "memreport.progress",
              "memreport.signals")),
 ]
 
