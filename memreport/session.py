@@ -53,7 +53,7 @@ def read_files(paths: Iterable[str | os.PathLike], options: ReadOptions, module:
     """
     from .analysis.tiles import pick_module
     found: list[Read] = []
-    for path in map(os.fspath, paths):
+    for path in (os.fspath(p) for p in paths):
         with (around or _plain)(path, options) as file_options:
             reports = read_path(path, file_options)
             label = (labels or {}).get(path)

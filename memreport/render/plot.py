@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..analysis import OutOfMemoryCount, Summary, tiles
+from ..analysis import Summary
 from ..errors import MissingDependency, UnsupportedOperation
 from ..model import KIB, OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
 from ..units import count
@@ -161,7 +161,7 @@ def _title(fig: Figure, summary: Summary) -> None:
     if peak is not None:
         share = f" ({100 * peak.bytes / t.bytes_per_tile:.1f}%)" if t.bytes_per_tile else ""
         parts.append(f"max {_fmt_kib(peak.bytes)}{share} on tile {peak.tile}")
-    parts.append(_oom_phrase(summary.oom))
+    parts.append(summary.oom.title())
     fig.text(0.5, 0.935, "  ·  ".join(parts), ha="center", va="top", fontsize=10.5)
     note: str | None
     if report.skipped:
@@ -193,15 +193,6 @@ def _displayable(text: str) -> str:
     """``text`` with the stand-ins for bytes a file name held that were not UTF-8 (lone surrogates, which
     matplotlib cannot draw) shown as U+FFFD, as a terminal shows them."""
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _oom_phrase(status: OutOfMemoryCount) -> str:
-    """Short: the title has no room for why."""
-    if status.count is not None:
-        return f"{count(status.count, 'tile')} out of memory"
-    if status.at_least:
-        return f"at least {count(status.at_least, 'tile')} out of memory"
-    return "out-of-memory tiles unknown"
 
 
 def _mark_limit(ax: Axes, limit: int | None, top: float, vertical: bool, bottom: float = 0.0) -> None:
@@ -552,21 +543,11 @@ def _printed_summary(ax: Axes, summary: Summary) -> None:
     for label, peak in (("incl. gaps", summary.max_including_gaps), ("excl. gaps", summary.max_excluding_gaps)):
         if peak is not None:
             lines.append(f"Max {label}: {peak.bytes:,} B ({_fmt_kib(peak.bytes)}) on tile {peak.tile}")
-    status = summary.oom
-    printed = report.printed.tiles_out_of_memory if report.printed else None
-    judged = ("unknown" if status.count is None and not status.at_least else
-              f"at least {count(status.at_least, 'tile')}" if status.count is None else count(status.count, "tile"))
-    if printed is not None:  # what was printed, as printed; a recount only beside it, labelled as such
-        lines.append(f"Out of memory (printed): {count(printed, 'tile')}")
-        if status.count != printed:
-            lines.append(f"Out of memory (recounted for {report.target.bytes_per_tile:,} B per tile): {judged}"
-                         if report.target.bytes_per_tile else f"Out of memory (recounted): {judged}")
-    else:
-        lines.append("Out of memory: " + judged)
+    lines += summary.verdict.count_lines()  # what was printed, as printed; a recount only beside it, labelled
     lines.append(f"Detailed tiles: {len(report.detailed_tiles)} of "
                  + (f"{report.num_tiles:,}" if report.num_tiles_known else "an unknown tile count"))
     if report.oom_messages:
-        named = sorted(tiles.message_tiles(report))
+        named = sorted(summary.verdict.message_tiles)
         lines.append(f"Out-of-memory messages: {len(report.oom_messages):,}"
                      + (f" (tiles {', '.join(map(str, named[:6]))}{', ...' if len(named) > 6 else ''})"
                         if named else ""))

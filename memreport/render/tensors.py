@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis import Summary
-from ..analysis.tensors import ElementHistogram, TileTensors, element_histogram, top_data_tiles
+from ..analysis.tensors import ElementHistogram, TileTensors
 from ..model import MemoryReport, TensorMapReport, exact_sum
 from ..model.tensor_map import ESTIMATE_LABEL, TensorMap
 from .poplar import BAR_WIDTH, WIDTH, bar, prose
@@ -99,8 +99,9 @@ def tensor_map_lines(summary: Summary) -> list[str]:
         "",
         "  By Tile (tensor elements):",
     ]
-    lines += histogram_lines(element_histogram(tensor_map))
-    rows = top_data_tiles(tensor_map, summary.top_n, report.target.tiles_per_ipu)
+    assert summary.element_histogram is not None  # summarize gives a tensor map its element histogram
+    lines += histogram_lines(summary.element_histogram)
+    rows = summary.data_tiles
     if rows:
         lines += ["", f"Tiles holding the most tensor data (top {len(rows)}, by estimated bytes):",
                   *prose("  ", f"({ESTIMATE_LABEL})", hang="   ")]
@@ -170,9 +171,10 @@ def tile_dict(row: TileTensors) -> dict:
                          "est_bytes": t.est_bytes} for t in row.tensors]}
 
 
-def tensor_map_dict(tensor_map: TensorMap, top: int = 5, tiles_per_ipu: int | None = None) -> dict:
+def tensor_map_dict(summary: Summary, tensor_map: TensorMap) -> dict:
     """A tensor map on its own, as JSON."""
-    hist = element_histogram(tensor_map)
+    hist = summary.element_histogram
+    assert hist is not None  # summarize gives a tensor map its element histogram
     return {
         "source": tensor_map.source,
         "estimate": ESTIMATE_LABEL,
@@ -184,7 +186,7 @@ def tensor_map_dict(tensor_map: TensorMap, top: int = 5, tiles_per_ipu: int | No
         "est_bytes": exact_sum(tensor_map.est_bytes_by_tile),
         "element_histogram": {"bin_elements": hist.bin_elements,
                               "bins": [{"low": b.low, "high": b.high, "count": b.count} for b in hist.bins]},
-        "top_tiles": [tile_dict(r) for r in top_data_tiles(tensor_map, top, tiles_per_ipu)],
+        "top_tiles": [tile_dict(r) for r in summary.data_tiles],
         "notes": list(tensor_map.notes),
     }
 
@@ -203,7 +205,7 @@ def json_sections(summary: Summary) -> dict:
     sections = {}
     own = tensor_map_of(summary.report)
     if own is not None:
-        sections["tensor_map"] = tensor_map_dict(own, summary.top_n, summary.report.target.tiles_per_ipu)
+        sections["tensor_map"] = tensor_map_dict(summary, own)
     elif summary.tensor_map is not None:
         sections["tensor_attribution"] = attribution_dict(summary)
     return sections

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..analysis import Summary, TopTile
-from ..analysis.messages import describe
 from ..model import OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
 from ..units import count
 from . import RenderOptions, drill
@@ -208,13 +207,13 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
 
 def messages_lines(summary: Summary) -> list[str]:
     """The out-of-memory messages of the log: line, kind, and what each states (docs/FORMATS.md §8.6)."""
-    messages = summary.report.oom_messages
+    messages = summary.verdict.messages
     if not messages:
         return []
-    width = max(len(m.kind) for m in messages)
-    numbers = max(len(f"{m.line:,}") for m in messages)
+    width = max(len(w.message.kind) for w in messages)
+    numbers = max(len(f"{w.message.line:,}") for w in messages)
     lines = [f"Out-of-memory messages ({len(messages):,}):"]
-    lines += [f"  line {m.line:>{numbers},}  {m.kind:<{width}}  {describe(m)}" for m in messages]
+    lines += [f"  line {w.message.line:>{numbers},}  {w.message.kind:<{width}}  {w.description}" for w in messages]
     return lines
 
 
