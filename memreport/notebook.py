@@ -38,8 +38,10 @@ def to_dataframe(report: MemoryReport) -> pandas.DataFrame:
 def html(report: MemoryReport) -> str:
     """The report as an HTML fragment: its summary and top tiles."""
     from .analysis import summarize
-    from .render.html import render_html
-    return render_html(summarize(report, names=PYTHON_NAMES))
+    from .render import render
+    html = render("notebook", "html", summarize(report, names=PYTHON_NAMES))
+    assert isinstance(html, str)
+    return html
 
 
 def png(report: MemoryReport) -> bytes | None:

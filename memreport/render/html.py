@@ -10,8 +10,9 @@ from html import escape
 
 from ..analysis import Summary
 from ..model import KIB, SummaryReport, TensorMapReport
-from ..units import count
-from .poplar import plural
+from ..units import count, plural
+from . import RenderOptions
+from .cells import tile_cells
 
 OOM_STYLE = "color:#d62728;font-weight:bold"
 CELL = "padding:1px 8px;text-align:{align}"
@@ -83,20 +84,18 @@ def top_tiles_table(summary: Summary) -> str:
     aligns = ["right", "right"] + (["left"] if show_name else []) + ["right", "right", "right", "left", "left"]
     rows = [_row(head, "th", aligns)]
     for t in top:
-        pct = f"{100 * t.excluding_gaps / limit:.1f}%" if limit and t.excluding_gaps is not None else "?"
-        oom = ("?" if t.out_of_memory is None else
-               f'<span style="{OOM_STYLE}">yes</span>' if t.out_of_memory else "no")
+        c = tile_cells(t, limit)
+        oom = ("?" if c.out_of_memory is None else
+               f'<span style="{OOM_STYLE}">yes</span>' if c.out_of_memory else "no")
         items = ", ".join(f"{escape(name)} {size:,} B" for name, size in list(t.breakdown.items())[:3])
-        cells = [str(t.tile), "?" if t.ipu is None else str(t.ipu)]
-        cells += [escape(t.name or "")] if show_name else []
-        cells += ["?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B",
-                  "?" if t.including_gaps is None else f"{t.including_gaps:,} B", pct, oom, items]
+        cells = [c.tile, c.ipu] + ([escape(t.name or "")] if show_name else [])
+        cells += [c.excluding_gaps, c.including_gaps, c.share, oom, items]
         rows.append(_row(cells, aligns=aligns))
     title = "Tiles as printed" if isinstance(report, SummaryReport) else f"Top {count(len(top), 'tile')}"
     return f"<p><b>{title}</b></p><table>{''.join(rows)}</table>"
 
 
-def render_html(summary: Summary) -> str:
+def render_html(summary: Summary, options: RenderOptions | None = None) -> str:
     """A self-contained HTML fragment: the summary table, then the top tiles."""
     table = "".join(_row([f"<b>{label}</b>", value]) for label, value in summary_rows(summary))
     return (f'<div class="memreport"><p><b>MemoryReport</b></p><table>{table}</table>'

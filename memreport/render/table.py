@@ -16,12 +16,11 @@ import numpy as np
 from ..analysis import Summary, TopTile
 from ..analysis.verdict import MessageWords
 from ..model import MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileReport
+from ..model.schemas import REPORT_SCHEMA
 from . import RenderOptions, csvlines
 from .drill import liveness_json, liveness_summary_json, symbols_json
 from .saved import Inline, saved_sections
 from .tensors import CSV_COLUMNS as TENSOR_COLUMNS
-
-SCHEMA = "memreport/1"
 
 
 def tile_bytes_json(value: TileBytes | None) -> dict | None:
@@ -118,7 +117,7 @@ def message_json(words: MessageWords) -> dict:
 def render_json(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
     """Every report in one ``memreport/1`` document; per-tile arrays one line each."""
     inline = Inline()
-    doc = {"schema": SCHEMA, "reports": [report_dict(s, options, inline) for s in summaries]}
+    doc = {"schema": REPORT_SCHEMA, "reports": [report_dict(s, options, inline) for s in summaries]}
     return inline.fill(json.dumps(doc, indent=2) + "\n")  # the newline before the arrays: no copy of it all
 
 

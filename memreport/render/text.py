@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 from ..analysis import Summary, TopTile
 from ..model import OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
-from ..units import count
+from ..units import count, plural
 from . import RenderOptions, drill
-from .poplar import HISTOGRAM_HEADER, WIDTH, histogram_rows, maximum_line, plural, prose
+from .poplar import HISTOGRAM_HEADER, WIDTH, histogram_rows, maximum_line, prose
 
 RULE = "=" * 78
 RED, YELLOW, RESET = "\x1b[31m", "\x1b[33m", "\x1b[0m"
