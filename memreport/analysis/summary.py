@@ -19,6 +19,7 @@ from ..model import (
     Histogram,
     MemoryReport,
     OptionNames,
+    SummaryReport,
     TensorMapReport,
     TileBytes,
     TileReport,
@@ -51,7 +52,13 @@ class Summary:
     program was given. ``breakdown_totals`` sums each counted breakdown item
     (section, category) over the tiles, largest first; ``liveness`` is the
     program's always-live and not-always-live picture where the source has
-    one. ``notes`` say what a selection could not show.
+    one. ``notes`` say what a selection could not show. ``verdict`` is the
+    out-of-memory verdict in full. Chosen once here for the renderers:
+    ``top_order``, what the top tiles are ranked by ("including gaps",
+    "excluding gaps"; None for a summary's tiles in its printed order),
+    ``histogram_as_printed`` (a summary's own bins), and for a tensor map
+    alone its ``element_histogram``, the tiles holding most tensor data
+    (``data_tiles``) and the map itself (``own_tensor_map``).
     """
 
     report: MemoryReport
@@ -79,6 +86,9 @@ class Summary:
     verdict: Verdict = field(default_factory=lambda: Verdict(OutOfMemoryCount(None)))
     element_histogram: ElementHistogram | None = None
     data_tiles: tuple[TileTensors, ...] = ()
+    top_order: str | None = None
+    histogram_as_printed: bool = False
+    own_tensor_map: TensorMap | None = None
 
     @property
     def label(self) -> str:
@@ -155,7 +165,17 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
         selected=selected, breakdown_totals=tiles.breakdown_totals(report) if isinstance(report, TileReport) else {},
         liveness=summarize_liveness(report, [t.tile for t in top_tiles]), notes=notes,
         verdict=judge(report, status, peak, _largest_on(report, peak, (*top_tiles, *stated))),
-        element_histogram=element_hist, data_tiles=data_tiles)
+        element_histogram=element_hist, data_tiles=data_tiles, top_order=_top_order(report),
+        histogram_as_printed=isinstance(report, SummaryReport) and hist is not None,
+        own_tensor_map=report.tensor_map if isinstance(report, TensorMapReport) else None)
+
+
+def _top_order(report: MemoryReport) -> str | None:
+    """What the top tiles are ranked by; None for a summary's, listed in the order it printed them."""
+    if isinstance(report, SummaryReport):
+        return None
+    return "including gaps" if isinstance(report, TileReport) and report.including_gaps is not None \
+        else "excluding gaps"
 
 
 def _largest_on(report: MemoryReport, peak: TileBytes | None, shown: Sequence[TopTile]) -> tuple[str, int] | None:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from html import escape
 
 from ..analysis import Summary
-from ..model import KIB, SummaryReport, TensorMapReport
+from ..model import KIB
 from ..units import count, plural
 from . import RenderOptions
 from .cells import tile_cells
@@ -56,7 +56,7 @@ def summary_rows(summary: Summary) -> list[tuple[str, str]]:
             ("Format", escape(report.format_name)),
             ("Target", escape(_target(summary))),
             ("Per tile", escape(report.per_tile))]
-    if not isinstance(report, TensorMapReport):
+    if summary.own_tensor_map is None:  # a report of bytes, not a tensor map
         rows += [("Excluding gaps", escape(_bytes(summary.excluding_gaps))),
                  ("Including gaps", escape(_bytes(summary.including_gaps)))]
         for label, peak in (("Max (excluding gaps)", summary.max_excluding_gaps),
@@ -74,7 +74,7 @@ def summary_rows(summary: Summary) -> list[tuple[str, str]]:
 def top_tiles_table(summary: Summary) -> str:
     """The top tiles (the detailed tiles for a text report) as an HTML table; empty when there are none."""
     report, top = summary.report, summary.top
-    if isinstance(report, TensorMapReport) or not top:
+    if summary.own_tensor_map is not None or not top:
         return ""
     limit = report.target.bytes_per_tile
     show_name = any(t.name for t in top)
@@ -91,7 +91,7 @@ def top_tiles_table(summary: Summary) -> str:
         cells = [c.tile, c.ipu] + ([escape(t.name or "")] if show_name else [])
         cells += [c.excluding_gaps, c.including_gaps, c.share, oom, items]
         rows.append(_row(cells, aligns=aligns))
-    title = "Tiles as printed" if isinstance(report, SummaryReport) else f"Top {count(len(top), 'tile')}"
+    title = "Tiles as printed" if summary.top_order is None else f"Top {count(len(top), 'tile')}"
     return f"<p><b>{title}</b></p><table>{''.join(rows)}</table>"
 
 

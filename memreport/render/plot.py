@@ -25,7 +25,7 @@ import numpy as np
 
 from ..analysis import Summary
 from ..errors import MissingDependency, UnsupportedOperation
-from ..model import KIB, SummaryReport, TensorMapReport, TileReport
+from ..model import KIB, TensorMapReport, TileReport
 from ..units import count
 from . import RenderOptions, heatmap
 from .plot_words import (
@@ -342,7 +342,7 @@ def _label_top(ax: Axes, summary: Summary, kib: np.ndarray, limit_kib: float | N
 def _histogram(ax: Axes, summary: Summary) -> None:
     """Poplar's By Tile histogram: tiles per KiB bin (the printed bins for a text report)."""
     report, hist = summary.report, summary.histogram
-    panel_title(ax, "By Tile histogram" + (" (as printed)" if isinstance(report, SummaryReport) else ""))
+    panel_title(ax, "By Tile histogram" + (" (as printed)" if summary.histogram_as_printed else ""))
     if hist is None or not hist.bins:
         ax.text(0.5, 0.5, "no histogram in this source", ha="center", va="center", transform=ax.transAxes,
                 color=NOTE_COLOUR)

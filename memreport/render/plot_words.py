@@ -110,11 +110,10 @@ def printed_summary(ax: Axes, summary: Summary) -> None:
         lines.append(f"Out-of-memory messages: {len(report.oom_messages):,}"
                      + (f" (tiles {', '.join(map(str, named[:6]))}{', ...' if len(named) > 6 else ''})"
                         if named else ""))
-    if isinstance(report, SummaryReport):
-        lines += ["", "No per-tile line or heat map: a text summary",
-                  "does not print every tile's memory. An ELF",
-                  "archive or a graph profile of the same",
-                  "program holds it."]
+    lines += ["", "No per-tile line or heat map: a text summary",  # only a summary comes here (plot._figure)
+              "does not print every tile's memory. An ELF",
+              "archive or a graph profile of the same",
+              "program holds it."]
     text_panel(ax, "As printed", lines)
 
 

@@ -194,7 +194,7 @@ def _summary_rows(summary: Summary, columns: list[Spec]) -> list[list[str]]:
     report = summary.report
     if isinstance(report, TensorMapReport):  # elements and estimates per tile; the byte columns stay blank
         from .tensors import csv_rows
-        return csv_rows(report)
+        return csv_rows(summary)
     named = summary.verdict.message_tiles
 
     def cells(t: TopTile) -> list[str]:

@@ -11,16 +11,11 @@ import numpy as np
 
 from ..analysis import Summary
 from ..analysis.tensors import ElementHistogram, TileTensors
-from ..model import MemoryReport, TensorMapReport, exact_sum
+from ..model import exact_sum
 from ..model.tensor_map import ESTIMATE_LABEL, TensorMap
 from .poplar import BAR_WIDTH, WIDTH, bar, prose
 
 TENSORS_PER_TILE = 10
-
-
-def tensor_map_of(report: MemoryReport) -> TensorMap | None:
-    """The tensor map a tensor-map report carries (None for other reports)."""
-    return report.tensor_map if isinstance(report, TensorMapReport) else None
 
 
 # -- text ---------------------------------------------------------------------------------------------
@@ -83,8 +78,7 @@ def _unknown_line(tensor_map: TensorMap, indent: str = "  ") -> list[str]:
 
 def tensor_map_lines(summary: Summary) -> list[str]:
     """A tensor map on its own: counts, the element histogram, and the tiles holding the most data."""
-    report = summary.report
-    tensor_map = tensor_map_of(report)
+    tensor_map = summary.own_tensor_map
     if tensor_map is None:
         return []
     elements = exact_sum(tensor_map.elements_by_tile)
@@ -145,12 +139,12 @@ def per_tile_columns(tensor_map: TensorMap, num_tiles: int) -> dict[str, np.ndar
             "tensor_unknown_size_elements": fit(tensor_map.unknown_elements_by_tile)}
 
 
-def csv_rows(report: MemoryReport) -> list[list[str]]:
+def csv_rows(summary: Summary) -> list[list[str]]:
     """One row per tile of a tensor-map report: the base columns blank but tile and IPU, then elements."""
-    tensor_map = tensor_map_of(report)
+    tensor_map = summary.own_tensor_map
     if tensor_map is None:
         return []
-    n, tpi = tensor_map.num_tiles, report.target.tiles_per_ipu
+    n, tpi = tensor_map.num_tiles, summary.report.target.tiles_per_ipu
     tiles = np.arange(n)
     blank = [""] * n
     values = per_tile_columns(tensor_map, n)
@@ -203,7 +197,7 @@ def attribution_dict(summary: Summary) -> dict:
 def json_sections(summary: Summary) -> dict:
     """Extra keys for a report's JSON record: ``tensor_map`` and/or ``tensor_attribution``."""
     sections = {}
-    own = tensor_map_of(summary.report)
+    own = summary.own_tensor_map
     if own is not None:
         sections["tensor_map"] = tensor_map_dict(summary, own)
     elif summary.tensor_map is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..analysis import Summary, TopTile
-from ..model import OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
+from ..model import OOM_MESSAGES_FORMAT, TensorMapReport
 from ..units import count, plural
 from . import RenderOptions, drill
 from .poplar import HISTOGRAM_HEADER, WIDTH, histogram_rows, maximum_line, prose
@@ -83,15 +83,13 @@ def _items(breakdown: dict[str, int], limit: int) -> str:
 
 def top_tiles_lines(summary: Summary, items: int = 3, options: RenderOptions | None = None) -> list[str]:
     """The top tiles: tile, IPU, bytes, % of tile memory, largest breakdown items; OOM tiles flagged."""
-    report, top = summary.report, summary.top
+    top = summary.top
     if not top:
         return []
-    printed = isinstance(report, SummaryReport)  # its detailed tiles, in its order, not a ranking
-    # Its detailed tiles, Maximum lines and out-of-memory messages, each marked with where its figures come from.
-    title = "Tiles as printed" if printed else f"Top {count(len(top), 'tile')}"
-    by = "including gaps" if isinstance(report, TileReport) and report.including_gaps is not None \
-        else "excluding gaps"
-    return tiles_lines(summary, top, f"{title}:" if printed else f"{title} (by {by}):", items, options)
+    # A summary's detailed tiles, Maximum lines and out-of-memory messages, in its order, not a ranking.
+    heading = "Tiles as printed:" if summary.top_order is None else \
+        f"Top {count(len(top), 'tile')} (by {summary.top_order}):"
+    return tiles_lines(summary, top, heading, items, options)
 
 
 def selected_lines(summary: Summary, items: int = 3, options: RenderOptions | None = None) -> list[str]:
