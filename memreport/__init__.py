@@ -95,11 +95,11 @@ def read_all(path: str | os.PathLike, *, tile_memory: int | str | None = None, a
     A bad argument is a ValueError naming it; an unreadable file a
     :class:`ReadError`.
     """
-    from .readers import read_path
-    options = ReadOptions(tile_memory=_tile_memory(tile_memory), arch=_arch(arch),
-                          skip_bad_members=_flag(skip_bad_members, "skip_bad_members"), option_names=PYTHON_NAMES,
-                          thin_root=_thin_root(thin_root))
-    return read_path(path, options)
+    from .session import read_files, read_options, reports_of
+    options = read_options(tile_memory=_tile_memory(tile_memory), arch=_arch(arch),
+                           skip_bad_members=_flag(skip_bad_members, "skip_bad_members"), names=PYTHON_NAMES,
+                           thin_root=_thin_root(thin_root))
+    return list(reports_of(read_files([path], options)))
 
 
 def read(path: str | os.PathLike, *, tile_memory: int | str | None = None, arch: str | None = None,
@@ -169,9 +169,12 @@ def diff(old: str | os.PathLike | MemoryReport, new: str | os.PathLike | MemoryR
     counted but not listed; ``sort`` orders the items ("delta", "growth", "new").
     """
     from .analysis.diff import diff_reports, with_items
-    from .readers.elf.symbols import has_symbols, with_symbols
-    sides = [side if isinstance(side, MemoryReport) else read(side, **kwargs) for side in (old, new)]
-    changes = diff_reports(sides[0], sides[1], min_change=min_change)
+    from .session import Read, with_symbols
+    # Each side with the file it was read from: symbols are read again from that file, never from the one a
+    # saved report names.
+    reads = [Read(side.source, side) if isinstance(side, MemoryReport) else Read(os.fspath(side), read(side, **kwargs))
+             for side in (old, new)]
+    changes = diff_reports(reads[0].report, reads[1].report, min_change=min_change)
     tiles = [c.tile for c in changes.changes(top)]
-    sides = [with_symbols(s, tiles) if isinstance(s, TileReport) and has_symbols(s) else s for s in sides]
+    sides = with_symbols(reads, 0, tiles, kwargs.get("thin_root"))
     return with_items(changes, sides[0], sides[1], top, sort=sort)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import MemreportError, UnsupportedOperation
-from .model import PYTHON_NAMES, Histogram, MemoryReport, TileReport, TileSymbols, install_views
+from .errors import MemreportError
+from .model import PYTHON_NAMES, Histogram, MemoryReport, TileSymbols, install_views
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -38,8 +38,10 @@ def to_dataframe(report: MemoryReport) -> pandas.DataFrame:
 def html(report: MemoryReport) -> str:
     """The report as an HTML fragment: its summary and top tiles."""
     from .analysis import summarize
-    from .render.html import render_html
-    return render_html(summarize(report, names=PYTHON_NAMES))
+    from .render import render
+    html = render("notebook", "html", summarize(report, names=PYTHON_NAMES))
+    assert isinstance(html, str)
+    return html
 
 
 def png(report: MemoryReport) -> bytes | None:
@@ -68,13 +70,8 @@ def top_tiles(report: MemoryReport, n: int = 5) -> list[TopTile]:
 
 def tile_symbols(report: MemoryReport, tile: int) -> TileSymbols:
     """One tile's symbol table: the one the report holds, or read again from its archive or ELF file."""
-    found = report.symbols.get(tile)
-    if found is not None:
-        return found
-    from .readers.elf.symbols import read_symbols
-    if not isinstance(report, TileReport):
-        raise UnsupportedOperation(f"{report.label}: a {report.format_name} holds no ELF symbol tables")
-    return read_symbols(report, [tile])[tile]
+    from .session import tile_symbols as symbols
+    return symbols(report, tile)
 
 
 def histogram(report: MemoryReport, bin_kib: int | None = None) -> Histogram:

@@ -50,6 +50,11 @@ def kib(n: int) -> str:
     return f"{n / 1024:,.1f} K"
 
 
+def plural(noun: str) -> str:
+    """The plural of a regular noun: tiles, IPUs, sections, categories, data types (the one pluraliser)."""
+    return noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "o", "u") else noun + "s"
+
+
 def count(n: int, noun: str) -> str:
     """``n`` and its noun, plural unless one: ``1 tile``, ``1,472 tiles``, ``2 IPUs`` (thousands separated)."""
-    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+    return f"{n:,} {noun if n == 1 else plural(noun)}"

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import memreport
-from memreport.model import Target, TensorMapReport
+from memreport.model import Target, TensorMapReport, TileReport
 from memreport.model.tensor_map import TensorMap
 from tests.synth.archive import ar_archive, tile_elf
 
@@ -46,3 +46,12 @@ def empty_tensor_map_report(target: Target, source: str = "tm.json") -> TensorMa
     """A tensor-map report whose map places nothing: the kind, with no elements to get in the way."""
     none = np.zeros(0, dtype=np.int64)
     return TensorMapReport(source, "tensor-map", target, TensorMap(source, (), none, none, none, 0))
+
+
+def complete(values, including=None, arch="ipu2", regions=None, bytes_per_tile=None) -> TileReport:
+    """A TileReport of every tile's ``values`` (excluding gaps), as an archive reader makes it."""
+    values = np.asarray(values, dtype=np.int64)
+    return TileReport(source="t", format="archive", target=Target.for_arch(arch, values.size, bytes_per_tile),
+                        excluding_gaps=values,
+                        including_gaps=None if including is None else np.asarray(including, dtype=np.int64),
+                        regions=regions or {})

@@ -4,15 +4,6 @@ Analysis reads the model and nothing above it (docs/ARCHITECTURE.md). The
 names below are the ones notebooks and renderers use; :func:`summarize`
 computes all of a report's figures at once.
 """
-from .oom import (
-                  BYTES_PER_TILE_UNKNOWN,
-                  OutOfMemoryCount,
-                  bins_out_of_memory,
-                  count_out_of_memory,
-                  known_out_of_memory_tiles,
-                  out_of_memory_count,
-                  printed_bytes_per_tile,
-)
 from .summary import Summary, summarize, summarize_all
 from .tiles import (
                   MAX_BINS,
@@ -20,20 +11,29 @@ from .tiles import (
                   TopTile,
                   bin_counts,
                   choose_bin_kib,
-                  detail_out_of_memory,
                   histogram,
                   histogram_if_known,
                   largest,
                   max_excluding_gaps,
                   max_including_gaps,
-                  out_of_memory,
-                  partial_reason,
                   per_ipu,
                   tile_breakdown,
                   top_tile_ids,
                   top_tiles,
                   total_excluding_gaps,
                   total_including_gaps,
+)
+from .verdict import (
+                  BYTES_PER_TILE_UNKNOWN,
+                  OutOfMemoryCount,
+                  Verdict,
+                  bins_out_of_memory,
+                  count_out_of_memory,
+                  detail_out_of_memory,
+                  known_out_of_memory_tiles,
+                  out_of_memory,
+                  out_of_memory_count,
+                  partial_reason,
 )
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
                   "OutOfMemoryCount",
                   "Summary",
                   "TopTile",
+                  "Verdict",
                   "bin_counts",
                   "bins_out_of_memory",
                   "choose_bin_kib",
@@ -58,7 +59,6 @@ __all__ = [
                   "out_of_memory_count",
                   "partial_reason",
                   "per_ipu",
-                  "printed_bytes_per_tile",
                   "summarize",
                   "summarize_all",
                   "tile_breakdown",

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..model import Compilation, CompileHistory, ExecutableLoad, Finding, LineRef
+from ..units import count
 from .gates import GateResult
 
 REFS_SHOWN = 5
@@ -52,11 +53,6 @@ def refs_text(refs: Sequence[LineRef], shown: int = REFS_SHOWN) -> str:
     """``a.log:12, a.log:40 and 3 more``."""
     text = ", ".join(str(r) for r in refs[:shown])
     return text + (f" and {len(refs) - shown:,} more" if len(refs) > shown else "")
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 compilation``, ``2 compilations`` (``many`` for an irregular plural)."""
-    return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
 def _times(n: int) -> str:
@@ -161,7 +157,7 @@ def _late(compilations: Sequence[Compilation], loads: Sequence[ExecutableLoad]) 
         refs = [c.ref for c in late]
         findings.append(Finding(
             "late-compile",
-            f"{plural(len(late), 'compilation')}{_rank(process)} began after the first executable load ended at "
+            f"{count(len(late), 'compilation')}{_rank(process)} began after the first executable load ended at "
             f"{LineRef(source, first.end_line)} (after warm-up): {refs_text(refs)}",
             (LineRef(source, first.end_line), *refs)))
     return findings
@@ -179,7 +175,7 @@ def _switching(loads: Sequence[ExecutableLoad]) -> list[Finding]:
         refs = [ld.ref for ld in reloads]
         findings.append(Finding(
             "executable-switching",
-            f"{plural(len(reloads), 'executable load')}{_rank(process)} with no compilation since the previous load"
+            f"{count(len(reloads), 'executable load')}{_rank(process)} with no compilation since the previous load"
             f"{spent}: the run switches between executables, reloading one onto the IPUs each time: "
             f"{refs_text(refs)}", tuple(refs)))
     return findings
@@ -224,13 +220,13 @@ def _notes(history: CompileHistory) -> list[str]:
     notes = []
     anonymous = [c for c in cs if c.module is None and c.hash is None and c.cache_key is None]
     if anonymous:
-        notes.append(f"{plural(len(anonymous), 'compilation')} with no module and no hash: repeats among them cannot "
+        notes.append(f"{count(len(anonymous), 'compilation')} with no module and no hash: repeats among them cannot "
                      "be told apart (Poplar's lines name neither; TensorFlow's VLOG lines, "
                      "TF_CPP_VMODULE=poplar_compiler=1, name modules; PopART names a hash only in a cache file name)")
     unfinished = [c for c in cs if c.result is None]
     if unfinished:
         them = "it" if len(unfinished) == 1 else "them"
-        notes.append(f"{plural(len(unfinished), 'compilation')} began and did not end in the log (the run stopped or "
+        notes.append(f"{count(len(unfinished), 'compilation')} began and did not end in the log (the run stopped or "
                      f"failed during {them}): {refs_text([c.ref for c in unfinished])}")
     if cs and not history.loads:
         notes.append("no executable loads in the logs (Poplar's 'Loading executable' phase, "

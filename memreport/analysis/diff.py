@@ -21,8 +21,8 @@ from ..errors import TileCountMismatch, UnsupportedOperation
 from ..model import MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileReport, exact_sum
 from . import tiles as figures
 from .diff_items import SORTS, TileItems, tiles_items
-from .oom import out_of_memory_count
 from .summary import Summary, summarize
+from .verdict import out_of_memory_count
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,8 @@ import numpy as np
 
 from ..errors import UnsupportedOperation
 from ..model import MemoryReport, SummaryReport, TileReport
-from .oom import known_out_of_memory_tiles
 from .summary import Summary
-from .tiles import message_tiles
+from .verdict import known_out_of_memory_tiles, message_tiles
 
 if TYPE_CHECKING:  # pragma: no cover
     from .diff import Diff

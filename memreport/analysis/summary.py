@@ -27,12 +27,12 @@ from ..model import (
 from ..units import count
 from . import tiles
 from .liveness import LivenessSummary, summarize_liveness
-from .oom import OutOfMemoryCount, bins_out_of_memory, out_of_memory_count
 from .tiles import IpuSummary, TopTile
+from .verdict import OutOfMemoryCount, Verdict, bins_out_of_memory, judge, out_of_memory_count
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.tensor_map import TensorMap
-    from .tensors import TileTensors
+    from .tensors import ElementHistogram, TileTensors
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,7 +52,13 @@ class Summary:
     program was given. ``breakdown_totals`` sums each counted breakdown item
     (section, category) over the tiles, largest first; ``liveness`` is the
     program's always-live and not-always-live picture where the source has
-    one. ``notes`` say what a selection could not show.
+    one. ``notes`` say what a selection could not show. ``verdict`` is the
+    out-of-memory verdict in full. Chosen once here for the renderers:
+    ``top_order``, what the top tiles are ranked by ("including gaps",
+    "excluding gaps"; None for a summary's tiles in its printed order),
+    ``histogram_as_printed`` (a summary's own bins), and for a tensor map
+    alone its ``element_histogram``, the tiles holding most tensor data
+    (``data_tiles``) and the map itself (``own_tensor_map``).
     """
 
     report: MemoryReport
@@ -77,6 +83,12 @@ class Summary:
     liveness: LivenessSummary | None = None
     notes: tuple[str, ...] = ()
     stated: tuple[TopTile, ...] = ()
+    verdict: Verdict = field(default_factory=lambda: Verdict(OutOfMemoryCount(None)))
+    element_histogram: ElementHistogram | None = None
+    data_tiles: tuple[TileTensors, ...] = ()
+    top_order: str | None = None
+    histogram_as_printed: bool = False
+    own_tensor_map: TensorMap | None = None
 
     @property
     def label(self) -> str:
@@ -108,7 +120,7 @@ class Summary:
     @property
     def oom_note(self) -> str | None:
         """Why a summary's out-of-memory count is not simply its printed one (None otherwise)."""
-        return self.oom.note() if isinstance(self.report, SummaryReport) else None
+        return self.verdict.note
 
 
 def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
@@ -135,16 +147,45 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
     if tensor_map is not None and not isinstance(report, TensorMapReport):
         from .tensors import attribute
         tensors = tuple(attribute(report, tensor_map, top_tiles))
+    element_hist: ElementHistogram | None = None
+    data_tiles: tuple[TileTensors, ...] = ()
+    if isinstance(report, TensorMapReport):  # a tensor map alone: its elements per tile, and where data lies most
+        from .tensors import element_histogram, top_data_tiles
+        element_hist = element_histogram(report.tensor_map)
+        data_tiles = tuple(top_data_tiles(report.tensor_map, top, report.target.tiles_per_ipu))
+    peak = tiles.max_excluding_gaps(report)
     return Summary(
         report=report, top_n=top, bin_kib=bin_kib, out_of_memory=over if isinstance(report, TileReport) else None,
         oom=status, histogram=hist,
         oom_bins=tuple(bins_out_of_memory(report, hist, over, status)) if hist is not None else (),
         including_gaps=tiles.total_including_gaps(report), excluding_gaps=tiles.total_excluding_gaps(report),
-        max_including_gaps=tiles.max_including_gaps(report), max_excluding_gaps=tiles.max_excluding_gaps(report),
+        max_including_gaps=tiles.max_including_gaps(report), max_excluding_gaps=peak,
         top=top_tiles, detailed=detailed, stated=stated, per_ipu=tuple(tiles.per_ipu(report, over)),
         partial_reason=tiles.partial_reason(report), tensor_map=tensor_map, tensors=tensors,
         selected=selected, breakdown_totals=tiles.breakdown_totals(report) if isinstance(report, TileReport) else {},
-        liveness=summarize_liveness(report, [t.tile for t in top_tiles]), notes=notes)
+        liveness=summarize_liveness(report, [t.tile for t in top_tiles]), notes=notes,
+        verdict=judge(report, status, peak, _largest_on(report, peak, (*top_tiles, *stated))),
+        element_histogram=element_hist, data_tiles=data_tiles, top_order=_top_order(report),
+        histogram_as_printed=isinstance(report, SummaryReport) and hist is not None,
+        own_tensor_map=report.tensor_map if isinstance(report, TensorMapReport) else None)
+
+
+def _top_order(report: MemoryReport) -> str | None:
+    """What the top tiles are ranked by; None for a summary's, listed in the order it printed them."""
+    if isinstance(report, SummaryReport):
+        return None
+    return "including gaps" if isinstance(report, TileReport) and report.including_gaps is not None \
+        else "excluding gaps"
+
+
+def _largest_on(report: MemoryReport, peak: TileBytes | None, shown: Sequence[TopTile]) -> tuple[str, int] | None:
+    """The largest counted breakdown item (section, category) on the largest tile, where known."""
+    if peak is None:
+        return None
+    breakdown = next((t.breakdown for t in shown if t.tile == peak.tile), None)
+    if breakdown is None and isinstance(report, TileReport):
+        breakdown = tiles.tile_breakdown(report, peak.tile)
+    return next(iter(breakdown.items()), None) if breakdown else None
 
 
 def _selected(report: MemoryReport, asked: Sequence[int], over: np.ndarray | None

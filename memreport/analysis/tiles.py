@@ -4,8 +4,7 @@ For a :class:`~memreport.model.TileReport` every figure is computed from
 the per-tile arrays; for a :class:`~memreport.model.SummaryReport` the
 figures it printed are returned as printed, never recomputed from the few
 tiles it detailed; a :class:`~memreport.model.TensorMapReport` holds no
-bytes. Whether one tile is out of memory is decided here (:func:`out_of_memory`,
-:func:`detail_out_of_memory`); how many are, as far as a summary can say, in :mod:`.oom`.
+bytes. Whether a tile is out of memory, and how many are, is decided in :mod:`.verdict`.
 """
 from __future__ import annotations
 
@@ -20,17 +19,17 @@ from ..model import (
     Bin,
     Histogram,
     MemoryReport,
-    OutOfMemoryMessage,
     SummaryReport,
-    TensorMapReport,
     TileBytes,
     TileDetail,
     TileReport,
     TileSymbols,
     exact_sum,
 )
+from . import verdict
 from .binning import aligned_counts, power_of_two_width
 from .liveness import Liveness, span_liveness, tile_liveness
+from .verdict import out_of_memory, partial_reason  # noqa: F401  (partial_reason: analysis exports it from here)
 
 MAX_BINS = 128            # bins the default width gives at most (Poplar's rule)
 MAX_GIVEN_BINS = 16_384   # bins a given width may make: the text prints one line each
@@ -132,77 +131,6 @@ def histogram_if_known(report: MemoryReport, bin_kib: int | None = None) -> Hist
     if isinstance(report, TileReport) or (isinstance(report, SummaryReport) and report.printed.histogram):
         return histogram(report, bin_kib)
     return None
-
-
-def partial_reason(report: MemoryReport) -> str | None:
-    """Why the per-tile view is partial, as a phrase for notes and messages (None when complete)."""
-    if isinstance(report, TileReport):
-        if not report.skipped:
-            return None
-        return f"{len(report.skipped):,} damaged member(s) were skipped: their tiles' bytes are unknown"
-    if isinstance(report, SummaryReport):
-        return "a text summary does not list every tile"
-    if isinstance(report, TensorMapReport):
-        return "a tensor map counts elements, not bytes"
-    return "the source holds no per-tile bytes"
-
-
-def out_of_memory(report: MemoryReport) -> np.ndarray | None:
-    """Per-tile bool: excluding gaps above bytes per tile, or a non-zero overflowed region.
-
-    None when the report holds no per-tile bytes, or bytes per tile is
-    unknown and no overflowed region is known.
-    """
-    if not isinstance(report, TileReport):
-        return None
-    overflowed = report.regions.get("overflowed")
-    limit = report.target.bytes_per_tile
-    if limit is None:
-        return None if overflowed is None else overflowed > 0
-    over = report.excluding_gaps > limit
-    if overflowed is not None:
-        over |= overflowed > 0
-    return over
-
-
-def detail_out_of_memory(report: MemoryReport, detail: TileDetail) -> bool | None:
-    """Whether one detailed tile of a summary is out of memory: a non-zero ``Overflowed`` region, or its
-    excluding gaps above bytes per tile (docs/FORMATS.md §0: the two say the same).
-
-    A tile an out-of-memory message of the report names is out of memory
-    too when nothing the summary printed says otherwise. None when none of
-    these settles it (bytes per tile or the tile's bytes unknown). The one
-    rule for detailed tiles: top tiles, CSV, dataframes, pictures, diffs and
-    gates all ask here.
-    """
-    limit = report.target.bytes_per_tile
-    stated = report.stated.bytes_per_tile if report.stated is not None else None
-    # Poplar's own verdict, for the bytes per tile it compiled for: not for another one given in its place.
-    if detail.regions.get("overflowed") and (limit is None or stated is None or limit == stated):
-        return True
-    if limit is None or detail.excluding_gaps is None:
-        return True if detail.tile in message_tiles(report) else None
-    return detail.excluding_gaps > limit
-
-
-def message_tiles(report: MemoryReport) -> dict[int, OutOfMemoryMessage]:
-    """The tiles a report's out-of-memory messages name as not fitting (tile memory, an exchange, code),
-    each with the first message naming it.
-
-    A tile-memory message states its capacity: with other bytes per tile in
-    use (``--tile-memory``), its tile counts only if the bytes it says were
-    used exceed them.
-    """
-    limit = report.target.bytes_per_tile
-    named: dict[int, OutOfMemoryMessage] = {}
-    for m in report.oom_messages:
-        if not m.names_tile or m.tile is None:
-            continue
-        if limit is not None and m.bytes_per_tile not in (None, limit) and m.bytes_used is not None \
-                and m.bytes_used <= limit:
-            continue
-        named.setdefault(m.tile, m)
-    return named
 
 
 def _argmax(values: np.ndarray, known: np.ndarray | None = None) -> TileBytes | None:
@@ -320,7 +248,7 @@ def stated_tiles(report: MemoryReport) -> list[TopTile]:
         detail = TileDetail(peak.tile, peak_in.bytes if peak_in is not None and peak_in.tile == peak.tile else None,
                             peak_ex.bytes if peak_ex is not None and peak_ex.tile == peak.tile else None)
         rows.append(replace(_detail_tile(report, detail), stated_by="maximum"))
-    for tile in message_tiles(report):
+    for tile in verdict.message_tiles(report):
         if tile not in seen:
             seen.add(tile)
             rows.append(TopTile(tile, report.target.ipu_of(tile), None, None, True, stated_by="message"))
@@ -335,7 +263,7 @@ def stated_excluding_gaps(report: MemoryReport) -> dict[int, int]:
 def top_tiles(report: MemoryReport, n: int = 5, over: np.ndarray | None = None) -> list[TopTile]:
     """The ``n`` most memory-subscribed tiles (for a text report, its :func:`stated_tiles`).
 
-    ``over`` is the report's out-of-memory mask (:func:`.oom.out_of_memory`), when it is known.
+    ``over`` is the report's out-of-memory mask (:func:`.verdict.out_of_memory`), when it is known.
     """
     if isinstance(report, SummaryReport):
         return stated_tiles(report)[:n]
@@ -377,7 +305,7 @@ def tiles_of(report: MemoryReport, tiles: Sequence[int], over: np.ndarray | None
 def _detail_tile(report: SummaryReport, d: TileDetail) -> TopTile:
     return TopTile(
         tile=d.tile, ipu=report.target.ipu_of(d.tile), excluding_gaps=d.excluding_gaps,
-        including_gaps=d.including_gaps, out_of_memory=detail_out_of_memory(report, d),
+        including_gaps=d.including_gaps, out_of_memory=verdict.detail_out_of_memory(report, d),
         breakdown=dict(sorted(d.breakdown.items(), key=lambda kv: (-kv[1], kv[0]))),
         regions=dict(d.regions), stated_by="detailed",
     )

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA = "memreport-compiles/1"
+from .schemas import COMPILES_SCHEMA
+
+SCHEMA = COMPILES_SCHEMA  # the name is defined once, in .schemas
 RESULTS = ("compiled", "loaded", "precompiled", "skipped")
 CACHE_STATES = ("hit", "miss", "off")
 FRAMEWORKS = ("tensorflow", "popart", "poplar")

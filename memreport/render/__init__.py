@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..model.schemas import COMPILES_SCHEMA, DIFF_SCHEMA, REPORT_SCHEMA
+
 
 @dataclass(frozen=True)
 class RenderOptions:
@@ -113,21 +115,24 @@ def render_each(renderer: Renderer, items: Sequence[Any], options: RenderOptions
 
 for _declared in (
     DeclaredRenderer("text", "report", ".txt", False, "Poplar-style text", "memreport.render.text:render"),
-    DeclaredRenderer("json", "report", ".json", False, "JSON (schema memreport/1)",
+    DeclaredRenderer("json", "report", ".json", False, f"JSON (schema {REPORT_SCHEMA})",
                      "memreport.render.table:render_json"),
     DeclaredRenderer("csv", "report", ".csv", False, "CSV, one row per tile", "memreport.render.table:render_csv"),
     DeclaredRenderer("png", "report", ".png", True, "a picture of each report", "memreport.render.plot:render_png",
                      per_item=True),
     DeclaredRenderer("text", "diff", ".txt", False, "text", "memreport.render.diff:render_text"),
-    DeclaredRenderer("json", "diff", ".json", False, "JSON (schema memreport-diff/1)",
+    DeclaredRenderer("json", "diff", ".json", False, f"JSON (schema {DIFF_SCHEMA})",
                      "memreport.render.diff:render_json"),
     DeclaredRenderer("csv", "diff", ".csv", False, "CSV, one row per changed tile, then one per item below the tile",
                      "memreport.render.diff:render_csv"),
     DeclaredRenderer("text", "compiles", ".txt", False, "a table, then findings",
                      "memreport.render.compiles:render_text"),
-    DeclaredRenderer("json", "compiles", ".json", False, "JSON (schema memreport-compiles/1)",
+    DeclaredRenderer("json", "compiles", ".json", False, f"JSON (schema {COMPILES_SCHEMA})",
                      "memreport.render.compiles:render_json"),
     DeclaredRenderer("csv", "compiles", ".csv", False, "CSV, one row per compilation",
                      "memreport.render.compiles:render_csv"),
+    # One report for a notebook's rich display (``_repr_html_``); not a --format: the CLI lists "report" ones.
+    DeclaredRenderer("html", "notebook", ".html", False, "an HTML fragment: the summary and the top tiles",
+                     "memreport.render.html:render_html", per_item=True),
 ):
     register(_declared)

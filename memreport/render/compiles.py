@@ -11,9 +11,9 @@ import io
 import json
 from collections.abc import Callable, Sequence
 
-from ..analysis.compiles import CompileSummary, CompileTotals, plural
+from ..analysis.compiles import CompileSummary, CompileTotals
 from ..model import Compilation, CompileTarget, ExecutableLoad, Finding, LineRef
-from ..model.compiles import SCHEMA
+from ..model.schemas import COMPILES_SCHEMA
 from ..units import count
 from . import RenderOptions
 from .poplar import WIDTH, prose
@@ -98,7 +98,7 @@ def _loads(loads: Sequence[ExecutableLoad], totals: CompileTotals) -> list[str]:
         return []
     spent = _timed(totals.loads, totals.load_s, totals.load_unknown)
     return prose("", f"Executable loads onto the IPUs: {totals.loads:,} ({spent}); "
-                     f"{plural(totals.reloads, 'reload')} (no compilation since the previous load)", hang="  ")
+                     f"{count(totals.reloads, 'reload')} (no compilation since the previous load)", hang="  ")
 
 
 def _findings(findings: Sequence[Finding]) -> list[str]:
@@ -123,15 +123,15 @@ def _totals(t: CompileTotals) -> str:
     if t.unfinished:
         parts.append(f"{t.unfinished:,} unfinished")
     if t.loads:
-        parts.append(f"{plural(t.loads, 'executable load')} ({_timed(t.loads, t.load_s, t.load_unknown)})")
+        parts.append(f"{count(t.loads, 'executable load')} ({_timed(t.loads, t.load_s, t.load_unknown)})")
     return "Total: " + ", ".join(parts)
 
 
 def render_text(summary: CompileSummary, options: RenderOptions | None = None) -> str:
     """The compilations table, loads, findings, totals and notes."""
     width = max(len(log.source) for log in summary.history.logs)
-    logs = [f"{'Logs:' if i == 0 else '':<6}{log.source:<{width}}  {plural(log.compilations, 'compilation')}, "
-            f"{plural(log.loads, 'executable load')}" for i, log in enumerate(summary.history.logs)]
+    logs = [f"{'Logs:' if i == 0 else '':<6}{log.source:<{width}}  {count(log.compilations, 'compilation')}, "
+            f"{count(log.loads, 'executable load')}" for i, log in enumerate(summary.history.logs)]
     sections = [logs, _compilations(summary.history.compilations),
                 _loads(summary.history.loads, summary.totals), _findings(summary.findings),
                 prose("", _totals(summary.totals), hang="  ")
@@ -158,7 +158,7 @@ def compiles_dict(summary: CompileSummary) -> dict:
     """The ``memreport-compiles/1`` record."""
     t = summary.totals
     return {
-        "schema": SCHEMA,
+        "schema": COMPILES_SCHEMA,
         "logs": [{"source": log.source, "size_bytes": log.size_bytes, "compilations": log.compilations,
                   "loads": log.loads} for log in summary.history.logs],
         "compilations": [compilation_dict(c) for c in summary.history.compilations],

@@ -33,7 +33,7 @@ def to_dataframe(summary: Summary) -> pandas.DataFrame:
     """One row per tile (for a text summary, per tile it states figures for), columns as in the CSV."""
     pd = _pandas()
     report = summary.report
-    columns = csv_columns(report)
+    columns = csv_columns(summary)
     if isinstance(report, TensorMapReport):  # elements per tile, not bytes: the tensor columns, byte columns NA
         data = _tensor_map(report, pd)
     elif isinstance(report, TileReport):

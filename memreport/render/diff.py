@@ -13,11 +13,11 @@ from collections.abc import Iterator, Sequence
 from ..analysis.diff import BuildSummary, Diff
 from ..analysis.diff_items import ItemChange, TileItems
 from ..model import FORMAT_NAMES, TileBytes
+from ..model.schemas import DIFF_SCHEMA
 from . import RenderOptions
 from .poplar import WIDTH, prose
 from .table import tile_bytes_json
 
-SCHEMA = "memreport-diff/1"
 TILE_IDS_SHOWN = 20
 TILES_PLACEHOLDER = "\0memreport-diff tiles\0"  # no file name holds a NUL
 
@@ -216,7 +216,7 @@ def below_json(diff: Diff) -> list[dict]:
 def diff_dict(diff: Diff, *, tiles: bool = True) -> dict:
     """The ``memreport-diff/1`` record (``tiles=False`` leaves the tile list empty)."""
     return {
-        "schema": SCHEMA,
+        "schema": DIFF_SCHEMA,
         "old": _side(diff.old),
         "new": _side(diff.new),
         "per_tile": diff.per_tile,

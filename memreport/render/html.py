@@ -9,9 +9,10 @@ from collections.abc import Iterable
 from html import escape
 
 from ..analysis import Summary
-from ..model import KIB, SummaryReport, TensorMapReport
-from ..units import count
-from .poplar import plural
+from ..model import KIB
+from ..units import count, plural
+from . import RenderOptions
+from .cells import tile_cells
 
 OOM_STYLE = "color:#d62728;font-weight:bold"
 CELL = "padding:1px 8px;text-align:{align}"
@@ -55,7 +56,7 @@ def summary_rows(summary: Summary) -> list[tuple[str, str]]:
             ("Format", escape(report.format_name)),
             ("Target", escape(_target(summary))),
             ("Per tile", escape(report.per_tile))]
-    if not isinstance(report, TensorMapReport):
+    if summary.own_tensor_map is None:  # a report of bytes, not a tensor map
         rows += [("Excluding gaps", escape(_bytes(summary.excluding_gaps))),
                  ("Including gaps", escape(_bytes(summary.including_gaps)))]
         for label, peak in (("Max (excluding gaps)", summary.max_excluding_gaps),
@@ -73,7 +74,7 @@ def summary_rows(summary: Summary) -> list[tuple[str, str]]:
 def top_tiles_table(summary: Summary) -> str:
     """The top tiles (the detailed tiles for a text report) as an HTML table; empty when there are none."""
     report, top = summary.report, summary.top
-    if isinstance(report, TensorMapReport) or not top:
+    if summary.own_tensor_map is not None or not top:
         return ""
     limit = report.target.bytes_per_tile
     show_name = any(t.name for t in top)
@@ -83,20 +84,18 @@ def top_tiles_table(summary: Summary) -> str:
     aligns = ["right", "right"] + (["left"] if show_name else []) + ["right", "right", "right", "left", "left"]
     rows = [_row(head, "th", aligns)]
     for t in top:
-        pct = f"{100 * t.excluding_gaps / limit:.1f}%" if limit and t.excluding_gaps is not None else "?"
-        oom = ("?" if t.out_of_memory is None else
-               f'<span style="{OOM_STYLE}">yes</span>' if t.out_of_memory else "no")
+        c = tile_cells(t, limit)
+        oom = ("?" if c.out_of_memory is None else
+               f'<span style="{OOM_STYLE}">yes</span>' if c.out_of_memory else "no")
         items = ", ".join(f"{escape(name)} {size:,} B" for name, size in list(t.breakdown.items())[:3])
-        cells = [str(t.tile), "?" if t.ipu is None else str(t.ipu)]
-        cells += [escape(t.name or "")] if show_name else []
-        cells += ["?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B",
-                  "?" if t.including_gaps is None else f"{t.including_gaps:,} B", pct, oom, items]
+        cells = [c.tile, c.ipu] + ([escape(t.name or "")] if show_name else [])
+        cells += [c.excluding_gaps, c.including_gaps, c.share, oom, items]
         rows.append(_row(cells, aligns=aligns))
-    title = "Tiles as printed" if isinstance(report, SummaryReport) else f"Top {count(len(top), 'tile')}"
+    title = "Tiles as printed" if summary.top_order is None else f"Top {count(len(top), 'tile')}"
     return f"<p><b>{title}</b></p><table>{''.join(rows)}</table>"
 
 
-def render_html(summary: Summary) -> str:
+def render_html(summary: Summary, options: RenderOptions | None = None) -> str:
     """A self-contained HTML fragment: the summary table, then the top tiles."""
     table = "".join(_row([f"<b>{label}</b>", value]) for label, value in summary_rows(summary))
     return (f'<div class="memreport"><p><b>MemoryReport</b></p><table>{table}</table>'

@@ -17,16 +17,28 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..analysis import OutOfMemoryCount, Summary, tiles
+from ..analysis import Summary
 from ..errors import MissingDependency, UnsupportedOperation
-from ..model import KIB, OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
+from ..model import KIB, TensorMapReport, TileReport
 from ..units import count
 from . import RenderOptions, heatmap
+from .plot_words import (
+    NOTE_COLOUR,
+    TITLE_PAD,
+    TOP,
+    fmt_kib,
+    panel_title,
+    printed_summary,
+    text_panel,
+    title,
+    top_table,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -42,17 +54,13 @@ MAYBE_HATCH = "#b35806"
 INCLUDING_COLOUR = "#c6dbef"
 INCLUDING_LINE = "#8c8c8c"
 LIMIT_COLOUR = "#222222"
-NOTE_COLOUR = "#555555"
 FIGSIZE = (12.0, 7.5)
 DPI = 100
 MAX_POINTS = 2048        # tiles drawn one by one; beyond, per-bucket envelopes
 BAR_TILES = 64           # up to this many tiles, one bar per tile
 LOG_COUNT_RATIO = 100    # histogram counts this far apart get a log axis
 LIMIT_HEADROOM = 1.5     # stretch an axis to the limit only when it is this close to the data
-TOP = 5
-TITLE_PAD = 6.0          # points between a panel and its title (matplotlib's default)
 IPU_LABEL_ROOM = 8.5     # points the IPU numbers above the per-tile panel take
-TITLE_CHARS = 90          # a title's characters that fit the figure's width at its font size
 CROWD = 0.06             # top tiles closer than this share of the axis share one label
 
 
@@ -65,18 +73,34 @@ def _figure_class():
     return ReportFigure
 
 
+_gc_lock = threading.Lock()
+_gc_pauses = 0             # figures being drawn now, in every thread
+_gc_was_enabled = False    # the collector's state when the first of them began
+
+
 @contextlib.contextmanager
 def without_cyclic_gc() -> Iterator[None]:
     """Python's cyclic garbage collector paused (and resumed as it was): importing matplotlib makes some 50,000
     objects, none of them garbage, and drawing a figure 13,000 more, whose allocations set off collections that
-    walk every object again (0.06-0.14 s of a pod-scale ``--png``). The objects are collected as usual after."""
-    enabled = gc.isenabled()
-    gc.disable()
+    walk every object again (0.06-0.14 s of a pod-scale ``--png``). The objects are collected as usual after.
+
+    Threads drawing at once share one pause: the first to begin notes the collector's state and pauses it,
+    the last to end restores that state. Each thread checking and restoring on its own could leave it off for
+    good (one thread sees it enabled, another sees it already paused and pauses it again after the first
+    resumed it) (issue #26)."""
+    global _gc_pauses, _gc_was_enabled
+    with _gc_lock:
+        if _gc_pauses == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_was_enabled:
+                gc.enable()
 
 
 def figure(summary: Summary, *, figsize: tuple[float, float] | None = None) -> Figure:
@@ -93,17 +117,17 @@ def _figure(summary: Summary, figsize: tuple[float, float] | None) -> Figure:
         raise UnsupportedOperation(f"{report.source}: a tensor map counts elements, not bytes: "
                                    "plot an archive or profile of the same program")
     fig = _figure_class()(figsize=figsize or FIGSIZE, dpi=DPI)
-    _title(fig, summary)
+    title(fig, summary)
     grid = fig.add_gridspec(2, 2, height_ratios=(1.05, 1), width_ratios=(1.25, 1), left=0.06, right=0.94,
                             bottom=0.07, top=0.84 if report.per_tile == "partial" else 0.86,
                             hspace=0.42, wspace=0.2)
     if isinstance(report, TileReport) and report.num_tiles == 0:
-        _text_panel(fig.add_subplot(grid[:, :]), "No tiles", ["This report holds no tiles: nothing to draw."])
+        text_panel(fig.add_subplot(grid[:, :]), "No tiles", ["This report holds no tiles: nothing to draw."])
         return fig
     if not isinstance(report, TileReport) and not report.detailed_tiles:
         # Only a printed histogram: it takes the top row, what was printed the bottom one.
         _histogram(fig.add_subplot(grid[0, :]), summary)
-        _printed_summary(fig.add_subplot(grid[1, :]), summary)
+        printed_summary(fig.add_subplot(grid[1, :]), summary)
         return fig
     top, hist_ax = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0])
     # The heat map's colour bar sits in the right margin, outside its axes.
@@ -111,7 +135,7 @@ def _figure(summary: Summary, figsize: tuple[float, float] | None) -> Figure:
     if not isinstance(report, TileReport):
         _detailed_tiles(top, summary)
         _histogram(hist_ax, summary)
-        _printed_summary(side, summary)
+        printed_summary(side, summary)
     else:
         _per_tile(top, summary)
         _histogram(hist_ax, summary)
@@ -122,7 +146,7 @@ def _figure(summary: Summary, figsize: tuple[float, float] | None) -> Figure:
             vmax = limit / KIB if limit and limit / KIB <= LIMIT_HEADROOM * data_max else data_max
             heatmap.draw(side, summary, OOM_COLOUR, vmax)
         else:
-            _top_table(side, summary)
+            top_table(side, summary)
     return fig
 
 
@@ -133,10 +157,6 @@ def render_png(summary: Summary, options: RenderOptions | None = None, *,
         return figure(summary, figsize=figsize).to_png()
 
 
-def _fmt_kib(nbytes: int | float) -> str:
-    return f"{nbytes / KIB:,.1f} KiB"
-
-
 def _scale_top(data_max: float, limit: float | None) -> float:
     """Axis top: the limit when it is near the data (so fullness shows), else the data's maximum."""
     if limit is not None and limit <= LIMIT_HEADROOM * max(data_max, 1):
@@ -144,72 +164,12 @@ def _scale_top(data_max: float, limit: float | None) -> float:
     return max(data_max, 1)
 
 
-def _title(fig: Figure, summary: Summary) -> None:
-    report = summary.report
-    t = report.target
-    fig.text(0.5, 0.975, _displayable(middle_shortened(report.label, TITLE_CHARS)), ha="center", va="top",
-             fontsize=13, weight="bold")
-    parts = [t.arch] if t.arch else []
-    if not report.num_tiles_known:
-        parts.append("tiles unknown")
-    elif t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
-        parts.append(f"{count(t.num_ipus, 'IPU')} × {count(t.tiles_per_ipu, 'tile')}")
-    else:
-        parts.append(count(t.num_tiles, "tile"))
-    parts.append(f"{_fmt_kib(t.bytes_per_tile)} per tile" if t.bytes_per_tile else "bytes per tile unknown")
-    peak = summary.max_excluding_gaps
-    if peak is not None:
-        share = f" ({100 * peak.bytes / t.bytes_per_tile:.1f}%)" if t.bytes_per_tile else ""
-        parts.append(f"max {_fmt_kib(peak.bytes)}{share} on tile {peak.tile}")
-    parts.append(_oom_phrase(summary.oom))
-    fig.text(0.5, 0.935, "  ·  ".join(parts), ha="center", va="top", fontsize=10.5)
-    note: str | None
-    if report.skipped:
-        note = (f"{len(report.skipped):,} damaged member(s) skipped; their tiles' memory is unknown: marked x at 0, "
-                "counted in no figure")
-    elif report.format == OOM_MESSAGES_FORMAT:
-        note = "this log holds no memory summary, only out-of-memory messages"
-    elif isinstance(report, SummaryReport):
-        note = "this source printed a histogram, maxima and at most a few detailed tiles, not every tile's memory"
-    else:
-        note = summary.partial_reason
-    if note:
-        fig.text(0.5, 0.905, f"Partial per-tile view: {note}", ha="center", va="top", fontsize=9.5,
-                 style="italic", color=NOTE_COLOUR)
-
-
-def middle_shortened(text: str, limit: int) -> str:
-    """``text`` in at most ``limit`` characters: the middle of a long path replaced by "…", keeping its start
-    and, whole where it can, its end (the file name and module that tell reports apart)."""
-    if len(text) <= limit:
-        return text
-    keep_end = max(limit * 2 // 3, limit - 12)
-    slash = text.find("/", len(text) - keep_end)  # the kept end starts at a path separator when one is near
-    end = text[slash:] if 0 <= slash < len(text) - keep_end // 2 else text[-keep_end:]
-    return text[:max(limit - len(end) - 1, 0)] + "…" + end
-
-
-def _displayable(text: str) -> str:
-    """``text`` with the stand-ins for bytes a file name held that were not UTF-8 (lone surrogates, which
-    matplotlib cannot draw) shown as U+FFFD, as a terminal shows them."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _oom_phrase(status: OutOfMemoryCount) -> str:
-    """Short: the title has no room for why."""
-    if status.count is not None:
-        return f"{count(status.count, 'tile')} out of memory"
-    if status.at_least:
-        return f"at least {count(status.at_least, 'tile')} out of memory"
-    return "out-of-memory tiles unknown"
-
-
 def _mark_limit(ax: Axes, limit: int | None, top: float, vertical: bool, bottom: float = 0.0) -> None:
     """The bytes-per-tile limit as a dashed line, or an arrow note when it is off the axis (``bottom`` to
     ``top``): a label placed at the limit itself could lie thousands of axis widths away."""
     if limit is None:
         return
-    label = f"limit {_fmt_kib(limit)}"
+    label = f"limit {fmt_kib(limit)}"
     value = limit / KIB
     if value < bottom:  # every tile is past the limit: say where it lies, at the axis's start
         ax.text(0.01, 0.97, f"← {label}" if vertical else f"{label} ↓", transform=ax.transAxes, ha="left",
@@ -224,7 +184,7 @@ def _mark_limit(ax: Axes, limit: int | None, top: float, vertical: bool, bottom:
         else:
             # Outside the axes, in the right margin, where no tile label can run into it.
             ax.axhline(value, color=LIMIT_COLOUR, ls="--", lw=1.1)
-            ax.text(1.005, value, f"limit\n{_fmt_kib(limit)}", transform=ax.get_yaxis_transform(), ha="left",
+            ax.text(1.005, value, f"limit\n{fmt_kib(limit)}", transform=ax.get_yaxis_transform(), ha="left",
                     va="center", fontsize=8, color=LIMIT_COLOUR)
     else:
         arrow = "→" if vertical else "↑"
@@ -288,7 +248,7 @@ def _per_tile(ax: Axes, summary: Summary) -> None:
                None if limit is None else limit / KIB, top * 1.2)
     ax.set_xlim(-0.6 if n <= BAR_TILES else -0.5, n - 0.4 if n <= BAR_TILES else n - 0.5)
     ax.set_ylim(0, top * 1.2)
-    _panel_title(ax, "Memory per tile" + (", excluding gaps" if report.including_gaps is None else ""),
+    panel_title(ax, "Memory per tile" + (", excluding gaps" if report.including_gaps is None else ""),
                  TITLE_PAD + (IPU_LABEL_ROOM if labelled else 0.0))
     ax.set_xlabel("tile", fontsize=9)
     ax.set_ylabel("KiB", fontsize=9)
@@ -304,12 +264,6 @@ def _including(ax: Axes, kib: np.ndarray) -> float:
         x = np.arange(kib.size)
     ax.step(x, kib, where="mid", color=INCLUDING_LINE, lw=0.8, zorder=1, label="including gaps")
     return float(kib.max())
-
-
-def _panel_title(ax: Axes, title: str, pad: float = TITLE_PAD) -> None:
-    """A panel's title, left, ``pad`` points above it: placed, not left to matplotlib's search for what it
-    must clear (which lays out every tick label once more: a tenth of a second of text layout)."""
-    ax.set_title(title, fontsize=10.5, loc="left", y=1.0, pad=pad)
 
 
 def _ipu_boundaries(ax: Axes, report: TileReport) -> bool:
@@ -335,6 +289,18 @@ def _ipu_boundaries(ax: Axes, report: TileReport) -> bool:
 LABEL_GAP, LABEL_HEIGHT = 5.0, 12.0  # points: a top-tile label's distance above its tile, and its height
 
 
+def crowd_label(tiles: list[int], out_of_memory: list[int] | None = None) -> str:
+    """The label of top tiles that crowd together: "tile 5", "tiles 3, 5"; when only some of them are out of
+    memory, those named after the list ("tiles 0, 1, 2, 3, 5; OOM: 5"), so the mark cannot be read as the whole
+    list's, nor as the last tile's when it is another's (issue #26)."""
+    if len(tiles) == 1:
+        return f"tile {tiles[0]}"
+    label = "tiles " + ", ".join(map(str, tiles))
+    if out_of_memory and len(out_of_memory) < len(tiles):
+        label += "; OOM: " + ", ".join(map(str, out_of_memory))
+    return label
+
+
 def _label_top(ax: Axes, summary: Summary, kib: np.ndarray, limit_kib: float | None = None,
                y_max: float | None = None) -> None:
     """Tile numbers over the five most memory-subscribed tiles; tiles that crowd share one label (naming
@@ -358,10 +324,7 @@ def _label_top(ax: Axes, summary: Summary, kib: np.ndarray, limit_kib: float | N
             groups.append([tile])
     for group in groups:
         peak = max(group, key=lambda t: kib[t])
-        label = f"tile {group[0]}" if len(group) == 1 else "tiles " + ", ".join(str(t) for t in group)
-        if over is not None and len(group) > 1 and len({bool(over[t]) for t in group}) > 1:
-            # Some of the group fit: a shared label over an out-of-memory spike must not imply all are over.
-            label = "tiles " + ", ".join(f"{t} (OOM)" if over[t] else str(t) for t in group)
+        label = crowd_label(group, None if over is None else [t for t in group if over[t]])
         where = peak / span
         ha = "left" if where < 0.03 else "right" if where > 0.97 else "center"  # stay inside the axes
         place: dict = {"xytext": (0, LABEL_GAP), "textcoords": "offset points"}
@@ -379,7 +342,7 @@ def _label_top(ax: Axes, summary: Summary, kib: np.ndarray, limit_kib: float | N
 def _histogram(ax: Axes, summary: Summary) -> None:
     """Poplar's By Tile histogram: tiles per KiB bin (the printed bins for a text report)."""
     report, hist = summary.report, summary.histogram
-    _panel_title(ax, "By Tile histogram" + (" (as printed)" if isinstance(report, SummaryReport) else ""))
+    panel_title(ax, "By Tile histogram" + (" (as printed)" if summary.histogram_as_printed else ""))
     if hist is None or not hist.bins:
         ax.text(0.5, 0.5, "no histogram in this source", ha="center", va="center", transform=ax.transAxes,
                 color=NOTE_COLOUR)
@@ -502,7 +465,7 @@ def _histogram_legend(ax: Axes, red: bool, maybe: bool, elided: bool = False) ->
 def _detailed_tiles(ax: Axes, summary: Summary) -> None:
     """A partial report's detailed tiles as bars: excluding gaps in front, including gaps behind."""
     report, details = summary.report, summary.detailed
-    _panel_title(ax, "Detailed tiles, as printed (the other tiles' memory is not in this source)")
+    panel_title(ax, "Detailed tiles, as printed (the other tiles' memory is not in this source)")
     if not details:
         ax.text(0.5, 0.5, "this source details no tile", ha="center", va="center", transform=ax.transAxes,
                 color=NOTE_COLOUR)
@@ -534,58 +497,3 @@ def _detailed_tiles(ax: Axes, summary: Summary) -> None:
     ax.legend(handles=handles, loc="upper right", fontsize=8, frameon=False)
 
 
-def _text_panel(ax: Axes, title: str, lines: list[str]) -> None:
-    ax.set_axis_off()
-    _panel_title(ax, title)
-    ax.text(0.0, 0.95, "\n".join(lines), transform=ax.transAxes, ha="left", va="top", fontsize=9,
-            family="monospace")
-
-
-def _printed_summary(ax: Axes, summary: Summary) -> None:
-    """What a partial source printed, and what it leaves out."""
-    report = summary.report
-    lines = []
-    hist = report.printed.histogram if report.printed else None
-    if hist is not None:
-        lines.append(f"Histogram:  {hist.total:,} tiles in {len(hist.bins)} bins of {hist.bin_kib} KiB"
-                     + (" (rows left out)" if hist.elided_before else ""))
-    for label, peak in (("incl. gaps", summary.max_including_gaps), ("excl. gaps", summary.max_excluding_gaps)):
-        if peak is not None:
-            lines.append(f"Max {label}: {peak.bytes:,} B ({_fmt_kib(peak.bytes)}) on tile {peak.tile}")
-    status = summary.oom
-    printed = report.printed.tiles_out_of_memory if report.printed else None
-    judged = ("unknown" if status.count is None and not status.at_least else
-              f"at least {count(status.at_least, 'tile')}" if status.count is None else count(status.count, "tile"))
-    if printed is not None:  # what was printed, as printed; a recount only beside it, labelled as such
-        lines.append(f"Out of memory (printed): {count(printed, 'tile')}")
-        if status.count != printed:
-            lines.append(f"Out of memory (recounted for {report.target.bytes_per_tile:,} B per tile): {judged}"
-                         if report.target.bytes_per_tile else f"Out of memory (recounted): {judged}")
-    else:
-        lines.append("Out of memory: " + judged)
-    lines.append(f"Detailed tiles: {len(report.detailed_tiles)} of "
-                 + (f"{report.num_tiles:,}" if report.num_tiles_known else "an unknown tile count"))
-    if report.oom_messages:
-        named = sorted(tiles.message_tiles(report))
-        lines.append(f"Out-of-memory messages: {len(report.oom_messages):,}"
-                     + (f" (tiles {', '.join(map(str, named[:6]))}{', ...' if len(named) > 6 else ''})"
-                        if named else ""))
-    if isinstance(report, SummaryReport):
-        lines += ["", "No per-tile line or heat map: a text summary",
-                  "does not print every tile's memory. An ELF",
-                  "archive or a graph profile of the same",
-                  "program holds it."]
-    _text_panel(ax, "As printed", lines)
-
-
-def _top_table(ax: Axes, summary: Summary) -> None:
-    """The top tiles as a small table (for reports too small for a heat map)."""
-    report = summary.report
-    limit = report.target.bytes_per_tile
-    lines = [f"{'tile':>6} {'IPU':>4} {'excl. gaps':>14}  {'% of tile':>9}"]
-    for t in summary.top[:TOP]:
-        pct = f"{100 * t.excluding_gaps / limit:.1f}%" if limit and t.excluding_gaps is not None else "?"
-        excl = "?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B"
-        mark = "  OOM" if t.out_of_memory else ""
-        lines.append(f"{t.tile:>6} {'?' if t.ipu is None else t.ipu:>4} {excl:>14}  {pct:>9}{mark}")
-    _text_panel(ax, f"Top {count(min(TOP, report.num_tiles), 'tile')}", lines)

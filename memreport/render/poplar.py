@@ -49,11 +49,6 @@ def maximum_line(label: str, peak: TileBytes) -> str:
     return f"Maximum ({label}): {peak.bytes:,} ({kib(peak.bytes)}) on tile {peak.tile}"
 
 
-def plural(kind: str) -> str:
-    """The plural of a breakdown kind: sections, categories, data types."""
-    return kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
-
-
 WIDTH = 100  # columns memreport's own text fits by default (Poplar's By Tile block keeps its own layout)
 
 

@@ -14,15 +14,13 @@ from typing import Any
 import numpy as np
 
 from ..analysis import Summary, TopTile
-from ..analysis.messages import describe, next_command
-from ..analysis.tiles import message_tiles
-from ..model import MemoryReport, OutOfMemoryMessage, SummaryReport, TensorMapReport, TileBytes, TileReport
+from ..analysis.verdict import MessageWords
+from ..model import MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileReport
+from ..model.schemas import REPORT_SCHEMA
 from . import RenderOptions, csvlines
 from .drill import liveness_json, liveness_summary_json, symbols_json
 from .saved import Inline, saved_sections
 from .tensors import CSV_COLUMNS as TENSOR_COLUMNS
-
-SCHEMA = "memreport/1"
 
 
 def tile_bytes_json(value: TileBytes | None) -> dict | None:
@@ -97,7 +95,7 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
         "info": _plain(dict(report.info)),
         "notes": list(report.notes) + ([oom_note] if oom_note else []) + list(summary.notes),
         "skipped_members": [{"tile": s.tile, "member": s.member, "reason": s.reason} for s in report.skipped],
-        **({"out_of_memory_messages": [message_json(m) for m in report.oom_messages]}
+        **({"out_of_memory_messages": [message_json(w) for w in summary.verdict.messages]}
            if isinstance(report, SummaryReport) else {}),
         **tensors.json_sections(summary),
         "selected_tiles": [tile_json(tt, symbols) for tt in summary.selected],
@@ -107,18 +105,19 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
     }
 
 
-def message_json(m: OutOfMemoryMessage) -> dict:
+def message_json(words: MessageWords) -> dict:
     """One out-of-memory message: what it states (null where it does not), and what to run next."""
+    m = words.message
     return {"kind": m.kind, "line": m.line, "tile": m.tile, "bytes_used": m.bytes_used,
             "bytes_per_tile": m.bytes_per_tile, "exchange": m.exchange, "code_offset": m.code_offset,
             "stream_bytes": m.stream_bytes, "buffer_index": m.buffer_index, "saved_path": m.saved_path,
-            "archive": m.archive, "next_command": next_command(m), "description": describe(m), "text": m.text}
+            "archive": m.archive, "next_command": words.next_command, "description": words.description, "text": m.text}
 
 
 def render_json(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
     """Every report in one ``memreport/1`` document; per-tile arrays one line each."""
     inline = Inline()
-    doc = {"schema": SCHEMA, "reports": [report_dict(s, options, inline) for s in summaries]}
+    doc = {"schema": REPORT_SCHEMA, "reports": [report_dict(s, options, inline) for s in summaries]}
     return inline.fill(json.dumps(doc, indent=2) + "\n")  # the newline before the arrays: no copy of it all
 
 
@@ -130,9 +129,10 @@ MESSAGE_COLUMNS = ("oom_message", "oom_bytes_used")
 TAIL_COLUMNS = ("stated_by", "source", "module", "report_line")
 
 
-def _items(report: MemoryReport) -> list[tuple[str, str]]:
+def _items(summary: Summary) -> list[tuple[str, str]]:
     """A report's own columns, in order: ("breakdown", item), ("region", region) and ("message", column) (tensor
     columns for a map)."""
+    report = summary.report
     if isinstance(report, TensorMapReport):
         return [("tensor", name) for name in TENSOR_COLUMNS]
     if isinstance(report, TileReport):
@@ -141,12 +141,12 @@ def _items(report: MemoryReport) -> list[tuple[str, str]]:
     for d in report.detailed_tiles:
         found.update(dict.fromkeys(("breakdown", name) for name in d.breakdown))
         found.update(dict.fromkeys(("region", name) for name in d.regions))
-    if message_tiles(report):
+    if summary.verdict.message_tiles:
         found.update(dict.fromkeys(("message", name) for name in MESSAGE_COLUMNS))
     return list(found)
 
 
-def column_specs(reports: Sequence[MemoryReport]) -> list[list[Spec]]:
+def column_specs(summaries: Sequence[Summary]) -> list[list[Spec]]:
     """Per report, its CSV columns after the base ones, as (label, what, key).
 
     Labels never repeat nor shadow one another: a breakdown item named like
@@ -156,7 +156,8 @@ def column_specs(reports: Sequence[MemoryReport]) -> list[list[Spec]]:
     (section)``. The same item of the same kind has the same label in every
     report, so several reports share its column.
     """
-    items = [_items(report) for report in reports]
+    items = [_items(summary) for summary in summaries]
+    reports = [summary.report for summary in summaries]
     reserved = set(BASE_COLUMNS) | set(TAIL_COLUMNS) | set(TENSOR_COLUMNS) | set(MESSAGE_COLUMNS) \
         | {f"region.{key}" for own in items for what, key in own if what == "region"}
     taken = reserved | {key for own in items for what, key in own if what == "breakdown"}
@@ -182,9 +183,9 @@ def column_specs(reports: Sequence[MemoryReport]) -> list[list[Spec]]:
     return specs
 
 
-def _columns(report: MemoryReport) -> list[Spec]:
+def _columns(summary: Summary) -> list[Spec]:
     """The report's own columns after the base ones (breakdown items and regions; tensor columns for a map)."""
-    return column_specs([report])[0]
+    return column_specs([summary])[0]
 
 
 def _summary_rows(summary: Summary, columns: list[Spec]) -> list[list[str]]:
@@ -193,8 +194,8 @@ def _summary_rows(summary: Summary, columns: list[Spec]) -> list[list[str]]:
     report = summary.report
     if isinstance(report, TensorMapReport):  # elements and estimates per tile; the byte columns stay blank
         from .tensors import csv_rows
-        return csv_rows(report)
-    named = message_tiles(report)
+        return csv_rows(summary)
+    named = summary.verdict.message_tiles
 
     def cells(t: TopTile) -> list[str]:
         m = named.get(t.tile)
@@ -270,7 +271,7 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
     several = len(summaries) > 1
     tensor_map = next((s.tensor_map for s in summaries if s.tensor_map is not None), None)
     columns: dict[str, None] = {}
-    per_report = column_specs([s.report for s in summaries])
+    per_report = column_specs(summaries)
     for own in per_report:
         columns.update(dict.fromkeys(label for label, _, _ in own))
     if tensor_map is not None:

@@ -10,17 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis import Summary
-from ..analysis.tensors import ElementHistogram, TileTensors, element_histogram, top_data_tiles
-from ..model import MemoryReport, TensorMapReport, exact_sum
+from ..analysis.tensors import ElementHistogram, TileTensors
+from ..model import exact_sum
 from ..model.tensor_map import ESTIMATE_LABEL, TensorMap
 from .poplar import BAR_WIDTH, WIDTH, bar, prose
 
 TENSORS_PER_TILE = 10
-
-
-def tensor_map_of(report: MemoryReport) -> TensorMap | None:
-    """The tensor map a tensor-map report carries (None for other reports)."""
-    return report.tensor_map if isinstance(report, TensorMapReport) else None
 
 
 # -- text ---------------------------------------------------------------------------------------------
@@ -83,8 +78,7 @@ def _unknown_line(tensor_map: TensorMap, indent: str = "  ") -> list[str]:
 
 def tensor_map_lines(summary: Summary) -> list[str]:
     """A tensor map on its own: counts, the element histogram, and the tiles holding the most data."""
-    report = summary.report
-    tensor_map = tensor_map_of(report)
+    tensor_map = summary.own_tensor_map
     if tensor_map is None:
         return []
     elements = exact_sum(tensor_map.elements_by_tile)
@@ -99,8 +93,9 @@ def tensor_map_lines(summary: Summary) -> list[str]:
         "",
         "  By Tile (tensor elements):",
     ]
-    lines += histogram_lines(element_histogram(tensor_map))
-    rows = top_data_tiles(tensor_map, summary.top_n, report.target.tiles_per_ipu)
+    assert summary.element_histogram is not None  # summarize gives a tensor map its element histogram
+    lines += histogram_lines(summary.element_histogram)
+    rows = summary.data_tiles
     if rows:
         lines += ["", f"Tiles holding the most tensor data (top {len(rows)}, by estimated bytes):",
                   *prose("  ", f"({ESTIMATE_LABEL})", hang="   ")]
@@ -144,12 +139,12 @@ def per_tile_columns(tensor_map: TensorMap, num_tiles: int) -> dict[str, np.ndar
             "tensor_unknown_size_elements": fit(tensor_map.unknown_elements_by_tile)}
 
 
-def csv_rows(report: MemoryReport) -> list[list[str]]:
+def csv_rows(summary: Summary) -> list[list[str]]:
     """One row per tile of a tensor-map report: the base columns blank but tile and IPU, then elements."""
-    tensor_map = tensor_map_of(report)
+    tensor_map = summary.own_tensor_map
     if tensor_map is None:
         return []
-    n, tpi = tensor_map.num_tiles, report.target.tiles_per_ipu
+    n, tpi = tensor_map.num_tiles, summary.report.target.tiles_per_ipu
     tiles = np.arange(n)
     blank = [""] * n
     values = per_tile_columns(tensor_map, n)
@@ -170,9 +165,10 @@ def tile_dict(row: TileTensors) -> dict:
                          "est_bytes": t.est_bytes} for t in row.tensors]}
 
 
-def tensor_map_dict(tensor_map: TensorMap, top: int = 5, tiles_per_ipu: int | None = None) -> dict:
+def tensor_map_dict(summary: Summary, tensor_map: TensorMap) -> dict:
     """A tensor map on its own, as JSON."""
-    hist = element_histogram(tensor_map)
+    hist = summary.element_histogram
+    assert hist is not None  # summarize gives a tensor map its element histogram
     return {
         "source": tensor_map.source,
         "estimate": ESTIMATE_LABEL,
@@ -184,7 +180,7 @@ def tensor_map_dict(tensor_map: TensorMap, top: int = 5, tiles_per_ipu: int | No
         "est_bytes": exact_sum(tensor_map.est_bytes_by_tile),
         "element_histogram": {"bin_elements": hist.bin_elements,
                               "bins": [{"low": b.low, "high": b.high, "count": b.count} for b in hist.bins]},
-        "top_tiles": [tile_dict(r) for r in top_data_tiles(tensor_map, top, tiles_per_ipu)],
+        "top_tiles": [tile_dict(r) for r in summary.data_tiles],
         "notes": list(tensor_map.notes),
     }
 
@@ -201,9 +197,9 @@ def attribution_dict(summary: Summary) -> dict:
 def json_sections(summary: Summary) -> dict:
     """Extra keys for a report's JSON record: ``tensor_map`` and/or ``tensor_attribution``."""
     sections = {}
-    own = tensor_map_of(summary.report)
+    own = summary.own_tensor_map
     if own is not None:
-        sections["tensor_map"] = tensor_map_dict(own, summary.top_n, summary.report.target.tiles_per_ipu)
+        sections["tensor_map"] = tensor_map_dict(summary, own)
     elif summary.tensor_map is not None:
         sections["tensor_attribution"] = attribution_dict(summary)
     return sections

@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..analysis import Summary, TopTile
-from ..analysis.messages import describe
-from ..model import OOM_MESSAGES_FORMAT, SummaryReport, TensorMapReport, TileReport
-from ..units import count
+from ..model import OOM_MESSAGES_FORMAT, TensorMapReport
+from ..units import count, plural
 from . import RenderOptions, drill
-from .poplar import HISTOGRAM_HEADER, WIDTH, histogram_rows, maximum_line, plural, prose
+from .poplar import HISTOGRAM_HEADER, WIDTH, histogram_rows, maximum_line, prose
 
 RULE = "=" * 78
 RED, YELLOW, RESET = "\x1b[31m", "\x1b[33m", "\x1b[0m"
@@ -84,15 +83,13 @@ def _items(breakdown: dict[str, int], limit: int) -> str:
 
 def top_tiles_lines(summary: Summary, items: int = 3, options: RenderOptions | None = None) -> list[str]:
     """The top tiles: tile, IPU, bytes, % of tile memory, largest breakdown items; OOM tiles flagged."""
-    report, top = summary.report, summary.top
+    top = summary.top
     if not top:
         return []
-    printed = isinstance(report, SummaryReport)  # its detailed tiles, in its order, not a ranking
-    # Its detailed tiles, Maximum lines and out-of-memory messages, each marked with where its figures come from.
-    title = "Tiles as printed" if printed else f"Top {count(len(top), 'tile')}"
-    by = "including gaps" if isinstance(report, TileReport) and report.including_gaps is not None \
-        else "excluding gaps"
-    return tiles_lines(summary, top, f"{title}:" if printed else f"{title} (by {by}):", items, options)
+    # A summary's detailed tiles, Maximum lines and out-of-memory messages, in its order, not a ranking.
+    heading = "Tiles as printed:" if summary.top_order is None else \
+        f"Top {count(len(top), 'tile')} (by {summary.top_order}):"
+    return tiles_lines(summary, top, heading, items, options)
 
 
 def selected_lines(summary: Summary, items: int = 3, options: RenderOptions | None = None) -> list[str]:
@@ -208,13 +205,13 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
 
 def messages_lines(summary: Summary) -> list[str]:
     """The out-of-memory messages of the log: line, kind, and what each states (docs/FORMATS.md §8.6)."""
-    messages = summary.report.oom_messages
+    messages = summary.verdict.messages
     if not messages:
         return []
-    width = max(len(m.kind) for m in messages)
-    numbers = max(len(f"{m.line:,}") for m in messages)
+    width = max(len(w.message.kind) for w in messages)
+    numbers = max(len(f"{w.message.line:,}") for w in messages)
     lines = [f"Out-of-memory messages ({len(messages):,}):"]
-    lines += [f"  line {m.line:>{numbers},}  {m.kind:<{width}}  {describe(m)}" for m in messages]
+    lines += [f"  line {w.message.line:>{numbers},}  {w.message.kind:<{width}}  {w.description}" for w in messages]
     return lines
 
 

@@ -50,7 +50,7 @@ def reference_csv(reports) -> str:
     """render_csv as it was: every cell a string, every row through csv.writer."""
     several = len(reports) > 1
     columns: dict[str, None] = {}
-    per_report = table.column_specs(reports)
+    per_report = table.column_specs(summarize_all(reports))
     for own in per_report:
         columns.update(dict.fromkeys(label for label, _, _ in own))
     stated = any(isinstance(r, SummaryReport) for r in reports)

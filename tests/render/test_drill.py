@@ -10,8 +10,8 @@ from memreport.model import Column, Target, TileReport
 from memreport.render import RenderOptions, drill
 from memreport.render.table import render_json
 from memreport.render.text import render
+from tests.analysis.test_liveness import TREE, report
 from tests.readers.elf.test_symbols import codelet_expected
-from tests.test_liveness import TREE, report
 
 
 def archive() -> TileReport:

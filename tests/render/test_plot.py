@@ -425,7 +425,7 @@ def test_a_name_of_60000_characters_is_drawn_shortened(tmp_path):
 
 
 def test_a_long_title_is_shortened_in_the_middle_keeping_the_end():
-    from memreport.render.plot import middle_shortened
+    from memreport.render.plot_words import middle_shortened
     label = ("/home/someone/projects/very/long/directory/structure/for/builds/2026-11-23/run_0042/"
              "tensorflow_reports/trace_two_modules.rep (module cluster_training_step.17)")
     short = middle_shortened(label, 90)
@@ -522,11 +522,72 @@ def test_a_shared_label_names_which_tiles_are_out_of_memory():
     report = TileReport("crowd.a", "archive", Target(4000, None, 1, 4000, limit), bytes_)
     fig = plot.figure(summarize(report))
     labels = {t.get_text() for t in fig.axes[0].texts if t.get_text().startswith("tile")}
-    assert "tiles 1292 (OOM), 1300" in labels
+    assert "tiles 1292, 1300; OOM: 1292" in labels
     both = bytes_.copy()
     both[1300] = limit + 1
     labels = {t.get_text() for t in plot.figure(summarize(report.evolve(excluding_gaps=both))).axes[0].texts}
     assert "tiles 1292, 1300" in labels  # all of the group over: the red dots say so
+
+
+def test_a_shared_label_marks_only_the_tiles_out_of_memory_even_the_last():
+    """With only tile 5 out of memory the label read "tiles 0, 1, 2, 3, 5 (OOM)": all five, by the look of it
+    (issue #26 item 14)."""
+    limit = 262_144
+    bytes_ = np.full(64, 1_000)
+    bytes_[[0, 1, 2, 3]] = 200_000
+    bytes_[5] = limit + 1
+    report = TileReport("five.a", "archive", Target(64, None, 1, 64, limit), bytes_)
+    labels = [t.get_text() for t in plot.figure(summarize(report)).axes[0].texts if t.get_text().startswith("tile")]
+    assert labels == ["tiles 0, 1, 2, 3, 5; OOM: 5"]
+    assert plot.crowd_label([7]) == "tile 7"
+    assert plot.crowd_label([0, 5], [0, 5]) == "tiles 0, 5"
+    assert plot.crowd_label([0, 5], []) == "tiles 0, 5"
+
+
+def test_threads_drawing_at_once_leave_the_collector_as_they_found_it(monkeypatch):
+    """Thread B checked the collector while thread A had paused it, A resumed it, then B paused it again for
+    good (issue #26 item 13). B is held, right after its check, until A has finished or half a second passed."""
+    import gc
+    import threading
+    a_inside, b_checked, a_done = threading.Event(), threading.Event(), threading.Event()
+    real = gc.isenabled
+
+    def isenabled():
+        state = real()
+        if threading.current_thread().name == "B":
+            b_checked.set()
+            a_done.wait(0.5)  # the old code let A resume the collector here; now A waits for B's pause to end
+        return state
+
+    def a():
+        with plot.without_cyclic_gc():
+            a_inside.set()
+            b_checked.wait(0.5)  # the old code: B checks now; the new one: B never needs to
+        a_done.set()
+
+    def b():
+        a_inside.wait(5)
+        with plot.without_cyclic_gc():
+            pass
+
+    gc.enable()
+    monkeypatch.setattr(gc, "isenabled", isenabled)
+    threads = [threading.Thread(target=a, name="A"), threading.Thread(target=b, name="B")]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        assert real()
+    finally:
+        gc.enable()
+    gc.disable()
+    try:  # a collector paused by the caller stays paused
+        with plot.without_cyclic_gc():
+            assert not real()
+        assert not real()
+    finally:
+        gc.enable()
 
 
 # ---------------------------------------------------------------- cheap to draw, same picture (issue #15 --png)

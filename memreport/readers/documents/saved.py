@@ -39,12 +39,13 @@ from ...model import (
     TileReport,
     TileSymbols,
 )
+from ...model.schemas import DIFF_SCHEMA as DIFF_SCHEMA_NAME
+from ...model.schemas import REPORT_SCHEMA
 from ..registry import Reader, ReadOptions, register
 from .bulk_decode import decode_json_arrays
 from .document import decode_json, mapping, tile_array, whole_number
 
-SCHEMA = "memreport/1"
-DIFF_SCHEMA = "memreport-diff/1"
+SCHEMA, DIFF_SCHEMA = REPORT_SCHEMA, DIFF_SCHEMA_NAME  # the names are defined once, in model.schemas
 _SNIFF = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"schema"\s*:\s*"memreport(?:-diff)?/1"')
 _STATED_FIELDS = ("num_tiles", "arch", "arch_basis", "num_ipus", "tiles_per_ipu", "bytes_per_tile", "clock_hz",
                   "type", "whole_ipus", "bytes_unknown_reason", "source_kind", "infer_arch")

@@ -19,9 +19,7 @@ from memreport.model import (
     TileDetail,
     TileReport,
 )
-from tests.builds import empty_tensor_map_report
-
-from .builds import LIMIT, NEW, OLD, write_build
+from tests.builds import LIMIT, NEW, OLD, empty_tensor_map_report, write_build
 
 
 @pytest.fixture

@@ -1,4 +1,12 @@
-"""How many tiles are out of memory, as far as a source can say.
+"""The out-of-memory verdict, in one place: which tiles are out of memory, how many, and how it is said.
+
+Per tile: :func:`out_of_memory` (a report with every tile's bytes),
+:func:`detail_out_of_memory` (a summary's detailed tile) and
+:func:`message_tiles` (the tiles out-of-memory messages name). How many:
+:func:`out_of_memory_count`. Whether a summary's own printed verdict holds
+for the bytes per tile in use is decided once, by :func:`printed_verdict_applies`.
+:func:`verdict` gathers it all, in words too, for the Summary to carry.
+
 
 A :class:`~memreport.model.TileReport` counts its tiles. A text summary's
 printed count is used as printed when it was made for the bytes per tile in
@@ -10,7 +18,7 @@ count, or a lower bound, with the reason (:func:`out_of_memory_count`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -22,11 +30,15 @@ from ..model import (
     Histogram,
     MemoryReport,
     OptionNames,
+    OutOfMemoryMessage,
     SummaryReport,
+    TensorMapReport,
+    TileBytes,
+    TileDetail,
     TileReport,
 )
-from . import tiles
-from .tiles import out_of_memory, partial_reason
+from ..units import count as counted
+from .messages import describe, next_command
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,17 @@ class OutOfMemoryCount:
             return f"{self.count:,}"
         return f"at least {self.at_least:,}" if self.at_least else "unknown"
 
+    def judged(self) -> str:
+        """The count in tiles: "3 tiles", "at least 5 tiles" or "unknown"."""
+        if self.count is not None:
+            return counted(self.count, "tile")
+        return f"at least {counted(self.at_least, 'tile')}" if self.at_least else "unknown"
+
+    def title(self) -> str:
+        """Short, for a picture's title (no room for why): "3 tiles out of memory"."""
+        judged = self.judged()
+        return "out-of-memory tiles unknown" if judged == "unknown" else f"{judged} out of memory"
+
     def note(self) -> str | None:
         """A sentence for a report's notes when the count is neither computed nor printed as is, else None."""
         if self.basis is None and self.reason is None:
@@ -79,23 +102,92 @@ def bytes_per_tile_unknown(names: OptionNames = CLI_NAMES) -> str:
 BYTES_PER_TILE_UNKNOWN = bytes_per_tile_unknown()
 
 
-def printed_bytes_per_tile(report: MemoryReport) -> int | None:
-    """The Memory Per-Tile a text summary printed (None for other reports, or a summary with no Target)."""
-    return report.printed_bytes_per_tile if isinstance(report, SummaryReport) else None
-
-
-def _printed_count_applies(report: SummaryReport) -> bool:
-    """A printed out-of-memory count holds for the bytes per tile in use unless the summary printed another."""
-    stated, limit = report.printed_bytes_per_tile, report.target.bytes_per_tile
+def printed_verdict_applies(report: MemoryReport) -> bool:
+    """Whether what a summary printed about memory (its out-of-memory count, a detailed tile's overflowed
+    region) holds for the bytes per tile in use: unless it printed another bytes per tile than the one in use
+    (``--tile-memory``, ``--arch``), or either is unknown. The one rule: counts, detailed tiles and pictures
+    ask here."""
+    stated = report.stated.bytes_per_tile if report.stated is not None else None
+    limit = report.target.bytes_per_tile
     return stated is None or limit is None or stated == limit
 
 
+def partial_reason(report: MemoryReport) -> str | None:
+    """Why the per-tile view is partial, as a phrase for notes and messages (None when complete)."""
+    if isinstance(report, TileReport):
+        if not report.skipped:
+            return None
+        return f"{len(report.skipped):,} damaged member(s) were skipped: their tiles' bytes are unknown"
+    if isinstance(report, SummaryReport):
+        return "a text summary does not list every tile"
+    if isinstance(report, TensorMapReport):
+        return "a tensor map counts elements, not bytes"
+    return "the source holds no per-tile bytes"
+
+
+def out_of_memory(report: MemoryReport) -> np.ndarray | None:
+    """Per-tile bool: excluding gaps above bytes per tile, or a non-zero overflowed region.
+
+    None when the report holds no per-tile bytes, or bytes per tile is
+    unknown and no overflowed region is known.
+    """
+    if not isinstance(report, TileReport):
+        return None
+    overflowed = report.regions.get("overflowed")
+    limit = report.target.bytes_per_tile
+    if limit is None:
+        return None if overflowed is None else overflowed > 0
+    over = report.excluding_gaps > limit
+    if overflowed is not None:
+        over |= overflowed > 0
+    return over
+
+
+def detail_out_of_memory(report: MemoryReport, detail: TileDetail) -> bool | None:
+    """Whether one detailed tile of a summary is out of memory: a non-zero ``Overflowed`` region, or its
+    excluding gaps above bytes per tile (docs/FORMATS.md §0: the two say the same).
+
+    A tile an out-of-memory message of the report names is out of memory
+    too when nothing the summary printed says otherwise. None when none of
+    these settles it (bytes per tile or the tile's bytes unknown). The one
+    rule for detailed tiles: top tiles, CSV, dataframes, pictures, diffs and
+    gates all ask here.
+    """
+    limit = report.target.bytes_per_tile
+    # Poplar's own verdict, for the bytes per tile it compiled for: not for another one given in its place.
+    if detail.regions.get("overflowed") and printed_verdict_applies(report):
+        return True
+    if limit is None or detail.excluding_gaps is None:
+        return True if detail.tile in message_tiles(report) else None
+    return detail.excluding_gaps > limit
+
+
+def message_tiles(report: MemoryReport) -> dict[int, OutOfMemoryMessage]:
+    """The tiles a report's out-of-memory messages name as not fitting (tile memory, an exchange, code),
+    each with the first message naming it.
+
+    A tile-memory message states its capacity: with other bytes per tile in
+    use (``--tile-memory``), its tile counts only if the bytes it says were
+    used exceed them.
+    """
+    limit = report.target.bytes_per_tile
+    named: dict[int, OutOfMemoryMessage] = {}
+    for m in report.oom_messages:
+        if not m.names_tile or m.tile is None:
+            continue
+        if limit is not None and m.bytes_per_tile not in (None, limit) and m.bytes_used is not None \
+                and m.bytes_used <= limit:
+            continue
+        named.setdefault(m.tile, m)
+    return named
+
+
 def known_out_of_memory_tiles(report: MemoryReport) -> dict[int, int]:
-    """A summary's tiles known to be out of memory (its detailed tiles, by :func:`~.tiles.detail_out_of_memory`,
+    """A summary's tiles known to be out of memory (its detailed tiles, by :func:`detail_out_of_memory`,
     and its maximum): tile -> bytes, excluding gaps. The tiles only its out-of-memory messages name are in
-    :func:`~.tiles.message_tiles`."""
+    :func:`message_tiles`."""
     over: dict[int, int] = {d.tile: d.excluding_gaps for d in report.detailed_tiles
-                            if d.excluding_gaps is not None and tiles.detail_out_of_memory(report, d)}
+                            if d.excluding_gaps is not None and detail_out_of_memory(report, d)}
     limit = report.target.bytes_per_tile
     peak = report.printed.max_excluding_gaps if report.printed else None
     if peak is not None and limit is not None and peak.bytes > limit:
@@ -147,7 +239,7 @@ def out_of_memory_count(report: MemoryReport, over: np.ndarray | None = None,
     printed = report.printed
     limit = report.target.bytes_per_tile
     stated = report.printed_bytes_per_tile
-    if printed.tiles_out_of_memory is not None and _printed_count_applies(report):
+    if printed.tiles_out_of_memory is not None and printed_verdict_applies(report):
         return OutOfMemoryCount(printed.tiles_out_of_memory, printed.tiles_out_of_memory)
     if printed.tiles_out_of_memory is not None:
         reason = (f"its printed count, {printed.tiles_out_of_memory:,}, is for the {stated:,} B per tile it "
@@ -166,15 +258,15 @@ def out_of_memory_count(report: MemoryReport, over: np.ndarray | None = None,
 def _message_bound(report: SummaryReport) -> int:
     """Tiles the out-of-memory messages show out of memory: those they name, or one when a message says
     only "one or more tiles" (a compile that failed for tile memory without naming a tile)."""
-    named = len(tiles.message_tiles(report))
+    named = len(message_tiles(report))
     unnamed = any(m.tile_memory and not m.names_tile for m in report.oom_messages)
     return max(named, 1 if unnamed else 0)
 
 
 def _unbounded_count(report: SummaryReport, reason: str, names: OptionNames = CLI_NAMES) -> OutOfMemoryCount:
     """With bytes per tile unknown: what overflowed regions and messages show, or nothing."""
-    named = set(tiles.message_tiles(report))
-    overflowed = {d.tile for d in report.detailed_tiles if tiles.detail_out_of_memory(report, d)} - named
+    named = set(message_tiles(report))
+    overflowed = {d.tile for d in report.detailed_tiles if detail_out_of_memory(report, d)} - named
     at_least = max(len(overflowed | named), _message_bound(report))
     parts = (["detailed tiles' overflowed regions"] if overflowed else []) + \
         (["out-of-memory messages"] if at_least > len(overflowed) or (named - overflowed) else [])
@@ -199,7 +291,7 @@ def _bounded_count(report: SummaryReport, limit: int, stated: int | None, reason
     shown = (["detailed tiles"] if set(known) & details else []) + (["maximum"] if set(known) - details else [])
     bounds = [(len(known), shown)]  # (tiles known to be over, what in the summary shows them)
     if from_messages:
-        together = max(len(set(known) | set(tiles.message_tiles(report))), from_messages)
+        together = max(len(set(known) | set(message_tiles(report))), from_messages)
         bounds.append((together, shown + ["out-of-memory messages"] if together > len(known) else shown))
     uppers = []  # (at most this many tiles can be over, what in the summary says so)
     if printed.histogram is not None and printed.histogram.bins:
@@ -273,3 +365,83 @@ def bins_out_of_memory(report: MemoryReport, hist: Histogram, over: np.ndarray |
         else:
             result.append(None)
     return result
+
+
+@dataclass(frozen=True)
+class MessageWords:
+    """One out-of-memory message in memreport's words: what it states, and the command to run next (None when
+    the failed run saved nothing memreport reads)."""
+
+    message: OutOfMemoryMessage
+    description: str
+    next_command: str | None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A report's out-of-memory verdict, everything a renderer says about it chosen once.
+
+    ``count`` is how many tiles are out of memory (counted, printed, or
+    bounded: "at least N"); ``printed_count`` what a text summary printed,
+    as printed (None for other sources); ``worst`` the largest tile,
+    excluding gaps, against ``bytes_per_tile``; ``largest_on_worst`` the
+    largest breakdown item (section, category) on it where known.
+    ``message_tiles`` are the tiles out-of-memory messages name,
+    ``messages`` every message in words; ``note`` says why a summary's count
+    is not simply its printed one.
+    """
+
+    count: OutOfMemoryCount
+    num_tiles: int | None = None
+    bytes_per_tile: int | None = None
+    worst: TileBytes | None = None
+    largest_on_worst: tuple[str, int] | None = None
+    printed_count: int | None = None
+    message_tiles: Mapping[int, OutOfMemoryMessage] = field(default_factory=dict)
+    messages: tuple[MessageWords, ...] = ()
+    note: str | None = None
+
+    @property
+    def excess(self) -> int | None:
+        """Bytes the worst tile holds beyond bytes per tile (0 when it fits; None when either is unknown)."""
+        if self.worst is None or self.bytes_per_tile is None:
+            return None
+        return max(self.worst.bytes - self.bytes_per_tile, 0)
+
+    @property
+    def share(self) -> float | None:
+        """The worst tile's bytes as a share of bytes per tile (1.0 is full; None when either is unknown)."""
+        if self.worst is None or not self.bytes_per_tile:
+            return None
+        return self.worst.bytes / self.bytes_per_tile
+
+    @property
+    def next_commands(self) -> tuple[str, ...]:
+        """The commands the messages suggest, each once, in message order."""
+        return tuple(dict.fromkeys(w.next_command for w in self.messages if w.next_command is not None))
+
+    def count_lines(self) -> list[str]:
+        """The count as a source printed it and, beside it, a recount labelled as such; the count alone
+        for a source that printed none."""
+        judged = self.count.judged()
+        if self.printed_count is None:
+            return ["Out of memory: " + judged]
+        lines = [f"Out of memory (printed): {counted(self.printed_count, 'tile')}"]
+        if self.count.count != self.printed_count:
+            limit = self.bytes_per_tile
+            lines.append(f"Out of memory (recounted for {limit:,} B per tile): {judged}" if limit
+                         else f"Out of memory (recounted): {judged}")
+        return lines
+
+
+def judge(report: MemoryReport, count: OutOfMemoryCount, worst: TileBytes | None,
+          largest_on_worst: tuple[str, int] | None = None) -> Verdict:
+    """The verdict of ``report``, whose out-of-memory ``count`` and largest tile (``worst``) are computed."""
+    summary = isinstance(report, SummaryReport)
+    return Verdict(
+        count=count, num_tiles=report.num_tiles if report.num_tiles_known else None,
+        bytes_per_tile=report.target.bytes_per_tile, worst=worst, largest_on_worst=largest_on_worst,
+        printed_count=report.printed.tiles_out_of_memory if summary and report.printed else None,
+        message_tiles=message_tiles(report),
+        messages=tuple(MessageWords(m, describe(m), next_command(m)) for m in report.oom_messages),
+        note=count.note() if summary else None)

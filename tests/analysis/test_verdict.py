@@ -1,12 +1,10 @@
-"""Analysis: bin rule, histogram, top tiles, out-of-memory, maxima, totals, per IPU."""
+"""analysis/verdict.py: which tiles are out of memory, how many, as far as a source can say, and in words."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from memreport import analysis
 from memreport.analysis import summarize, summarize_all
-from memreport.errors import UnsupportedOperation
 from memreport.model import (
     Bin,
     Histogram,
@@ -17,87 +15,8 @@ from memreport.model import (
     Target,
     TileBytes,
     TileDetail,
-    TileReport,
 )
-from tests.builds import empty_tensor_map_report
-
-
-def complete(values, including=None, arch="ipu2", regions=None, bytes_per_tile=None):
-    values = np.asarray(values, dtype=np.int64)
-    return TileReport(source="t", format="archive", target=Target.for_arch(arch, values.size, bytes_per_tile),
-                        excluding_gaps=values,
-                        including_gaps=None if including is None else np.asarray(including, dtype=np.int64),
-                        regions=regions or {})
-
-
-@pytest.mark.parametrize("low,high,width", [
-    (4 * 1024, 5780, 1),                 # the Mk1 sample: 4 - 5, 5 - 6
-    (0, 127 * 1024 + 1023, 1),          # exactly 128 one-KiB bins
-    (0, 128 * 1024, 2),                  # 129 would be needed
-    (0, 834_339, 8),                     # the imbalanced sample: 0 - 8 ... 808 - 816
-    (0, 0, 1),
-    (500 * 1024, 500 * 1024, 1),
-    (0, 10 * 1024 ** 2, 128),
-])
-def test_choose_bin_kib(low, high, width):
-    assert analysis.choose_bin_kib(low, high) == width
-
-
-def test_histogram_from_full_data_matches_poplar_sample():
-    values = np.full(1216, 4500)
-    values[0] = 5780
-    hist = analysis.histogram(complete(values, arch="ipu1"))
-    assert hist == Histogram(1, (Bin(4, 5, 1215), Bin(5, 6, 1)))
-
-
-def test_histogram_bins_are_aligned_and_count_every_tile():
-    values = [0, 8191, 8192, 834_339, 512 * 1024 + 5]
-    hist = analysis.histogram(complete(values))
-    assert hist.bin_kib == 8
-    assert hist.bins[0] == Bin(0, 8, 2) and hist.bins[1] == Bin(8, 16, 1)
-    assert hist.bins[-1] == Bin(808, 816, 1)
-    assert Bin(512, 520, 1) in hist.bins
-    assert len(hist.bins) == 102 and hist.total == 5
-    assert analysis.histogram(complete(values), bin_kib=100).bins[0] == Bin(0, 100, 3)
-
-
-def test_printed_histogram_is_returned_as_printed():
-    printed = Histogram(8, (Bin(0, 8, 3), Bin(8, 16, 2)))
-    report = SummaryReport(source="r.txt", format="poplar-text", target=Target(num_tiles=5),
-                          printed=PrintedSummary(histogram=printed, tiles_out_of_memory=2,
-                                                 max_excluding_gaps=TileBytes(4, 9000)))
-    assert analysis.histogram(report) is printed
-    assert analysis.histogram(report, 8) is printed
-    with pytest.raises(UnsupportedOperation, match="cannot be re-binned to 1 KiB"):
-        analysis.histogram(report, 1)
-    assert analysis.count_out_of_memory(report) == 2
-    assert analysis.max_excluding_gaps(report) == TileBytes(4, 9000)
-    assert analysis.max_including_gaps(report) is None
-    assert analysis.out_of_memory(report) is None
-    assert analysis.total_excluding_gaps(report) is None
-
-
-def test_top_tiles_order_and_ties():
-    report = complete([10, 50, 50, 7, 50, 60])
-    assert [t.tile for t in analysis.top_tiles(report, 4)] == [5, 1, 2, 4]
-    assert [t.tile for t in analysis.top_tiles(report, 100)] == [5, 1, 2, 4, 0, 3]
-    assert analysis.top_tiles(report, 0) == []
-
-
-def test_top_tiles_prefer_including_gaps():
-    report = complete([10, 20, 30], including=[100, 20, 30])
-    top = analysis.top_tiles(report, 2)
-    assert [(t.tile, t.including_gaps, t.excluding_gaps) for t in top] == [(0, 100, 10), (2, 30, 30)]
-
-
-def test_top_tiles_of_partial_report_are_the_detailed_tiles():
-    details = (TileDetail(3, 900, 800, {"Variables": 700, "Stack": 100}), TileDetail(1, 500, 400))
-    report = SummaryReport(source="r", format="poplar-text", target=Target.for_arch("ipu1", 1216),
-                          detailed_tiles=details)
-    top = analysis.top_tiles(report, 5)
-    assert [(t.tile, t.ipu, t.excluding_gaps, t.out_of_memory) for t in top] == [(3, 0, 800, False),
-                                                                               (1, 0, 400, False)]
-    assert list(top[0].breakdown) == ["Variables", "Stack"]
+from tests.builds import complete, empty_tensor_map_report
 
 
 def test_out_of_memory_rules():
@@ -111,40 +30,6 @@ def test_out_of_memory_rules():
     assert analysis.out_of_memory(overflowed).tolist() == [False, True]
     both = complete([limit + 9, 2], regions={"overflowed": np.array([0, 5])})
     assert analysis.count_out_of_memory(both) == 2
-
-
-def test_maxima_and_totals():
-    report = complete([5, 9, 9, 1], including=[6, 9, 12, 1])
-    assert analysis.max_excluding_gaps(report) == TileBytes(1, 9)
-    assert analysis.max_including_gaps(report) == TileBytes(2, 12)
-    assert analysis.total_excluding_gaps(report) == 24
-    assert analysis.total_including_gaps(report) == 28
-    no_gaps = complete([5, 9])
-    assert analysis.max_including_gaps(no_gaps) is None and analysis.total_including_gaps(no_gaps) is None
-
-
-def test_per_ipu():
-    values = np.zeros(1472 * 2 + 10, dtype=np.int64)
-    values[3] = 700_000
-    values[1472 + 8] = 9
-    report = complete(values)
-    ipus = analysis.per_ipu(report)
-    assert [(s.ipu, s.first_tile, s.num_tiles, s.excluding_gaps, s.max_excluding_gaps, s.tiles_out_of_memory)
-            for s in ipus] == [(0, 0, 1472, 700_000, TileBytes(3, 700_000), 1),
-                               (1, 1472, 1472, 9, TileBytes(1480, 9), 0),
-                               (2, 2944, 10, 0, TileBytes(2944, 0), 0)]
-    assert analysis.per_ipu(complete([1, 2], arch=None)) == []
-
-
-def test_breakdown_for_a_tile_skips_absent_and_uncounted():
-    from memreport.model import Column
-    values = np.array([3, 4], dtype=np.int64)
-    report = TileReport(source="t", format="archive", target=Target(num_tiles=2), excluding_gaps=values,
-                          breakdown={".text": Column(np.array([3, 1])), ".bss": Column(np.array([0, 3]),
-                                     np.array([False, True])), ".comment": Column(np.array([9, 9]), counted=False)})
-    assert analysis.tile_breakdown(report, 0) == {".text": 3}
-    assert analysis.tile_breakdown(report, 1) == {".bss": 3, ".text": 1}
-    assert analysis.tile_breakdown(report, 1, counted_only=False) == {".comment": 9, ".bss": 3, ".text": 1}
 
 
 # ---------------------------------------------------------------- out-of-memory counts of printed summaries
@@ -260,11 +145,11 @@ def test_messages_name_tiles_for_the_bytes_per_tile_they_state():
     report = summary(oom=None, peak=None, bins=(), details=()).evolve(
         oom_messages=(message(tile=3), message(tile=3, line=9), message("exchange", 7, None, None),
                       message("host-stream", None, None, None)))
-    assert list(analysis.tiles.message_tiles(report)) == [3, 7]
+    assert list(analysis.verdict.message_tiles(report)) == [3, 7]
     status = analysis.out_of_memory_count(report)
     assert (status.count, status.at_least, status.basis) == (None, 2, "from its out-of-memory messages")
     # With more bytes per tile than the message's capacity, its tile counts only if it used more than that.
-    assert list(analysis.tiles.message_tiles(report.evolve(target=Target(1472, None, 1, 1472, 900_000)))) == [7]
+    assert list(analysis.verdict.message_tiles(report.evolve(target=Target(1472, None, 1, 1472, 900_000)))) == [7]
     unnamed = summary(oom=None, peak=None, bins=(), details=()).evolve(
         oom_messages=(message("variables", None, None, None),))
     assert analysis.out_of_memory_count(unnamed).at_least == 1  # "one or more tiles"
@@ -308,7 +193,7 @@ def test_every_view_of_a_detailed_tile_asks_the_one_rule(monkeypatch):
     from memreport.analysis import gates
     from memreport.analysis.diff import diff_reports
     from memreport.render import plot, table
-    monkeypatch.setattr(analysis.tiles, "detail_out_of_memory", lambda report, d: d.tile % 2 == 1)
+    monkeypatch.setattr(analysis.verdict, "detail_out_of_memory", lambda report, d: d.tile % 2 == 1)
     report = SummaryReport(
         source="s.txt", format="poplar-text", target=Target(4, None, 1, 4, LIMIT),
         printed=PrintedSummary(tiles_out_of_memory=2),
@@ -326,11 +211,3 @@ def test_every_view_of_a_detailed_tile_asks_the_one_rule(monkeypatch):
     assert [t.out_of_memory for t in summarize(report).stated] == [True, False, True]
     assert diff_reports(old, report).newly_out_of_memory is None  # a summary does not state every tile
     assert [o.tile for o in gates.check_out_of_memory(summarize(report)).worst] == [3, 1]
-
-
-def test_totals_past_int64_are_exact():
-    """Two tiles of 2**62 printed a negative total, exit 0 (issue #16)."""
-    report = complete([2 ** 62, 2 ** 62, 2 ** 62 - 1, 5], arch="ipu2", bytes_per_tile=None)
-    summary = summarize(report)
-    assert summary.excluding_gaps == 3 * 2 ** 62 + 4
-    assert [(s.ipu, s.excluding_gaps) for s in summary.per_ipu] == [(0, 3 * 2 ** 62 + 4)]

@@ -14,7 +14,7 @@ from memreport.render import plot
 pytest.importorskip("matplotlib")
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-SAMPLES = os.path.join(os.path.dirname(__file__), "..", "sample_reports")
+SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports")
 
 
 def run(*args):

@@ -8,8 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from memreport.cli import main
-
-from .builds import LIMIT, NEW, OLD, write_build
+from tests.builds import LIMIT, NEW, OLD, write_build
 
 OOM_OLD = "memreport: gate failed: 2 tile(s) out of memory in old.a: tile 7 by 61,024 B, tile 2 by 1,024 B\n"
 
@@ -222,7 +221,7 @@ def test_diff_needs_two_files():
 
 
 def test_diff_refuses_tensor_maps_as_bad_usage():
-    tensor_map = Path(__file__).resolve().parent.parent / "sample_reports" / "tensor_map.json"
+    tensor_map = Path(__file__).resolve().parents[2] / "sample_reports" / "tensor_map.json"
     for args in ((tensor_map, tensor_map), ("old.a", tensor_map)):
         result = run("diff", *map(str, args))
         assert result.exit_code == 2, result.output

@@ -116,7 +116,7 @@ def test_bin_widths_up_to_2_to_the_63_bytes(tmp_path, width, code):
 
 # ---------------------------------------------------------------- stdout and file names (item 8)
 
-SAMPLE = os.path.join(os.path.dirname(__file__), "..", "sample_reports", "mk2_1472_tiles.a")
+SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports", "mk2_1472_tiles.a")
 
 
 def memreport(*args, **kwargs) -> subprocess.CompletedProcess:
@@ -273,6 +273,6 @@ def test_an_unexpected_failure_outside_the_readers_is_one_line(tmp_path, monkeyp
     monkeypatch.setattr(text, "render", broken)
     result = run(SAMPLE, "-o", tmp_path / "r.txt")
     assert (result.exit_code, result.stdout) == (1, "")
-    assert re.fullmatch(r"memreport: unexpected KeyError at test_cli_hostile\.py:\d+ \('boom'\); this is a "
+    assert re.fullmatch(r"memreport: unexpected KeyError at test_hostile\.py:\d+ \('boom'\); this is a "
                         r"memreport bug: please report it with the command and its inputs\n", result.stderr)
     assert os.listdir(tmp_path) == []

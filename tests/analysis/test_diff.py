@@ -18,9 +18,7 @@ from memreport.model import (
     TileDetail,
     TileReport,
 )
-from tests.builds import empty_tensor_map_report
-
-from .builds import LIMIT, OLD, write_build
+from tests.builds import LIMIT, OLD, empty_tensor_map_report, write_build
 
 
 def test_changed_tiles_largest_change_first_ties_by_tile(builds):

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from memreport.cli import main
 from tests.conftest import flat
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_reports"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_reports"
 
 
 def run(*args):

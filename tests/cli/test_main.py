@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from memreport import __version__
 from memreport.cli import main
 
-SAMPLE = os.path.join(os.path.dirname(__file__), "..", "sample_reports", "mk2_1472_tiles.a")
+SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports", "mk2_1472_tiles.a")
 
 
 def run(*args):
@@ -258,7 +258,7 @@ def test_the_command_freezes_the_collector_on_its_way_out(monkeypatch):
 
     from memreport import cli
     config = configparser.ConfigParser()
-    config.read(os.path.join(os.path.dirname(__file__), "..", "setup.cfg"))
+    config.read(os.path.join(os.path.dirname(__file__), "..", "..", "setup.cfg"))
     assert config["options.entry_points"]["console_scripts"].split() == ["memreport", "=", "memreport.cli:run"]
     frozen = []
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))

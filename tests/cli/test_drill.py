@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from memreport.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ARCHIVE = str(ROOT / "sample_reports" / "mk2_1472_tiles.a")
 PROFILE = str(ROOT / "sample_reports" / "mk1_profile.json")
 SUMMARY = str(ROOT / "sample_reports" / "mk1_summary.txt")

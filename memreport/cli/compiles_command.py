@@ -1,0 +1,66 @@
+"""``memreport compiles LOG...``: every compilation and cache hit in a run's logs."""
+from __future__ import annotations
+
+import click
+
+from .. import render
+from ..errors import MemreportError
+from .group import main
+from .shared import exit_on_gates, fail, output_options, refuse_overwriting, write_all
+
+
+@main.command("compiles", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("logs", metavar="LOG...", nargs=-1, required=True)
+@output_options("compiles", "compilations")
+@click.option("--fail-on-recompile", is_flag=True,
+              help="Gate: exit 3 if one process compiles a module (or, unnamed, a hash) more than once, across "
+                   "all the LOGs.")
+def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recompile: bool = False) -> None:
+    """Every compilation, cache hit and recompilation in a run's logs.
+
+    LOG is a run's log as TensorFlow, Poplar, PopART, PopXL or PopTorch
+    wrote it (with launcher tags, colours and progress bars), of any size.
+    Several LOGs are read as one sequence in the order given: a cold run
+    then a warm run shows whether the second loaded what the first compiled.
+    It needs the loggers' compile lines: TF_CPP_VMODULE=poplar_compiler=1,
+    POPLAR_LOG_LEVEL=INFO, POPART_LOG_LEVEL=INFO.
+
+    \b
+    Examples:
+      memreport compiles run.log                      one row per compilation, then findings
+      memreport compiles cold.log warm.log            did the warm run load from the cache?
+      memreport compiles run.log --format json -o compiles.json
+      memreport compiles run.log --fail-on-recompile  CI gate: exit 3 on a recompilation
+
+    Exit status: 0 success, 1 a log could not be read or holds no
+    compilation lines, 2 bad usage, 3 a gate failed, 4 the output could
+    not be written, 128+N ended by signal N.
+    """
+    from ..analysis.compiles import check_recompile, summarize_compiles
+    from ..progress import ReadProgress, file_progress
+    from ..readers.text.compile_log import read_compile_logs
+    refuse_overwriting(list(logs), [("-o", output)])
+    bars: list[ReadProgress] = []
+
+    def progress(path: str) -> ReadProgress | None:
+        while bars:  # the previous log's bar is done
+            bars.pop().close()
+        bar = file_progress(path)
+        if bar is not None:
+            bars.append(bar)
+        return bar
+
+    try:
+        history = read_compile_logs(logs, progress=progress)
+    except MemreportError as exc:
+        fail(str(exc))
+    finally:
+        while bars:
+            bars.pop().close()
+    summary = summarize_compiles(history)
+    try:
+        rendered = render.render("compiles", fmt, summary)
+    except MemreportError as exc:
+        fail(str(exc))
+    write_all([(output, rendered)])
+    exit_on_gates(check_recompile(summary) if fail_on_recompile else [])

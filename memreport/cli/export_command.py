@@ -1,0 +1,61 @@
+"""``memreport export FILE...``: reports saved as memreport/1 JSON."""
+from __future__ import annotations
+
+import click
+
+from .. import render, session
+from .group import main
+from .shared import (
+    drill_options,
+    exit_codes,
+    load_from,
+    module_option,
+    output_options,
+    read_options,
+    refuse_overwriting,
+    stdin_paths,
+    with_symbols,
+    write_all,
+)
+
+
+@main.command("export", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", metavar="FILE...", nargs=-1, required=True)
+@output_options("report", "memreport/1 JSON", formats=False)
+@click.option("--top", default=5, show_default=True, type=click.IntRange(min=0), metavar="N",
+              help="How many of the most memory-subscribed tiles to detail (with their symbols).")
+@drill_options
+@read_options
+@module_option
+def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: int | None, arch: str | None,
+                   skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
+                   symbols: int | None = None, thin_root: str | None = None, module: str | None = None) -> None:
+    """Save reports as memreport/1 JSON that memreport reads back as the same reports.
+
+    FILE is anything memreport reads. The JSON holds every tile's values,
+    the target as the source stated it and the overrides applied, and the
+    symbols of the top tiles, so every command works on it later, on a
+    machine without the input (a profile.pop needs Graphcore's libpva to
+    read; its export does not).
+
+    \b
+    Examples:
+      memreport export profile.pop -o memory.json       where the Poplar SDK is installed
+      memreport export build/archive.a -o baseline.json
+      memreport diff baseline.json build/archive.a      later, against a new build
+
+    Exit status: 0 success, 1 an input could not be read, 2 bad usage,
+    4 the output could not be written, 128+N ended by signal N.
+    """
+    from ..analysis import summarize_all
+    options = session.read_options(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
+                                   thin_root=thin_root)
+    files = tuple(stdin_paths(files))
+    refuse_overwriting(list(files), [("-o", output)])
+    reports = with_symbols(load_from(files, options, module), top, tiles_asked, thin_root)
+    with exit_codes():
+        summaries = summarize_all(reports, top=top, tiles_asked=tiles_asked)
+        rendered = render.render("report", "json", summaries, render.RenderOptions(symbols=symbols))
+    write_all([(output, rendered)])
+
+

@@ -1,0 +1,141 @@
+"""``memreport FILE...``: the report of every file."""
+from __future__ import annotations
+
+import os
+import warnings
+
+import click
+
+from .. import __version__, render, session
+from .group import ReportCommand, main
+from .shared import (
+    PATH,
+    SIZE,
+    color_option,
+    drill_options,
+    echo_warnings,
+    exit_codes,
+    exit_on_gates,
+    load_from,
+    load_tensor_map,
+    module_option,
+    output_options,
+    read_options,
+    refuse_overwriting,
+    stdin_paths,
+    terminal_options,
+    with_symbols,
+    write_all,
+)
+
+
+@main.command("report", cls=ReportCommand, context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", metavar="FILE...", nargs=-1, required=True)
+@output_options("report", "report")
+@click.option("--top", default=5, show_default=True, type=click.IntRange(min=0), metavar="N",
+              help="How many of the most memory-subscribed tiles to detail.")
+@drill_options
+@read_options
+@click.option("--bin-kib", type=click.IntRange(min=1, max=2 ** 53 - 1), metavar="N",
+              help="Histogram bin width in KiB (default: the smallest power of two giving at most 128 bins); at "
+                   "most 16,384 bins (exit 2 beyond).")
+@click.option("--png", metavar="PATH", type=PATH,
+              help="Also draw each report as a PNG: memory per tile, the By Tile histogram, a per-IPU heat "
+                   "map. Several reports number the files before the extension, in input order (--png m.png writes "
+                   "m-1.png, m-2.png, ...).")
+@click.option("--tensor-map", "tensor_map_path", metavar="PATH", type=PATH,
+              help="A tensor map (tensor_map.json): list the tensors on the top tiles, with elements and "
+                   "estimated bytes of tensor data (CSV: three per-tile tensor columns).")
+@click.option("--fail-on-oom", is_flag=True,
+              help="Gate: exit 3 if any tile is out of memory (a text summary: its printed count, or what its "
+                   "maximum, histogram and detailed tiles show when that count is for other bytes per tile).")
+@click.option("--max-tile", type=SIZE, metavar="SIZE",
+              help="Gate: exit 3 if any tile uses more than SIZE, excluding gaps "
+                   "(a text summary: its printed maximum).")
+@click.option("--min-headroom", type=SIZE, metavar="SIZE",
+              help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile.")
+@module_option
+@color_option
+@click.version_option(__version__, "--version", prog_name="memreport")
+def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory: int | None,
+           arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | None = None,
+           min_headroom: int | None = None, tensor_map_path: str | None = None,
+           png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
+           symbols: int | None = None, thin_root: str | None = None, module: str | None = None,
+           color: str = "auto") -> None:
+    """Show the memory of every tile of a compiled IPU program.
+
+    FILE is any report Poplar writes, recognised by its content: an ELF
+    archive (target.saveArchive) or a single tile ELF, a text summary
+    (printProfileSummary) or a TensorFlow .rep trace, a JSON or CBOR graph
+    profile, or a tensor map; or a run log or document of any size, whose
+    summaries (anywhere in it) and out-of-memory errors are read. Several
+    files give one report each, in order; a file may hold several.
+
+    \b
+    Examples:
+      memreport archive.a                      By Tile histogram, top 5 tiles, OOM count
+      memreport run.log                        every summary and out-of-memory error in a log
+      memreport trace.rep --module cluster_1   one module of a .rep (or --module '#2': a log's 2nd)
+      memreport profile.json --top 10          ten most memory-subscribed tiles
+      memreport profile.json --tensor-map tensor_map.json   tensors on the top tiles
+      memreport archive.a --tile 17 --symbols 20   tile 17 too, 20 symbols a tile
+      memreport archive.a --format csv -o tiles.csv
+      memreport archive.a --png memory.png     also a picture: per tile, histogram, heat map
+      memreport archive.a --format json | jq '.reports[0].tiles_out_of_memory'
+      memreport diff old.a new.a               what a change did to every tile
+      memreport export profile.pop -o memory.json   a saved report, readable anywhere
+      memreport archive.a --fail-on-oom --max-tile 600KiB   CI gate: exit 3 on failure
+      memreport compiles run.log               every compilation and cache hit in a run's log
+
+    Exit status: 0 success, 1 an input could not be read, 2 bad usage,
+    3 a gate failed, 4 an output could not be written (none was), 128+N
+    ended by signal N.
+    """
+    from ..analysis import gates, summarize_all
+    options = session.read_options(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
+                                   thin_root=thin_root)
+    files = tuple(stdin_paths(files))
+    inputs = [*files, *([tensor_map_path] if tensor_map_path else [])]
+    refuse_overwriting(inputs, [("-o", output), *([("--png", png)] if png is not None else [])])
+    shown = fmt != "csv"  # the CSV has no place for symbols: read none
+    reports = with_symbols(load_from(files, options, module), top if shown else 0, tiles_asked if shown else (),
+                           thin_root)
+    tensor_map = load_tensor_map(tensor_map_path, reports) if tensor_map_path else None
+    if png == "-" and (output == "-" or len(reports) > 1):
+        raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
+    picture = render.get("report", "png")
+    png_paths = numbered_paths(png, len(reports), picture.extension) if png is not None else []
+    if len(png_paths) > 1:  # memory-1.png, memory-2.png...: none may be an input or -o either
+        refuse_overwriting(inputs, [("-o", output), *(("--png", path) for path in png_paths)])
+    with warnings.catch_warnings(record=True) as caught:  # matplotlib's, say: one line each
+        warnings.simplefilter("always")
+        with exit_codes():
+            summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map,
+                                      tiles_asked=tiles_asked)
+            width, colored = terminal_options(output, color) if fmt == "text" else (None, False)
+            rendered = render.render("report", fmt, summaries,
+                                     render.RenderOptions(symbols=symbols, width=width, color=colored))
+            gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
+                                          min_headroom=min_headroom)
+            pngs: list[tuple[str, str | bytes]] = []
+            if png_paths:  # drawn before anything is written
+                pngs = list(zip(png_paths, render.render_each(picture, summaries, render.RenderOptions())))
+    echo_warnings(caught)
+    write_all([(output, rendered), *pngs])  # every output or none
+    if len(pngs) > 1:
+        click.echo(f"memreport: wrote {', '.join(path for path, _ in pngs)} (one PNG per report)", err=True)
+    exit_on_gates(gate_results)
+
+
+def numbered_paths(path: str, count: int, extension: str) -> list[str]:
+    """``path`` itself for one output; ``STEM-N.SUFFIX`` (N from 1) for several.
+
+    One figure per report keeps every figure legible; a shared figure of
+    several programs would shrink each to a thumbnail.
+    """
+    if count == 1:
+        return [path]
+    stem, suffix = os.path.splitext(path)
+    return [f"{stem}-{i}{suffix or extension}" for i in range(1, count + 1)]
+

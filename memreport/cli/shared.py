@@ -1,0 +1,290 @@
+"""What the commands share: standard input, option types and decorators, reading through the session, exit codes.
+
+Exit codes: 0 success; 1 an input could not be read; 2 bad usage (click's
+own); 3 a gate failed; 4 an output could not be written (nothing was);
+128 + N ended by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129, a closed
+pipe 141), its temporary files removed. Library errors become exit codes
+here and only here (and in :mod:`.group`, the last resort).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import click
+
+from .. import render, session
+from ..errors import MemreportError, UnsupportedOperation, WriteError
+from ..model import ARCHES, MemoryReport
+from ..output import check_outputs, write_outputs
+from ..readers import ReadOptions
+from ..session import Read
+from ..units import check_size, parse_size
+
+if TYPE_CHECKING:  # numpy-backed modules load with the commands: --version and --help stay quick
+    from ..analysis.gates import GateResult
+    from ..model.tensor_map import TensorMap
+
+EXIT_READ, EXIT_GATE, EXIT_WRITE = 1, 3, 4
+
+STDIN = "-"                # an input read from standard input
+STDIN_LABEL = "<stdin>"    # its name in reports and messages
+_spooled: dict[str, str] = {}  # spool file -> STDIN_LABEL, for this run's messages and reports
+
+
+def stdin_paths(paths: Sequence[str]) -> list[str]:
+    """``paths`` with ``-`` replaced by a temporary file holding standard input (read in bounded chunks, removed
+    when the command ends), so it is read like any file; a named FIFO or device is still refused."""
+    if STDIN not in paths:
+        return list(paths)
+    if list(paths).count(STDIN) > 1:
+        raise click.UsageError("- (standard input) can be given once")
+    import shutil
+    import tempfile
+    ctx = click.get_current_context()
+    directory = ctx.with_resource(tempfile.TemporaryDirectory(prefix="memreport-stdin-"))
+    spool = os.path.join(directory, "stdin")
+    with open(spool, "wb") as f:
+        shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+    _spooled[spool] = STDIN_LABEL
+    ctx.call_on_close(lambda: _spooled.pop(spool, None))
+    return [spool if p == STDIN else p for p in paths]
+
+
+def shown_path(path: str) -> str:
+    """How an input is named to the user: ``<stdin>`` for standard input's spool file."""
+    return _spooled.get(path, path)
+
+
+def _unspooled(message: str) -> str:
+    for spool, label in _spooled.items():
+        message = message.replace(spool, label)
+    return message
+
+
+class SizeType(click.ParamType):
+    """A byte size: ``638976``, ``624KiB``, ``1MiB``; at least ``minimum`` and below 2**63, checked at parse time."""
+
+    name = "SIZE"
+
+    def __init__(self, minimum: int = 0, what: str = "a size") -> None:
+        self.minimum, self.what = minimum, what
+
+    def convert(self, value, param, ctx):
+        try:
+            size = value if isinstance(value, int) else parse_size(value)
+            return check_size(size, minimum=self.minimum, what=self.what)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class PathType(click.ParamType):
+    """A file name: not empty (``-o ''`` used to be ignored or to name the working directory)."""
+
+    name = "PATH"
+
+    def convert(self, value, param, ctx):
+        if not value:
+            self.fail("an empty path names no file", param, ctx)
+        return value
+
+
+PATH = PathType()
+SIZE = SizeType()
+TILE_MEMORY = SizeType(minimum=1, what="bytes per tile")  # 0 B per tile is no IPU: a usage error, not the file's
+
+
+def output_options(subject: str, what: str, formats: bool = True):
+    """``--format`` and ``-o``, shared by the commands (sqlite-utils' habit): the formats are the registered
+    text renderers of ``subject`` (``formats=False``: ``-o`` alone, for a command with one output format)."""
+    text_renderers = render.renderers(subject, binary=False)
+    described = "; ".join(f"{r.name}: {r.description}" for r in text_renderers)
+
+    def decorator(command):
+        command = click.option("-o", "--output", default="-", metavar="PATH", show_default=True, type=PATH,
+                               help=f"Write the {what} here ('-' is stdout); a file is written whole or not at "
+                                    "all.")(command)
+        if not formats:
+            return command
+        return click.option("--format", "fmt", type=click.Choice([r.name for r in text_renderers]),
+                            default=text_renderers[0].name, show_default=True,
+                            help=f"Output format ({described}).")(command)
+    return decorator
+
+
+def read_options(command):
+    """How inputs are read, shared by the commands: ``--tile-memory``, ``--arch``, ``--skip-bad-members``,
+    ``--thin-root``."""
+    command = click.option(
+        "--thin-root", metavar="DIR", type=click.Path(file_okay=False),
+        help="A thin archive's members may lie anywhere under DIR (default: only under the archive's own "
+             "directory; an absolute or '..' member path leaving it is an error).")(command)
+    command = click.option(
+        "--skip-bad-members", is_flag=True,
+        help="Read an archive whose members are partly damaged: each damaged member's tile keeps its id but its "
+             "bytes are unknown and counted in no figure; the output lists every one skipped.")(command)
+    command = click.option(
+        "--arch", type=click.Choice(sorted(ARCHES)),
+        help="IPU architecture (ipu1: 1,216 tiles x 256 KiB; ipu2/ipu21: 1,472 x 624 KiB). It overrides an "
+             "archive's ELF flags (with a note); other sources take from it only what they do not say.")(command)
+    return click.option("--tile-memory", type=TILE_MEMORY, metavar="SIZE",
+                        help="Bytes per tile, overriding every source (638976, 624KiB, 1MiB).")(command)
+
+
+
+
+def unexpected(exc: Exception) -> str:
+    """A bug's one line: the exception, its message and where it was raised, so it can be reported."""
+    import traceback
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    detail = " ".join(str(exc).split())
+    detail = detail if len(detail) <= 200 else detail[:197] + "..."
+    return (f"unexpected {type(exc).__name__}{where} ({detail}); this is a memreport bug: please report it with "
+            "the command and its inputs")
+
+
+def fail(message: str, code: int = EXIT_READ) -> None:
+    """One line on stderr, then exit with ``code``."""
+    click.echo(f"memreport: {_unspooled(message)}", err=True)
+    sys.exit(code)
+
+
+@contextmanager
+def exit_codes() -> Iterator[None]:
+    """Inside: a request the input cannot answer is bad usage (exit 2), any other memreport error exit 1."""
+    try:
+        yield
+    except UnsupportedOperation as exc:
+        raise click.UsageError(_unspooled(str(exc))) from None
+    except MemreportError as exc:
+        fail(str(exc))
+
+
+def write_all(outputs: Sequence[tuple[str, str | bytes]]) -> None:
+    """Write every output or none; a failure is one line and exit 4."""
+    try:
+        write_outputs(outputs)
+    except WriteError as exc:
+        fail(str(exc), EXIT_WRITE)
+
+
+def refuse_overwriting(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> None:
+    """Bad usage (exit 2) when an output would write over an input or another output."""
+    try:
+        check_outputs(inputs, outputs)
+    except MemreportError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def exit_on_gates(results: Sequence[GateResult]) -> None:
+    """Name every failed gate on stderr and exit 3; the output is already written."""
+    failed = [r for r in results if r.failed]
+    for result in failed:
+        click.echo(f"memreport: gate failed: {result.message}", err=True)
+    if failed:
+        sys.exit(EXIT_GATE)
+
+
+def terminal_options(output: str, color: str) -> tuple[int | None, bool]:
+    """The text's width and colour: the terminal's width and colour when stdout is a terminal and the text goes
+    there; 100 columns and no colour otherwise. ``--color always`` colours files too; ``never``, or ``NO_COLOR``
+    set to anything but empty with ``auto``, turns it off."""
+    import shutil
+    try:
+        to_terminal = output == "-" and sys.stdout.isatty()
+    except (ValueError, OSError, AttributeError):  # a closed stdout (None): the write says so (exit 4)
+        to_terminal = False
+    width = max(60, shutil.get_terminal_size((100, 24)).columns) if to_terminal else None
+    on = color == "always" or (color == "auto" and to_terminal and not os.environ.get("NO_COLOR"))
+    return width, on
+
+
+def color_option(command):
+    """``--color auto|always|never``."""
+    return click.option(
+        "--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+        help="Colour the text: out-of-memory tiles red, tiles within 5% of the limit yellow. auto: on a terminal "
+             "only, and not when NO_COLOR is set; always: files too.")(command)
+
+
+def drill_options(command):
+    """What to show below the tile, shared by the report and export commands: ``--tile``, ``--symbols``."""
+    command = click.option(
+        "--symbols", "symbols", type=click.IntRange(min=0), metavar="N",
+        help="How many of the largest symbols to list per tile of an archive or ELF file (default 10 in text, "
+             "all in JSON).")(command)
+    return click.option(
+        "--tile", "tiles_asked", type=click.IntRange(min=0), multiple=True, metavar="N",
+        help="Also detail tile N (repeatable): its bytes, breakdown, regions, liveness and symbols.")(command)
+
+
+
+
+def module_option(command):
+    """``--module``, shared by the report, diff and export commands."""
+    return click.option(
+        "--module", metavar="NAME",
+        help="Of a file holding several reports (a .rep trace's modules, a log's summaries), take only the "
+             "module NAME, or #N for its Nth report (run.log#2); an unknown name lists the file's reports "
+             "(exit 2). It applies to every file.")(command)
+
+
+
+
+def load(paths: Sequence[str], options: ReadOptions, module: str | None = None) -> list[MemoryReport]:
+    """Read every file, in order; the first unreadable one ends the run with exit 1."""
+    return [read.report for read in load_from(paths, options, module)]
+
+
+def load_from(paths: Sequence[str], options: ReadOptions, module: str | None = None) -> list[Read]:
+    """Every report of every file, in order, with the file it was read from (of each file only ``module``,
+    when given: a name or ``#N``); the first unreadable file ends the run with exit 1, a module a file does not
+    hold with exit 2."""
+    with exit_codes():
+        return session.read_files(paths, options, module, labels=_spooled, around=_reading)
+
+
+@contextmanager
+def _reading(path: str, options: ReadOptions) -> Iterator[ReadOptions]:
+    """Around one file's reading: a bar on stderr for slow reads (terminals only), its warnings one line each."""
+    from ..progress import with_progress
+    file_options, bar = with_progress(options, path)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield file_options
+    finally:
+        if bar is not None:
+            bar.close()
+    echo_warnings(caught)
+
+
+def with_symbols(read: Sequence[Read], top: int, tiles_asked: Sequence[int],
+                 thin_root: str | None = None) -> list[MemoryReport]:
+    """The reports, those read from an archive or ELF file holding the symbol tables of their top tiles and of
+    ``tiles_asked`` (:func:`memreport.session.with_symbols`); exit 1 when one cannot be read."""
+    try:
+        return session.with_symbols(read, top, tiles_asked, thin_root, labels=_spooled)
+    except MemreportError as exc:
+        fail(str(exc))
+        raise  # unreachable: fail exits
+
+
+def echo_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
+    """One line each, like errors (Python's format adds a source line), and each message once."""
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        click.echo(f"memreport: warning: {message}", err=True)
+
+
+def load_tensor_map(path: str, reports: Sequence[MemoryReport]) -> TensorMap:
+    """Read ``--tensor-map`` and check it fits every report; a failure ends the run with exit 1."""
+    try:
+        return session.read_tensor_map(path, reports)
+    except MemreportError as exc:
+        fail(str(exc))
+        raise  # unreachable: fail exits

@@ -1,0 +1,123 @@
+"""One run's reading, for the command line, the public API and the notebook alike (docs/ARCHITECTURE.md).
+
+A session reads files (``read_files``: every report of each, or the
+``--module`` one), with the user's overrides applied once by the registry
+(``read_options`` builds them); reads the symbol tables of the tiles shown
+(``with_symbols``: the top tiles and the tiles asked for) from the archive
+or ELF file a report was read from, never from a file a saved report only
+names; and checks a tensor map against every report (``read_tensor_map``).
+It raises :class:`~memreport.errors.MemreportError`; turning errors into exit
+codes is the CLI's business.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+from .model import CLI_NAMES, MemoryReport, OptionNames, TileReport, TileSymbols
+from .readers import ReadOptions, read_path
+
+if TYPE_CHECKING:  # numpy-backed modules load with the calls
+    from .model.tensor_map import TensorMap
+
+# Per file: a context around its reading that may hand the reader other options (a progress callback).
+Around = Callable[[str, ReadOptions], AbstractContextManager[ReadOptions]]
+
+
+@dataclass(frozen=True)
+class Read:
+    """One report and the file it was read from (standard input's spool file, whatever the report is named)."""
+
+    path: str
+    report: MemoryReport
+
+
+def read_options(*, tile_memory: int | None = None, arch: str | None = None, skip_bad_members: bool = False,
+                 thin_root: str | None = None, names: OptionNames = CLI_NAMES) -> ReadOptions:
+    """How inputs are read: the overrides every reader's report is resolved with, spelled as ``names`` does."""
+    return ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
+                       option_names=names, thin_root=thin_root)
+
+
+def read_files(paths: Iterable[str | os.PathLike], options: ReadOptions, module: str | None = None, *,
+               labels: Mapping[str, str] | None = None, around: Around | None = None) -> list[Read]:
+    """Every report of every file, in order (of each file only ``module``, a name or ``#N``, when given).
+
+    ``labels`` names files as the user knows them (standard input's spool
+    file as ``<stdin>``); ``around`` wraps each file's reading (a progress
+    bar, warnings caught). The first unreadable file raises its ReadError; a
+    module a file does not hold an UnsupportedOperation naming those it holds.
+    """
+    from .analysis.tiles import pick_module
+    found: list[Read] = []
+    for path in (os.fspath(p) for p in paths):
+        with (around or _plain)(path, options) as file_options:
+            reports = read_path(path, file_options)
+            label = (labels or {}).get(path)
+            if label is not None:
+                reports = [r.evolve(source=label) for r in reports]
+            if module is not None:
+                reports = [pick_module(reports, module)]
+        found.extend(Read(path, report) for report in reports)
+    return found
+
+
+def _plain(path: str, options: ReadOptions) -> AbstractContextManager[ReadOptions]:
+    return nullcontext(options)
+
+
+def reads_symbols(read: Read, labels: Mapping[str, str] | None = None) -> bool:
+    """Whether the report's symbol tables can be read from the file it was read from: an archive or ELF file,
+    named as read (a saved report names the file it was made from, which it does not hold)."""
+    from .readers.elf.symbols import has_symbols
+    return has_symbols(read.report) and read.report.source == (labels or {}).get(read.path, read.path)
+
+
+def with_symbols(reads: Sequence[Read], top: int = 0, tiles: Sequence[int] = (), thin_root: str | None = None,
+                 labels: Mapping[str, str] | None = None) -> list[MemoryReport]:
+    """The reports, those of archives and ELF files holding the symbol tables of their ``top`` tiles and of
+    ``tiles`` (tiles outside a report are left for the summary to refuse); a ReadError when one cannot be read,
+    or its file changed since."""
+    from .analysis import top_tile_ids
+    from .readers.elf.symbols import with_symbols as read_symbols
+    reports = []
+    for read in reads:
+        report = read.report
+        if reads_symbols(read, labels):
+            assert isinstance(report, TileReport)
+            wanted = top_tile_ids(report, top).tolist() + [t for t in tiles if t < report.num_tiles]
+            named = report.source
+            spooled = report if read.path == named else cast(TileReport, report.evolve(source=read.path))
+            report = read_symbols(spooled, wanted, thin_root).evolve(source=named)
+        reports.append(report)
+    return reports
+
+
+def tile_symbols(report: MemoryReport, tile: int, thin_root: str | None = None) -> TileSymbols:
+    """One tile's symbol table: the one the report holds, or read again from its archive or ELF file."""
+    found = report.symbols.get(tile)
+    if found is not None:
+        return found
+    from .errors import UnsupportedOperation
+    from .readers.elf.symbols import read_symbols
+    if not isinstance(report, TileReport):
+        raise UnsupportedOperation(f"{report.label}: a {report.format_name} holds no ELF symbol tables")
+    return read_symbols(report, [tile], thin_root)[tile]
+
+
+def read_tensor_map(path: str, reports: Sequence[MemoryReport]) -> TensorMap:
+    """A tensor map, checked to fit every report (a ReadError naming it otherwise)."""
+    from .analysis.tensors import check_matches
+    from .readers.documents.tensor_map import read_tensor_map as read_map
+    tensor_map = read_map(path)
+    for report in reports:
+        check_matches(report, tensor_map)
+    return tensor_map
+
+
+def reports_of(reads: Iterable[Read]) -> Iterator[MemoryReport]:
+    """The reports alone."""
+    return (read.report for read in reads)
