@@ -565,6 +565,7 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
       memreport compiles cold.log warm.log            did the warm run load from the cache?
       memreport compiles run.log --format json -o compiles.json
       memreport compiles run.log --fail-on-recompile  CI gate: exit 3 on a recompilation
+      ssh ci cat run.log | memreport compiles -       '-' reads standard input
 
     Exit status: 0 success, 1 a log could not be read or holds no
     compilation lines, 2 bad usage, 3 a gate failed, 4 the output could
@@ -573,6 +574,7 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
     from .analysis.compiles import check_recompile, summarize_compiles
     from .progress import ReadProgress, file_progress
     from .readers.text.compile_log import read_compile_logs
+    logs = tuple(stdin_paths(logs))
     refuse_overwriting(list(logs), [("-o", output)])
     bars: list[ReadProgress] = []
 
@@ -585,7 +587,7 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
         return bar
 
     try:
-        history = read_compile_logs(logs, progress=progress)
+        history = read_compile_logs(logs, progress=progress, names=[shown_path(p) for p in logs])
     except MemreportError as exc:
         fail(str(exc))
     finally:
