@@ -565,7 +565,6 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
       memreport compiles cold.log warm.log            did the warm run load from the cache?
       memreport compiles run.log --format json -o compiles.json
       memreport compiles run.log --fail-on-recompile  CI gate: exit 3 on a recompilation
-      ssh ci cat run.log | memreport compiles -       '-' reads standard input
 
     Exit status: 0 success, 1 a log could not be read or holds no
     compilation lines, 2 bad usage, 3 a gate failed, 4 the output could
