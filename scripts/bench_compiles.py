@@ -13,6 +13,13 @@ times (user + system) of the same runs (``bench_logs.cpu_seconds``).
 
     python scripts/bench_compiles.py                   # the full run: a 1 GB log (generated once)
     python scripts/bench_compiles.py --quick           # a smoke run on a 4 MB log
+    python scripts/bench_compiles.py --many 2000       # N and 4N compilations back to back: CPU should grow 4x
+
+``--many N`` (issue #26 item 4) writes two logs of nothing but compilations,
+``N`` and ``4 N`` of them (TensorFlow VLOG compilations of a few modules,
+each with its cache miss, and PopART cache hits, in turn), and times
+``memreport compiles`` on each: in linear time the second costs about four
+times the first.
 """
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ import json
 import os
 import random
 import shlex
+import statistics
 import sys
 import time
 from dataclasses import asdict
@@ -98,6 +106,58 @@ def write_log(path: str, size_mb: float, compile_every_mb: float = 64, load_ever
     return counts
 
 
+def write_many(path: str, compilations: int, seed: int = 26) -> dict:
+    """A log of ``compilations`` compilations back to back and nothing else (the ``--many`` shape)."""
+    rng = random.Random(seed)
+    log = LogBuilder()
+    tmp = path + ".part"
+    with open(tmp, "w", encoding="utf-8", buffering=1 << 20) as f:
+        for i in range(compilations):
+            if i % 2:
+                log.popart_hit(ir_hash=str(rng.getrandbits(63)), cache_dir="/tmp/exe_cache", load=False)
+            else:
+                exe = f"{rng.getrandbits(60):x}"
+                log.tf_compile(f"cluster_{i % 7}", f"{rng.getrandbits(60):x}", exe_hash=exe,
+                               cache_dir="/data/tf_cache", ms=2_000)
+            if len(log.lines) > 4096:
+                f.write(log.text())
+                log.lines.clear()
+        f.write(log.text())
+    os.replace(tmp, path)
+    return {"compilations": compilations}
+
+
+def bench_many(args, n: int, repeat: int) -> int:
+    """``memreport compiles`` on N and 4 N compilations: the CPU it takes should grow about 4x, not 16x."""
+    precompile()
+    gnu_time = _gnu_time()
+    rows: list[Row] = []
+    cpu: dict[str, dict[str, list[float]]] = {}
+    for count in (n, 4 * n):
+        path = os.path.join(args.data_dir, f"many_{count}.v{GENERATOR_VERSION}.log")
+        if args.regenerate or not os.path.exists(path):
+            write_many(path, count)
+        cmds = [Command("memreport compiles --format json",
+                        memreport_command() + ["compiles", path, "--format", "json"]),
+                Command("grep -c 'Begin XLA'", [f"grep -c 'Begin XLA' {shlex.quote(path)} > "
+                                                f"{shlex.quote(path + '.grep')}"], shell=True)]
+        bench(cmds, repeat, gnu_time)
+        name = f"{count:,} compilations"
+        rows += rows_for(name, path, cmds)
+        cpu[name] = cpu_seconds(cmds)
+    print(f"memreport compiles, many compilations: {repeat} timed run(s) per command, alternating; medians")
+    print_table(rows)
+    for name, spent in cpu.items():
+        print_cpu(name, spent)
+    small, large = (statistics.median(c["memreport compiles --format json"]) for c in cpu.values())
+    print(f"\nCPU of {4 * n:,} compilations over {n:,}: {large / small:.2f}x (linear: about 4x)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": machine(), "repeat": repeat, "argv": sys.argv[1:],
+                       "rows": [asdict(r) for r in rows], "cpu_s": cpu}, f, indent=2)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=os.path.join(ROOT, "bench_data"))
@@ -107,7 +167,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=None, metavar="N", help="timed runs (default 5, 1 --quick)")
     parser.add_argument("--regenerate", action="store_true")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--many", type=int, default=None, metavar="N",
+                        help="time N and 4N compilations back to back instead (issue #26 item 4)")
     args = parser.parse_args(argv)
+    if args.many is not None:
+        if args.many < 1:
+            parser.error("--many must be at least 1")
+        os.makedirs(args.data_dir, exist_ok=True)
+        return bench_many(args, args.many, args.repeat if args.repeat is not None else (1 if args.quick else 5))
     size = args.size_mb if args.size_mb is not None else (4 if args.quick else 1000)
     repeat = args.repeat if args.repeat is not None else (1 if args.quick else 5)
     os.makedirs(args.data_dir, exist_ok=True)

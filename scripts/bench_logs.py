@@ -17,6 +17,7 @@ disturb less than wall time. The timing helpers are ``scripts/bench.py``'s.
     python scripts/bench_logs.py                  # the full run (writes ~2 GB once)
     python scripts/bench_logs.py --quick          # a smoke run on 8 MB logs
     python scripts/bench_logs.py --sample run.log # write the README's 100 MB log (two compiles) and stop
+    python scripts/bench_logs.py --sample run.log --size-mb 2   # the same log in 2 MB
 """
 from __future__ import annotations
 
@@ -120,10 +121,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="timed runs per command (default 5, 1 with --quick)")
     parser.add_argument("--regenerate", action="store_true", help="rebuild the logs even if present")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
-    parser.add_argument("--sample", metavar="PATH", help="only write the README's 100 MB log to PATH")
+    parser.add_argument("--sample", metavar="PATH",
+                        help=f"only write the README's log to PATH ({SAMPLE_MB} MB, or --size-mb)")
     args = parser.parse_args(argv)
     if args.sample:
-        write_sample(args.sample)
+        if args.size_mb is not None and args.size_mb < 1:
+            parser.error("--size-mb must be at least 1")
+        write_sample(args.sample, args.size_mb if args.size_mb is not None else SAMPLE_MB)
         print(f"wrote {args.sample} ({os.path.getsize(args.sample) / MB:,.1f} MB)")
         return 0
     repeat = args.repeat if args.repeat is not None else (1 if args.quick else 5)

@@ -231,6 +231,8 @@ def test_read_compiles_reads_run_logs_as_one_sequence(tmp_path):
     from tests.readers.text.test_compile_log import tf_batch_size_change
     log = tmp_path / "train.log"
     log.write_text(tf_batch_size_change().text())
-    summary = memreport.read_compiles(log, str(log))
+    rerun = tmp_path / "rerun.log"  # the same run again: another file (the same file twice is read once)
+    rerun.write_text(log.read_text())
+    summary = memreport.read_compiles(log, str(rerun))
     assert [c.result for c in summary.history.compilations] == ["compiled"] * 4
     assert [f.kind for f in summary.findings][:2] == ["recompiled", "cache-not-working"]

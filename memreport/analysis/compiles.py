@@ -22,21 +22,24 @@ RECOMPILE_GATE = "fail-on-recompile"
 
 @dataclass(frozen=True)
 class CompileTotals:
-    """Counts and time; each time sums the known durations and says how many were unknown."""
+    """Counts and time; each time sums the known durations and says how many were untimed."""
 
     compilations: int
     compiled: int              # compiled or pre-compiled
     loaded: int                # from the executable cache (or a saved executable)
     skipped: int
-    unfinished: int            # started, with no outcome in the log
+    unfinished: int            # not whole in the log: its start or its end is missing
     compile_s: float
-    compile_unknown: int
+    compile_untimed: int
     cache_load_s: float
-    cache_load_unknown: int
+    cache_load_untimed: int
     loads: int                 # executables loaded onto the IPUs
     reloads: int
     load_s: float
-    load_unknown: int
+    load_untimed: int
+    compiled_or_loaded: int = 0      # whole, with no line saying which (a script's "Compiled/Loaded model in")
+    compiled_or_loaded_s: float = 0.0
+    compiled_or_loaded_untimed: int = 0
 
 
 @dataclass(frozen=True)
@@ -207,12 +210,15 @@ def compile_totals(history: CompileHistory) -> CompileTotals:
     cs = history.compilations
     compiled = [c for c in cs if c.compiles]
     loaded = [c for c in cs if c.result == "loaded"]
-    compile_s, compile_unknown = _sum(c.duration_s for c in compiled)
-    cache_s, cache_unknown = _sum(c.duration_s for c in loaded)
-    load_s, load_unknown = _sum(ld.duration_s for ld in history.loads)
+    either = [c for c in cs if c.result is None and not c.unfinished]
+    compile_s, compile_untimed = _sum(c.duration_s for c in compiled)
+    cache_s, cache_untimed = _sum(c.duration_s for c in loaded)
+    either_s, either_untimed = _sum(c.duration_s for c in either)
+    load_s, load_untimed = _sum(ld.duration_s for ld in history.loads)
     return CompileTotals(len(cs), len(compiled), len(loaded), sum(c.result == "skipped" for c in cs),
-                         sum(c.result is None for c in cs), compile_s, compile_unknown, cache_s, cache_unknown,
-                         len(history.loads), sum(ld.reload for ld in history.loads), load_s, load_unknown)
+                         sum(c.unfinished for c in cs), compile_s, compile_untimed, cache_s, cache_untimed,
+                         len(history.loads), sum(ld.reload for ld in history.loads), load_s, load_untimed,
+                         len(either), either_s, either_untimed)
 
 
 def _notes(history: CompileHistory) -> list[str]:
@@ -223,16 +229,30 @@ def _notes(history: CompileHistory) -> list[str]:
         notes.append(f"{count(len(anonymous), 'compilation')} with no module and no hash: repeats among them cannot "
                      "be told apart (Poplar's lines name neither; TensorFlow's VLOG lines, "
                      "TF_CPP_VMODULE=poplar_compiler=1, name modules; PopART names a hash only in a cache file name)")
-    unfinished = [c for c in cs if c.result is None]
-    if unfinished:
-        them = "it" if len(unfinished) == 1 else "them"
-        notes.append(f"{count(len(unfinished), 'compilation')} began and did not end in the log (the run stopped or "
-                     f"failed during {them}): {refs_text([c.ref for c in unfinished])}")
+    cut_end = [c for c in cs if not c.end_in_log]
+    if cut_end:
+        them = "it" if len(cut_end) == 1 else "them"
+        notes.append(f"{count(len(cut_end), 'compilation')} did not end in the log (the run stopped or failed "
+                     f"during {them}, or the log ends there), untimed: {refs_text([c.ref for c in cut_end])}")
+    cut_start = [c for c in cs if not c.start_in_log]
+    if cut_start:
+        notes.append(f"{count(len(cut_start), 'compilation')} began before the log did (a fragment of a log), "
+                     f"untimed: {refs_text([c.ref for c in cut_start])}")
+    notes += _repeated(history)
     if cs and not history.loads:
         notes.append("no executable loads in the logs (Poplar's 'Loading executable' phase, "
                      "POPLAR_LOG_LEVEL=INFO): compilations after the first run and executable switching are not "
                      "judged")
     return notes
+
+
+def _repeated(history: CompileHistory) -> list[str]:
+    """A note for each log given more than once: one file, read once."""
+    names: dict[str, list[str]] = defaultdict(list)
+    for name, first in history.repeated:
+        names[first].append(name)
+    return [f"{first} is given {_times(len(again) + 1)} (as {', '.join([first, *again])}): one file, read once"
+            for first, again in names.items()]
 
 
 def summarize_compiles(history: CompileHistory) -> CompileSummary:

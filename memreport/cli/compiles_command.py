@@ -6,7 +6,7 @@ import click
 from .. import render
 from ..errors import MemreportError
 from .group import main
-from .shared import exit_on_gates, fail, output_options, refuse_overwriting, write_all
+from .shared import exit_on_gates, fail, output_options, refuse_overwriting, shown_path, stdin_paths, write_all
 
 
 @main.command("compiles", context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,6 +39,7 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
     from ..analysis.compiles import check_recompile, summarize_compiles
     from ..progress import ReadProgress, file_progress
     from ..readers.text.compile_log import read_compile_logs
+    logs = tuple(stdin_paths(logs))
     refuse_overwriting(list(logs), [("-o", output)])
     bars: list[ReadProgress] = []
 
@@ -51,7 +52,7 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
         return bar
 
     try:
-        history = read_compile_logs(logs, progress=progress)
+        history = read_compile_logs(logs, progress=progress, names=[shown_path(p) for p in logs])
     except MemreportError as exc:
         fail(str(exc))
     finally:

@@ -17,7 +17,9 @@ SCHEMA = COMPILES_SCHEMA  # the name is defined once, in .schemas
 RESULTS = ("compiled", "loaded", "precompiled", "skipped")
 CACHE_STATES = ("hit", "miss", "off")
 FRAMEWORKS = ("tensorflow", "popart", "poplar")
-DURATION_SOURCES = ("phase timings", "timestamps")
+# How a duration is known: Poplar's phase timings, the difference of two timestamps, PopTorch's compilation bar
+# (its elapsed time, whole seconds), or a script's own timing line (``Compiled/Loaded model in X secs``).
+DURATION_SOURCES = ("phase timings", "timestamps", "progress bar", "script timing")
 FINDING_KINDS = ("recompiled", "cache-not-working", "hash-drift", "late-compile", "executable-switching",
                  "not-cacheable")
 
@@ -52,7 +54,16 @@ class Compilation:
     hash (decimal). ``executable_hash`` is TensorFlow's executable (cache)
     hash, ``0x...``, from a cache file name or the ``has not been compiled
     yet`` line. ``peak_rss_mb`` is the largest host RSS Poplar printed for
-    the compilation's phases, in its own unit (MiB in SDK 3.x, "MB" in 2.x).
+    the compilation's phases, in the unit the log printed with it,
+    ``peak_rss_unit`` (MiB in SDK 3.x, "MB" in 2.x).
+
+    ``start_in_log`` and ``end_in_log`` say whether the log holds the line
+    that starts the compilation and the one that ends it; a compilation
+    missing either is *unfinished* (the log begins or ends during it, or the
+    run stopped or failed): its duration is unknown, never the sum of the
+    phases the log happens to show. ``result`` is what its last line states:
+    None when no line states an outcome (the end is missing, or the line
+    does not say, as ``Compiled/Loaded model in X secs`` does not).
     """
 
     source: str
@@ -74,6 +85,9 @@ class Compilation:
     cache_file: str | None
     not_cacheable: bool = False
     notes: tuple[str, ...] = ()
+    start_in_log: bool = True
+    end_in_log: bool = True
+    peak_rss_unit: str | None = None
 
     def __post_init__(self) -> None:
         if self.result is not None and self.result not in RESULTS:
@@ -86,6 +100,18 @@ class Compilation:
             raise ValueError(f"duration_from must be one of {DURATION_SOURCES}, not {self.duration_from!r}")
         if (self.duration_s is None) != (self.duration_from is None):
             raise ValueError("duration_s and duration_from are known together")
+        if self.unfinished and self.duration_s is not None:
+            raise ValueError("an unfinished compilation has no known duration")
+
+    @property
+    def unfinished(self) -> bool:
+        """Whether the log lacks its start or its end."""
+        return not (self.start_in_log and self.end_in_log)
+
+    @property
+    def not_in_log(self) -> tuple[str, ...]:
+        """``("start",)``, ``("end",)``, both or neither: the parts of it the log does not hold."""
+        return tuple(part for part, held in (("start", self.start_in_log), ("end", self.end_in_log)) if not held)
 
     @property
     def ref(self) -> LineRef:
@@ -136,11 +162,16 @@ class CompileLogInfo:
 
 @dataclass(frozen=True)
 class CompileHistory:
-    """Every compilation and executable load of one or more logs, in order (logs in the order given)."""
+    """Every compilation and executable load of one or more logs, in order (logs in the order given).
+
+    ``repeated`` holds ``(path, same as)`` for each log given again (the
+    same file, by another name or the same one): it is read once.
+    """
 
     logs: tuple[CompileLogInfo, ...]
     compilations: tuple[Compilation, ...]
     loads: tuple[ExecutableLoad, ...]
+    repeated: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,11 @@ def _target(target: CompileTarget | None) -> str:
     return f"{target.arch or UNKNOWN}, {ipus} x {tiles}"
 
 
+def _rss(c: Compilation) -> str:
+    """The peak RSS in the unit the log printed it in (MiB in SDK 3.x, "MB" in 2.x), never converted."""
+    return f"{c.peak_rss_mb:,.1f}" + (f" {c.peak_rss_unit}" if c.peak_rss_unit else "")
+
+
 def _cell(value: object) -> str:
     return UNKNOWN if value is None else str(value)
 
@@ -49,7 +54,7 @@ _COLUMNS: tuple[tuple[str, Callable[[Compilation], str | None], bool], ...] = (
     ("result", lambda c: c.result, True),
     ("cache", lambda c: c.cache, True),
     ("duration", lambda c: None if c.duration_s is None else _seconds(c.duration_s), True),
-    ("peak RSS", lambda c: None if c.peak_rss_mb is None else f"{c.peak_rss_mb:,.1f} MB", False),
+    ("peak RSS", lambda c: None if c.peak_rss_mb is None else _rss(c), False),
     ("overflowed", lambda c: None if c.tiles_overflowed is None else f"{c.tiles_overflowed:,}", False),
     ("target", lambda c: None if c.target is None else _target(c.target), False),
     ("cache file", lambda c: c.cache_file, False),
@@ -89,14 +94,14 @@ def _compilations(compilations: Sequence[Compilation]) -> list[str]:
     if hidden:
         lines.append(f"  Not stated for any compilation: {', '.join(hidden)}")
     notes = [(i, n) for i, c in enumerate(compilations, 1) for n in c.notes]
-    lines += [f"  #{i}: {note}" for i, note in notes]
+    lines += [line for i, note in notes for line in prose(f"  #{i}: ", note)]
     return lines
 
 
 def _loads(loads: Sequence[ExecutableLoad], totals: CompileTotals) -> list[str]:
     if not loads:
         return []
-    spent = _timed(totals.loads, totals.load_s, totals.load_unknown)
+    spent = _timed(totals.loads, totals.load_s, totals.load_untimed)
     return prose("", f"Executable loads onto the IPUs: {totals.loads:,} ({spent}); "
                      f"{count(totals.reloads, 'reload')} (no compilation since the previous load)", hang="  ")
 
@@ -114,16 +119,24 @@ def _timed(count: int, seconds: float, untimed: int) -> str:
 
 
 def _totals(t: CompileTotals) -> str:
-    parts = [f"{t.compiled:,} compiled ({_timed(t.compiled, t.compile_s, t.compile_unknown)})"]
+    """What the logs hold, by outcome; only what is there ("nothing compiled" when that is what they say)."""
+    parts = []
+    if t.compiled:
+        parts.append(f"{t.compiled:,} compiled ({_timed(t.compiled, t.compile_s, t.compile_untimed)})")
     if t.loaded:
         parts.append(f"{t.loaded:,} loaded from a cache or file "
-                     f"({_timed(t.loaded, t.cache_load_s, t.cache_load_unknown)})")
+                     f"({_timed(t.loaded, t.cache_load_s, t.cache_load_untimed)})")
+    if t.compiled_or_loaded:
+        parts.append(f"{t.compiled_or_loaded:,} compiled or loaded, the log does not say which ("
+                     f"{_timed(t.compiled_or_loaded, t.compiled_or_loaded_s, t.compiled_or_loaded_untimed)})")
     if t.skipped:
         parts.append(f"{t.skipped:,} skipped")
     if t.unfinished:
-        parts.append(f"{t.unfinished:,} unfinished")
+        parts.append(f"{t.unfinished:,} unfinished (not whole in the log, untimed)")
+    if not t.compiled and not t.compiled_or_loaded and not t.unfinished:
+        parts.insert(0, "nothing compiled")
     if t.loads:
-        parts.append(f"{count(t.loads, 'executable load')} ({_timed(t.loads, t.load_s, t.load_unknown)})")
+        parts.append(f"{count(t.loads, 'executable load')} ({_timed(t.loads, t.load_s, t.load_untimed)})")
     return "Total: " + ", ".join(parts)
 
 
@@ -151,7 +164,8 @@ def compilation_dict(c: Compilation) -> dict:
             "framework": c.framework, "time": c.time, "module": c.module, "hash": c.hash,
             "executable_hash": c.executable_hash, "result": c.result, "cache": c.cache, "duration_s": c.duration_s,
             "duration_from": c.duration_from, "peak_rss_mb": c.peak_rss_mb, "tiles_overflowed": c.tiles_overflowed,
-            "target": target, "cache_file": c.cache_file, "not_cacheable": c.not_cacheable, "notes": list(c.notes)}
+            "target": target, "cache_file": c.cache_file, "not_cacheable": c.not_cacheable, "notes": list(c.notes),
+            "unfinished": c.unfinished, "not_in_log": list(c.not_in_log), "peak_rss_unit": c.peak_rss_unit}
 
 
 def compiles_dict(summary: CompileSummary) -> dict:
@@ -168,9 +182,11 @@ def compiles_dict(summary: CompileSummary) -> dict:
         "findings": [{"kind": f.kind, "message": f.message, "lines": [_ref(r) for r in f.lines]}
                      for f in summary.findings],
         "totals": {"compilations": t.compilations, "compiled": t.compiled, "loaded": t.loaded, "skipped": t.skipped,
-                   "unfinished": t.unfinished, "compile_s": t.compile_s, "compile_untimed": t.compile_unknown,
-                   "cache_load_s": t.cache_load_s, "cache_load_untimed": t.cache_load_unknown, "loads": t.loads,
-                   "reloads": t.reloads, "load_s": t.load_s, "load_untimed": t.load_unknown},
+                   "unfinished": t.unfinished, "compile_s": t.compile_s, "compile_untimed": t.compile_untimed,
+                   "cache_load_s": t.cache_load_s, "cache_load_untimed": t.cache_load_untimed, "loads": t.loads,
+                   "reloads": t.reloads, "load_s": t.load_s, "load_untimed": t.load_untimed,
+                   "compiled_or_loaded": t.compiled_or_loaded, "compiled_or_loaded_s": t.compiled_or_loaded_s,
+                   "compiled_or_loaded_untimed": t.compiled_or_loaded_untimed},
         "notes": list(summary.notes),
     }
 
@@ -182,7 +198,7 @@ def render_json(summary: CompileSummary, options: RenderOptions | None = None) -
 
 CSV_COLUMNS = ("source", "line", "end_line", "process", "framework", "time", "module", "hash", "executable_hash",
                "result", "cache", "duration_s", "duration_from", "peak_rss_mb", "tiles_overflowed", "arch", "ipus",
-               "tiles_per_ipu", "cache_file", "not_cacheable")
+               "tiles_per_ipu", "cache_file", "not_cacheable", "unfinished", "peak_rss_unit")
 
 
 def render_csv(summary: CompileSummary, options: RenderOptions | None = None) -> str:
@@ -195,5 +211,6 @@ def render_csv(summary: CompileSummary, options: RenderOptions | None = None) ->
         target = row.pop("target") or {}
         row.update(arch=target.get("arch"), ipus=target.get("ipus"), tiles_per_ipu=target.get("tiles_per_ipu"))
         row["not_cacheable"] = "true" if c.not_cacheable else "false"
+        row["unfinished"] = "true" if c.unfinished else "false"
         writer.writerow(["" if row[k] is None else row[k] for k in CSV_COLUMNS])
     return out.getvalue()

@@ -75,13 +75,19 @@ def test_totals_say_how_much_is_untimed():
     h = history(tf("a.log", 1, "m", "0x1", duration_s=2.5, duration_from="timestamps"), tf("a.log", 2, "m", "0x2"),
                 tf("a.log", 3, "m", "0x1", result="loaded", duration_s=0.5, duration_from="timestamps"),
                 tf("a.log", 4, "m", "0x1", result="precompiled", duration_s=1.0, duration_from="phase timings"),
-                tf("a.log", 5, "k", "0x9", result="skipped"), tf("a.log", 6, "k", "0x8", result=None),
+                tf("a.log", 5, "k", "0x9", result="skipped"), tf("a.log", 6, "k", "0x8", result=None, end_in_log=False),
+                tf("a.log", 11, "k", "0x7", result="compiled", start_in_log=False),
+                row("a.log", 12, framework="popart", duration_s=683.5, duration_from="script timing"),
+                row("a.log", 13, framework="popart"),
                 loads=(ExecutableLoad("a.log", 7, None, None, 0.25, False, 8),
                        ExecutableLoad("a.log", 9, None, None, None, True, 10)))
     t = compile_totals(h)
-    assert (t.compilations, t.compiled, t.loaded, t.skipped, t.unfinished) == (6, 3, 1, 1, 1)
-    assert (t.compile_s, t.compile_unknown, t.cache_load_s, t.cache_load_unknown) == (3.5, 1, 0.5, 0)
-    assert (t.loads, t.reloads, t.load_s, t.load_unknown) == (2, 1, 0.25, 1)
+    # the start-cut compilation at line 11 is compiled and unfinished (untimed); the two outcomes no line states
+    # (a script's "Compiled/Loaded model in", timed once) are neither compiled nor loaded
+    assert (t.compilations, t.compiled, t.loaded, t.skipped, t.unfinished) == (9, 4, 1, 1, 2)
+    assert (t.compile_s, t.compile_untimed, t.cache_load_s, t.cache_load_untimed) == (3.5, 2, 0.5, 0)
+    assert (t.compiled_or_loaded, t.compiled_or_loaded_s, t.compiled_or_loaded_untimed) == (2, 683.5, 1)
+    assert (t.loads, t.reloads, t.load_s, t.load_untimed) == (2, 1, 0.25, 1)
 
 
 # -- whole runs ------------------------------------------------------------------------------------------------
@@ -152,8 +158,11 @@ def test_a_warm_run_that_compiles_again_and_a_custom_op_module(tmp_path):
 
 def test_an_unfinished_compilation_is_noted_not_counted_as_a_recompile():
     first = tf("a.log", 1, "m", "0x1")
-    h = history(first, dataclasses.replace(first, line=9, result=None))
+    h = history(first, dataclasses.replace(first, line=9, result=None, end_in_log=False),
+                dataclasses.replace(first, line=20, start_in_log=False), dataclasses.replace(first, line=30))
     summary = summarize_compiles(h)
-    assert summary.findings == ()
-    assert summary.notes[0] == "1 compilation began and did not end in the log (the run stopped or failed during " \
-                               "it): a.log:9"
+    assert [f.lines for f in summary.findings] == [(LineRef("a.log", 1), LineRef("a.log", 20), LineRef("a.log", 30))]
+    assert summary.notes[:2] == (
+        "1 compilation did not end in the log (the run stopped or failed during it, or the log ends there), untimed: "
+        "a.log:9",
+        "1 compilation began before the log did (a fragment of a log), untimed: a.log:20")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from datetime import timedelta
 
 import pytest
@@ -67,13 +68,47 @@ def test_a_log_without_compile_lines_exits_1_with_one_line():
     assert result.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize("args, says", [
-    (["missing.log"], "memreport: missing.log: No such file or directory\n"),
-    (["."], "memreport: .: not a regular file\n"),
+@pytest.mark.parametrize("name, make, says", [
+    ("missing.log", lambda p: None, "memreport: missing.log: no such file\n"),
+    (".", lambda p: None, "memreport: .: is a directory\n"),
+    ("empty.log", lambda p: p.write_bytes(b""), "memreport: empty.log: empty file\n"),
+    ("fifo", lambda p: os.mkfifo(p), "memreport: fifo: not a regular file (a pipe, socket or device): save it to a "
+                                     "file first\n"),
 ])
-def test_unreadable_logs_exit_1(args, says):
-    result = run(*args)
+def test_unreadable_logs_exit_1_worded_as_the_report_words_them(tmp_path, name, make, says):
+    make(tmp_path / name)
+    result = run(name)
     assert (result.exit_code, result.stderr) == (1, says)
+    report = CliRunner().invoke(main, [name], prog_name="memreport")
+    assert (report.exit_code, report.stderr) == (1, says)
+
+
+def test_standard_input(tmp_path):
+    """``-`` reads standard input, named <stdin> like the report names it."""
+    text = (tmp_path / "cold.log").read_text()
+    result = CliRunner().invoke(main, ["compiles", "-", "--format", "json"], input=text, prog_name="memreport")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["logs"][0]["source"] == "<stdin>"
+    assert doc["logs"][0]["size_bytes"] == len(text.encode())
+    assert {c["source"] for c in doc["compilations"]} == {"<stdin>"}
+    plain = json.loads(run("cold.log", "--format", "json").stdout)
+    assert [{**c, "source": "cold.log"} for c in doc["compilations"]] == plain["compilations"]
+    empty = CliRunner().invoke(main, ["compiles", "-"], input="", prog_name="memreport")
+    assert (empty.exit_code, empty.stderr) == (1, "memreport: <stdin>: empty file\n")
+
+
+def test_the_same_log_given_twice_is_read_once(tmp_path):
+    os.link(tmp_path / "train.log", tmp_path / "again.log")
+    once = run("train.log", "--format", "json")
+    result = run("train.log", "train.log", "again.log", "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc, single = json.loads(result.stdout), json.loads(once.stdout)
+    assert doc["compilations"] == single["compilations"] and doc["findings"] == single["findings"]
+    assert doc["notes"] == single["notes"] + ["train.log is given 3 times (as train.log, train.log, again.log): one "
+                                              "file, read once"]
+    text = run("train.log", "train.log").stdout
+    assert "train.log:5, train.log:71" in text and ":5, train.log:5" not in text
 
 
 @pytest.mark.parametrize("args", [[], ["cold.log", "--format", "png"], ["cold.log", "--top", "3"]])

@@ -23,3 +23,21 @@ def test_quick_mode_on_a_tiny_log(tmp_path):
                          capture_output=True, text=True, check=True).stdout
     doc = json.loads(out)
     assert len(doc["compilations"]) >= 1 and all(c["result"] == "compiled" for c in doc["compilations"])
+
+
+def test_many_compilations_mode(tmp_path):
+    """``--many N``: N and 4 N compilations back to back (issue #26 item 4), each log read whole."""
+    figures = tmp_path / "figures.json"
+    result = subprocess.run([sys.executable, BENCH, "--many", "3", "--repeat", "1", "--data-dir", str(tmp_path),
+                             "--json", str(figures)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "CPU of 12 compilations over 3: " in result.stdout
+    rows = json.loads(figures.read_text())["rows"]
+    assert [(r["input"], r["command"]) for r in rows] == [
+        ("3 compilations", "memreport compiles --format json"), ("3 compilations", "grep -c 'Begin XLA'"),
+        ("12 compilations", "memreport compiles --format json"), ("12 compilations", "grep -c 'Begin XLA'")]
+    out = subprocess.run([sys.executable, "-m", "memreport", "compiles", str(tmp_path / "many_12.v2.log"),
+                          "--format", "json"], capture_output=True, text=True, check=True).stdout
+    doc = json.loads(out)
+    assert [c["result"] for c in doc["compilations"]] == ["compiled", "loaded"] * 6
+    assert doc["totals"]["unfinished"] == 0

@@ -79,6 +79,13 @@ def tqdm_bar(percent: int, elapsed: str = "00:31", remaining: str = "01:11", wid
     return f"Graph compilation: {percent:3d}%|{bar}| {percent}/100 [{elapsed}<{remaining}]"
 
 
+def _tqdm_clock(seconds: int) -> str:
+    """tqdm's format_interval: ``MM:SS``, or ``H:MM:SS`` from an hour."""
+    minutes, second = divmod(seconds, 60)
+    hours, minute = divmod(minutes, 60)
+    return f"{hours:d}:{minute:02d}:{second:02d}" if hours else f"{minute:02d}:{second:02d}"
+
+
 @dataclass
 class LogBuilder:
     """Lines of one log, with the debris real logs carry.
@@ -336,6 +343,38 @@ class LogBuilder:
         if load:
             self.load_phases()
             self.popart("devicex", "Engine loaded")
+
+    # -- default log levels (§8.5, §8.10): PopTorch's bar, a script's timing line, TensorFlow's XLA line ---------
+
+    def poptorch_bar(self, elapsed_s: int, *, stop: int = 100, glue: str | None = None) -> None:
+        """PopTorch's compilation bar as a raw log holds it: one physical line of tqdm frames, each after a
+        ``\\r`` (graphcore/poptorch ProgressBar: 0, 3, 4-6 pre-planning, 7-40 sequences, 41-100 Poplar's compile),
+        the last redrawn by ``close()`` and ended by its newline; ``stop`` short of 100: the run died there.
+        ``glue``: a line another stream wrote before the newline, glued after the last frame (under poprun, with
+        its own tag)."""
+        steps = [p for p in (0, 3, 6, 23, 40, 41, 45, 60, 97, 100) if p <= stop]
+        frames = []
+        for p in steps:
+            done = elapsed_s * p // 100
+            elapsed = _tqdm_clock(done)
+            remaining = "?" if p == 0 else _tqdm_clock(elapsed_s - done)
+            frames.append(tqdm_bar(p, elapsed, remaining))
+        if stop == 100:
+            frames.append(frames[-1])  # close() draws the last frame again
+        line = "".join("\r" + frame for frame in frames)
+        tag = "" if self.rank is None else f"[1,{self.rank}]<stderr>:"
+        self.lines.append(tag + line + (glue or ""))
+        self.clock.tick(elapsed_s * 1000)
+
+    def script_timing(self, seconds: float, stream: str = "stdout") -> None:
+        """Graphcore's examples after ``poptorch_model.compile()``: ``Compiled/Loaded model in X secs`` (print)."""
+        tag = "" if self.rank is None else f"[1,{self.rank}]<{stream}>:"
+        self.lines.append(f"{tag}Compiled/Loaded model in {seconds!r} secs")
+
+    def tf_xla_cluster(self) -> None:
+        """tensorflow/compiler/jit/xla_compilation_cache.cc: once per process, at INFO, after the first cluster."""
+        self.tf("Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process.",
+                file="tensorflow/compiler/jit/xla_compilation_cache.cc")
 
     # -- TensorFlow (§8.7) -------------------------------------------------------------------------------------
 

@@ -17,9 +17,11 @@ from memreport.model import Compilation, CompileTarget, ExecutableLoad
 from memreport.readers.text import logtext
 from memreport.readers.text.compile_log import NEEDLES, read_compile_log, read_compile_logs
 from memreport.readers.text.compile_log.lines import parse, split_line
-from tests.synth.compile_logs import CUSTOM_OP, WHISPER_EXCERPT, Clock, LogBuilder
+from tests.synth.compile_logs import CUSTOM_OP, WHISPER_EXCERPT, Clock, LogBuilder, Phase
 
 IPU2 = CompileTarget("ipu2", 1, 1472)
+NO_START = "its start is not in the log (the log begins during it): its length is unknown"
+NO_END = "its end is not in the log (the run stopped or failed during it, or the log ends there)"
 
 
 def row(source: str, line: int, **fields) -> Compilation:
@@ -171,7 +173,8 @@ def test_a_real_sdk33_excerpt(tmp_path):
     info, found, loads = read_compile_log(path)
     assert found == [row(path, 3, end_line=59, framework="popart", time="2023-06-29T16:14:58.205011Z",
                          hash="4961678486983961202", result="compiled", cache="miss", duration_s=75.253,
-                         duration_from="phase timings", peak_rss_mb=12008.5, tiles_overflowed=0, target=IPU2,
+                         duration_from="phase timings", peak_rss_mb=12008.5, peak_rss_unit="MiB",
+                         tiles_overflowed=0, target=IPU2,
                          cache_file="/tmp/exe_cache/3.3.0/4961678486983961202.popef")]
     # 28,661 ms of graph construction + 46,592 ms of lowerProgsAndCompileGraph; linkObjs printed max RSS 12008.5.
     assert loads == [ExecutableLoad(path, 67, None, "2023-06-29T16:16:13.990326Z", 1.063, False, 88)]
@@ -205,7 +208,8 @@ def test_a_cold_and_a_warm_poptorch_run_under_poprun(tmp_path):
     history = read_compile_logs(paths)
     compiled = row(paths[0], 8, end_line=40, process="1,0", framework="popart", time="2023-06-29T16:14:57.810215Z",
                    hash="4961678486983961202", result="compiled", cache="miss", duration_s=75.253,
-                   duration_from="phase timings", peak_rss_mb=12008.5, tiles_overflowed=0, target=IPU2,
+                   duration_from="phase timings", peak_rss_mb=12008.5, peak_rss_unit="MiB", tiles_overflowed=0,
+                   target=IPU2,
                    cache_file="/tmp/exe_cache/4961678486983961202.popef")
     loaded = row(paths[1], 6, end_line=14, process="1,0", framework="popart", time="2023-06-29T17:16:14.126239Z",
                  hash="4961678486983961202", result="loaded", cache="hit", duration_s=0.412,
@@ -243,11 +247,13 @@ def test_a_tensorflow_run_that_recompiles_when_the_batch_size_changes(tmp_path):
     _, found, loads = read_compile_log(path)
     first = row(path, 5, end_line=51, time="2023-06-29T18:14:57.810215", module="cluster_train",
                 hash="0x5f1e0b9c3a7d2e11", executable_hash="0x9c4d2a7b18e0f3", result="compiled", cache="miss",
-                duration_s=41.0, duration_from="phase timings", peak_rss_mb=6120.5, tiles_overflowed=0, target=IPU2,
+                duration_s=41.0, duration_from="phase timings", peak_rss_mb=6120.5, peak_rss_unit="MiB",
+                tiles_overflowed=0, target=IPU2,
                 cache_file="/data/tf_cache/9c4d2a7b18e0f3.poplar_exec")
     second = dataclasses.replace(first, line=71, end_line=117, time="2023-06-29T18:15:41.323239",
                                  hash="0xa27c04e9d51b6f3", executable_hash="0x3e81f0c2d97a5b4", duration_s=39.5,
-                                 peak_rss_mb=6011.25, cache_file="/data/tf_cache/3e81f0c2d97a5b4.poplar_exec")
+                                 peak_rss_mb=6011.25, peak_rss_unit="MiB",
+                                 cache_file="/data/tf_cache/3e81f0c2d97a5b4.poplar_exec")
     assert found == [first, second]
     assert [(ld.line, ld.reload) for ld in loads] == [(53, False), (119, False), (134, True), (151, True)]
 
@@ -264,9 +270,9 @@ def test_sdk2_poplar_lines_alone(tmp_path):
     _, found, loads = read_compile_log(path)
     assert found == [
         row(path, 1, end_line=22, framework="poplar", time="18:14:57.810", result="compiled", duration_s=30.0,
-            duration_from="phase timings", peak_rss_mb=2440.24, tiles_overflowed=0, target=IPU2),
+            duration_from="phase timings", peak_rss_mb=2440.24, peak_rss_unit="MB", tiles_overflowed=0, target=IPU2),
         row(path, 25, end_line=46, framework="poplar", time="18:15:28.417", result="compiled", duration_s=28.0,
-            duration_from="phase timings", peak_rss_mb=2500.5, tiles_overflowed=3, target=IPU2)]
+            duration_from="phase timings", peak_rss_mb=2500.5, peak_rss_unit="MB", tiles_overflowed=3, target=IPU2)]
     assert [(ld.line, ld.time, ld.duration_s, ld.reload) for ld in loads] == [
         (23, "18:15:27.810", 0.607, False), (47, "18:15:56.417", 0.612, False), (49, "18:15:57.029", 0.607, True)]
 
@@ -298,7 +304,8 @@ def test_tensorflow_precompile_custom_ops_no_cache_hit_skip_and_a_cut_log(tmp_pa
         row(path, 35, end_line=37, time="2023-06-29T18:15:15.845215", module="cluster_pre", hash="0x1f",
             executable_hash="0x277a08fe4c20b50", result="loaded", cache="hit", duration_s=0.84,
             duration_from="timestamps", cache_file=exe),
-        row(path, 38, time="2023-06-29T18:15:16.685215", module="cluster_cut", hash="0x5b")]
+        row(path, 38, time="2023-06-29T18:15:16.685215", module="cluster_cut", hash="0x5b", end_in_log=False,
+            notes=(NO_END,))]
     assert loads == []
 
 
@@ -373,8 +380,9 @@ def test_a_log_without_compile_lines_says_what_was_looked_for(tmp_path):
 
 @pytest.mark.parametrize("make, says", [
     (lambda p: p.write_bytes(b"!<arch>\n\x00\x01\x02" * 100), "not a text log (binary content)"),
-    (lambda p: p.mkdir(), "not a regular file"),
-    (lambda p: None, "No such file or directory"),
+    (lambda p: p.mkdir(), "is a directory"),  # the report command's wording
+    (lambda p: None, "no such file"),
+    (lambda p: p.write_bytes(b""), "empty file"),
 ])
 def test_unreadable_inputs(tmp_path, make, says):
     path = tmp_path / "run.log"
@@ -394,7 +402,8 @@ def test_hostile_lines_are_read_in_linear_time(tmp_path):
              "Graph compilation finished: x" + " " * 300_000 + "y"]
     path = write(tmp_path, "hostile.log", "\n".join(lines) + "\n")
     _, found, loads = read_compile_log(path)
-    assert [(c.line, c.framework, c.result) for c in found] == [(4, "poplar", None)]
+    # "Graph compilation finished" ends the compilation the z-phase began; its start is not in the log
+    assert [(c.line, c.framework, c.result, c.not_in_log) for c in found] == [(4, "poplar", "compiled", ("start",))]
     assert loads == []
 
 
@@ -439,3 +448,119 @@ def test_damaged_logs_give_rows_or_one_read_error(tmp_path, seed):
         assert c.result in (None, "compiled", "loaded", "precompiled", "skipped")
         assert c.duration_s is None or c.duration_s >= 0
     assert all(ld.end_line >= ld.line for ld in loads)
+
+
+# -- default log levels and fragments (issue #23) --------------------------------------------------------------
+
+def test_poptorch_at_its_default_level_under_poprun(tmp_path):
+    """Only the bar (frames after \\r, closed by a newline, or glued to the next tag) and the script's timing."""
+    log = LogBuilder(rank=0)
+    log.script_timing(0.5)  # an unrelated first line would do; a timing with nothing before it is its own row
+    log.lines[-1] = "[1,0]<stdout>:---------- Compilation/Loading from Cache Started ---------"
+    log.poptorch_bar(611)                                               # line 2: 10:11
+    log.script_timing(683.6591004971415)                                # line 3
+    log.noise(2)
+    rank1 = LogBuilder(rank=1)
+    rank1.poptorch_bar(3725, glue="[1,1]<stdout>:Compiled/Loaded model in 3790.25 secs")  # 1:02:05, glued
+    log.lines += rank1.lines                                            # line 6
+    log.poptorch_bar(200, stop=45)                                      # line 7: the run died at 45%
+    log.noise(1)
+    path = write(tmp_path, "poprun.log", log)
+    _, found, loads = read_compile_log(path)
+    script = "the script timed its compile or load at {} s ('Compiled/Loaded model in' at line {})"
+    assert found == [
+        row(path, 2, end_line=3, process="1,0", framework="popart", result="compiled", duration_s=611.0,
+            duration_from="progress bar", notes=(
+                "PopTorch's compilation bar reached 100/100 after 10:11 (tqdm's elapsed time, whole seconds)",
+                script.format("683.659", 3))),
+        row(path, 6, end_line=6, process="1,1", framework="popart", result="compiled", duration_s=3725.0,
+            duration_from="progress bar", notes=(
+                "PopTorch's compilation bar reached 100/100 after 1:02:05 (tqdm's elapsed time, whole seconds)",
+                script.format("3,790.250", 6))),
+        row(path, 7, end_line=7, process="1,0", framework="popart", end_in_log=False,
+            notes=("PopTorch's compilation bar stopped at 45/100 after 01:30",))]
+    assert loads == []
+
+
+def test_a_script_timing_alone_is_a_compilation_or_a_cache_load(tmp_path):
+    log = LogBuilder()
+    log.noise(1)
+    log.script_timing(12.75)
+    log.popart_hit(ir_hash="42", cache_dir="/c", load=False)  # PopART's lines show this one: the timing is a note
+    log.script_timing(0.5)
+    path = write(tmp_path, "warm.log", log)
+    _, found, _ = read_compile_log(path)
+    assert [(c.line, c.result, c.duration_s, c.duration_from, c.unfinished) for c in found] == [
+        (2, None, 12.75, "script timing", False), (6, "loaded", 0.412, "timestamps", False)]
+    assert found[0].notes == ("'Compiled/Loaded model in' says compiled or loaded from the cache, not which (no "
+                              "compilation bar or compile line before it; PopTorch draws its bar only while "
+                              "compiling)",)
+    assert found[1].notes == (
+        f"the script timed its compile or load at 0.500 s ('Compiled/Loaded model in' at line {len(log.lines)})",)
+
+
+def test_the_bar_of_a_compilation_other_lines_show_is_not_counted_twice(tmp_path):
+    log = LogBuilder(rank=0)
+    log.popart_compile(ir_hash="7", cache_dir="/c", construction_ms=2000, compile_ms=3000, peak_rss=900.0, bar=True)
+    log.poptorch_bar(5)
+    log.script_timing(6.5)
+    path = write(tmp_path, "info.log", log)
+    _, found, _ = read_compile_log(path)
+    # the glued frames of the first compilation are inside its lines; the second bar is a compilation of its own
+    assert [(c.line, c.result, c.duration_s, c.duration_from) for c in found] == [
+        (5, "compiled", 5.0, "phase timings"), (len(log.lines) - 1, "compiled", 5.0, "progress bar")]
+
+
+def test_a_lone_loading_executable_line_is_a_load_of_that_length(tmp_path):
+    text = ("Ending phase: Loading executable (duration 607 ms; diff RSS: 0.586426 MB)\n"
+            "step 1\n"
+            "09:40:01.002 15288 PO:ENGINE   [I] Ending phase: Loading executable (duration 612 ms; diff RSS: 0 MB)\n")
+    _, found, loads = read_compile_log(write(tmp_path, "lone.log", text))
+    assert found == []
+    assert loads == [ExecutableLoad(str(tmp_path / "lone.log"), 1, None, None, 0.607, False, 1),
+                     ExecutableLoad(str(tmp_path / "lone.log"), 3, None, "09:40:01.002", 0.612, True, 3)]
+
+
+def test_tensorflow_at_its_default_level(tmp_path):
+    log = LogBuilder()
+    log.noise(1)
+    log.tf_xla_cluster()
+    log.noise(1)
+    path = write(tmp_path, "tf.log", log)
+    _, found, _ = read_compile_log(path)
+    assert [(c.line, c.framework, c.result, c.duration_s, c.unfinished) for c in found] == [
+        (2, "tensorflow", "compiled", None, False)]
+    assert found[0].notes[0].startswith("TensorFlow's 'Compiled cluster using XLA!', printed once per process")
+    vlog = LogBuilder()
+    vlog.tf_compile("cluster_1", "1a", ms=1000)
+    vlog.tf_xla_cluster()  # after the first compilation VLOG shows: not another one
+    _, found, _ = read_compile_log(write(tmp_path, "vlog.log", vlog))
+    assert [(c.line, c.module, c.result) for c in found] == [(1, "cluster_1", "compiled")]
+
+
+def test_fragments_cut_at_either_end_are_unfinished_and_untimed(tmp_path):
+    """A trace excerpt that begins inside one compilation and ends inside the next: never a sum of what it shows."""
+    whole = LogBuilder()
+    whole.compile_phases(construction_ms=9000, compile_ms=21000, peak_rss=2000.0)
+    whole.compile_phases(construction_ms=8000, compile_ms=20000, peak_rss=2100.0)
+    lines = whole.lines
+    starts = [i for i, line in enumerate(lines) if line.endswith("Starting phase: lowerProgsAndCompileGraph")]
+    second = [i for i, line in enumerate(lines) if line.endswith("Starting phase: graphConstruction")][2]
+    cut = lines[starts[0] + 1:second + 8] + [lines[second].replace("graphConstruction", "lowerControlFlow")]
+    path = write(tmp_path, "fragment.log", "\n".join(cut) + "\n")
+    _, found, _ = read_compile_log(path)
+    assert [(c.line, c.result, c.duration_s, c.not_in_log, c.notes[-1:]) for c in found] == [
+        (1, "compiled", None, ("start",), (NO_START,)),
+        (second - starts[0], None, None, ("end",), (NO_END,))]
+    # the issue's fragment: from inside a compilation to "Starting phase: lowerControlFlow", nothing whole
+    inner = LogBuilder()
+    inner.phase(Phase("lowerProgs", 60, 500.0, 500.0))
+    inner.poplar("ENGINE", "Starting phase: lowerControlFlow")
+    _, found, _ = read_compile_log(write(tmp_path, "trace.log", inner))
+    assert [(c.result, c.duration_s, c.duration_from, c.not_in_log) for c in found] == [
+        (None, None, None, ("start", "end"))]
+    tf = LogBuilder()
+    tf.tf_compile("cluster_1", "1a", ms=1000)
+    _, found, _ = read_compile_log(write(tmp_path, "tf.log", "\n".join(tf.lines[1:]) + "\n"))  # no Begin line
+    assert [(c.line, c.module, c.hash, c.result, c.duration_s, c.not_in_log) for c in found] == [
+        (1, "cluster_1", "0x1a", "compiled", None, ("start",))]

@@ -11,15 +11,14 @@ one).
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable, Sequence
 
 from ....errors import ReadError
 from ....model import CompileHistory, CompileLogInfo
-from ...registry import reading
+from ...registry import read_prefix, reading
 from ..logtext import LogFile, looks_like_text
 from .assemble import Process
-from .lines import Record, parse
+from .lines import Record, bar_frames, parse
 
 # Every line kind of lines.py holds one of these (docs/FORMATS.md §8.7-§8.12); each costs one pass of
 # bytes.find over the log, so they are few, and shared between kinds:
@@ -35,37 +34,47 @@ from .lines import Record, parse
 #   " hash "       Ir hash matched cached value; Cache file hash did not match; PopEF file inferred to have hash
 #   "CACHE_DIR"    POPTORCH_CACHE_DIR is set
 #   "Target info"  the target line
+#   "using XLA!"   TensorFlow's Compiled cluster using XLA! (at the default log level)
+# PopTorch's default level (bars.py): its bar "Graph compilation: ..." holds " compil", the script's
+# "Compiled/Loaded model in X secs" holds "Loaded ".
 NEEDLES = (b"ing phase: ", b" ms; user ", b" compil", b"xecutable", b"Loaded ", b"has been ", b" hash ",
-           b"CACHE_DIR", b"Target info")
-LOOKED_FOR = ("no compilation, cache or executable-load lines (looked for TensorFlow's 'Begin XLA compilation', "
-              "Poplar's 'Starting phase:', PopART's 'Starting compilation' and their cache lines: they need "
-              "TF_CPP_VMODULE=poplar_compiler=1, POPLAR_LOG_LEVEL=INFO or POPART_LOG_LEVEL=INFO)")
+           b"CACHE_DIR", b"Target info", b"using XLA!")
+LOOKED_FOR = ("no compilation, cache or executable-load lines (looked for TensorFlow's 'Begin XLA compilation' and "
+              "'Compiled cluster using XLA!', Poplar's 'Starting phase:', PopART's 'Starting compilation', "
+              "PopTorch's 'Graph compilation:' bar and their cache lines: TF_CPP_VMODULE=poplar_compiler=1, "
+              "POPLAR_LOG_LEVEL=INFO or POPART_LOG_LEVEL=INFO show each compilation)")
 
 
-def read_compile_log(path: str, *, progress: Callable[[int, int], None] | None = None
+def _process(processes: dict[str | None, Process], source: str, key: str | None) -> Process:
+    state = processes.get(key)
+    if state is None:
+        state = processes[key] = Process(source, key)
+    return state
+
+
+def read_compile_log(path: str, *, progress: Callable[[int, int], None] | None = None, name: str | None = None
                      ) -> tuple[CompileLogInfo, list, list]:
-    """One log's compilations and executable loads, in line order (a ReadError if it holds none)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as exc:
-        raise ReadError(exc.strerror or str(exc), path=path) from None
-    if not stat.S_ISREG(mode):
-        raise ReadError("not a regular file", path=path)
+    """One log's compilations and executable loads, in line order (a ReadError if it holds none).
+
+    ``name`` is how the log is named in what is found (``path`` by default).
+    """
+    source = path if name is None else name
+    prefix = read_prefix(path)  # the report's wording for a missing file, a directory, a pipe
+    if not prefix:
+        raise ReadError("empty file", path=path)
+    if not looks_like_text(prefix[:4096]):
+        raise ReadError("not a text log (binary content)", path=path)
     processes: dict[str | None, Process] = {}
     compilations, loads = [], []
     with reading(path, "compile log"), LogFile(path) as log:
-        with open(path, "rb") as raw:
-            if not looks_like_text(raw.read(4096)):
-                raise ReadError("not a text log (binary content)", path=path)
         for hit in log.find(NEEDLES, progress=progress):
+            if "Graph compilation:" in hit.text:  # PopTorch's bar, perhaps with a log line glued after it
+                for frame in bar_frames(hit.text):
+                    _process(processes, source, frame.process).bar(frame, hit.no)
             record: Record | None = parse(hit.text)
             if record is None:
                 continue
-            key = record.line.process
-            state = processes.get(key)
-            if state is None:
-                state = processes[key] = Process(path, key)
-            state.feed(record, hit.no)
+            _process(processes, source, record.line.process).feed(record, hit.no)
         size = log.size
         for state in processes.values():
             found, loaded = state.finish()
@@ -75,22 +84,37 @@ def read_compile_log(path: str, *, progress: Callable[[int, int], None] | None =
     loads.sort(key=lambda ld: ld.line)
     if not compilations and not loads:
         raise ReadError(LOOKED_FOR, path=path)
-    return CompileLogInfo(path, size, len(compilations), len(loads)), compilations, loads
+    return CompileLogInfo(source, size, len(compilations), len(loads)), compilations, loads
 
 
 def read_compile_logs(paths: Sequence[str | os.PathLike], *,
-                      progress: Callable[[str], Callable[[int, int], None] | None] | None = None) -> CompileHistory:
+                      progress: Callable[[str], Callable[[int, int], None] | None] | None = None,
+                      names: Sequence[str] | None = None) -> CompileHistory:
     """The compilations and loads of several logs, read as one sequence in the order given.
 
-    ``progress(path)`` may return a ``(done, total)`` callback for that log's bytes.
+    ``progress(path)`` may return a ``(done, total)`` callback for that log's
+    bytes; ``names`` name the logs in what is found (the paths by default).
+    A file given again (by the same name or another) is one input: it is
+    read once, and ``CompileHistory.repeated`` says so.
     """
-    logs, compilations, loads = [], [], []
-    for path in (os.fspath(p) for p in paths):
-        info, found, loaded = read_compile_log(path, progress=progress(path) if progress else None)
+    logs, compilations, loads, repeated = [], [], [], []
+    seen: dict[tuple[int, int], str] = {}
+    for i, path in enumerate(os.fspath(p) for p in paths):
+        name = path if names is None else names[i]
+        try:
+            stat = os.stat(path)
+        except OSError:
+            stat = None  # read_compile_log says what is wrong
+        if stat is not None and (stat.st_dev, stat.st_ino) in seen:
+            repeated.append((name, seen[stat.st_dev, stat.st_ino]))
+            continue
+        info, found, loaded = read_compile_log(path, progress=progress(path) if progress else None, name=name)
+        if stat is not None:
+            seen[stat.st_dev, stat.st_ino] = name
         logs.append(info)
         compilations += found
         loads += loaded
-    return CompileHistory(tuple(logs), tuple(compilations), tuple(loads))
+    return CompileHistory(tuple(logs), tuple(compilations), tuple(loads), tuple(repeated))
 
 
 __all__ = ["LOOKED_FOR", "NEEDLES", "read_compile_log", "read_compile_logs"]

@@ -131,6 +131,7 @@ class Record:
     file: str | None = None         # a cache or executable file
     ms: float | None = None         # a phase's duration
     rss: float | None = None        # the largest RSS figure the line prints
+    rss_unit: str | None = None     # its unit as printed ("MiB", "MB")
     text: str | None = None         # free text worth keeping (a reason, an overflow wording)
     numbers: tuple[int | None, ...] = ()
 
@@ -153,6 +154,10 @@ _MESSAGES: tuple[tuple[str, tuple[str, ...], str], ...] = (
                                         r"contains custom user operations which cannot be safely serialized"),
     ("tf-cache-off", (TENSORFLOW,), r"Clearing XLA compilation cache of device '[^']*' while executable caching "
                                     r"is disabled"),
+    # tensorflow/compiler/jit/xla_compilation_cache.cc, LogOnceXlaCompiledFirstCluster (graphcore/tensorflow):
+    # LOG(INFO) "Compiled cluster using XLA!  This line is logged at most once for the lifetime of the process."
+    # after the first cluster's compile_fn (on the IPU, an executable cache load too), at the default level.
+    ("tf-xla-cluster", (TENSORFLOW,), r"Compiled cluster using XLA!"),
     # PopART (and PopXL, PopTorch through it), §8.9; SDK 1.x spellings included.
     ("popart-start", (POPART,), r"Starting (?:Engine )?compilation\s*$"),
     ("popart-compiled", (POPART,), r"Graph compiled\s*$"),
@@ -196,9 +201,19 @@ for _kind, _families, _pattern in _MESSAGES:
         _first = _pattern.lstrip(" *").split(" ", 1)[0].split("(", 1)[0]
         _BY_WORD.setdefault(_first, []).append(_entry)
 _BY_WORD["Returning"] = _BY_WORD["Returing"] = _BY_WORD.pop("Retur")  # "Returing" (sic) up to SDK 1.4
-_PERF_RSS = re.compile(r"(?:max|total) RSS: (-?\d+(?:\.\d+)?)(?![\d.])")
+_PERF_RSS = re.compile(r"(?:max|total) RSS: (-?\d+(?:\.\d+)?)(?![\d.]) ?([KMGT]i?B\b)?")
 # Poplar SDK 2.x puts the timing on the Ending line: "NAME (duration N ms; diff RSS: X MB[; total RSS: Y MB])".
 _DURATION = re.compile(r" \(duration (\d+(?:\.\d+)?) ms; diff RSS: -?[\d.]+ MB(?:; total RSS: (\d+(?:\.\d+)?) MB)?\)$")
+# A script's own timing of PopTorch's compile(), from Graphcore's examples and optimum-graphcore (§8.10):
+# logger(f"Compiled/Loaded model in {duration_compilation} secs"), a bare message or after any prefix, at the
+# end of its line (a float as Python prints it: "683.6591004971415", "1e-05").
+_SCRIPT_TIMING = re.compile(r"Compiled/Loaded model in (\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) secs\s*$")
+# PopTorch's compilation bar (graphcore/poptorch python/_options_impl.py, ProgressBar): tqdm with
+# desc="Graph compilation" and bar_format "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]", so
+# "Graph compilation:  45%|████▌     | 45/100 [00:31<01:11]"; elapsed is tqdm's format_interval, [H:]MM:SS.
+# Each update is redrawn after a "\r" on the same line, and a log line written meanwhile is glued after it.
+_BAR_FRAME = re.compile(r"Graph compilation: *\d{1,3}%\|[^|\r\n]*\| *(\d+)/(\d+) "
+                        r"\[(?:(\d+):)?(\d\d):(\d\d)<[^\]\r\n]*\]")
 MAX_PARSED = 16384  # characters of a line looked at: no line memreport reads is longer (a long one is cut here)
 _TARGET_PARTS = (re.compile(r'arch: "?([^",\s]+)"?'), re.compile(r"IPUs: (\d[\d,]*)"),
                  re.compile(r"tiles per IPU: (\d[\d,]*)"))
@@ -209,10 +224,41 @@ def _number(text: str) -> int:
     return int(text.replace(",", ""))
 
 
+@dataclass(frozen=True)
+class BarFrame:
+    """One drawing of PopTorch's compilation bar: the launcher rank before it, ``n`` of ``total``, and
+    the elapsed time it shows, in seconds."""
+
+    process: str | None
+    n: int
+    total: int
+    elapsed_s: int
+
+
+def bar_frames(text: str) -> list[BarFrame]:
+    """Every frame of PopTorch's compilation bar in a line, in order (redraws after ``\\r`` included)."""
+    if "\x1b" in text:
+        text = clean(text.replace("\r", "\n")).replace("\n", "\r")  # colours gone, every redraw kept
+    tag, _ = split_tag(text) if "]<" in text else (UNTAGGED, text)
+    frames = []
+    for match in _BAR_FRAME.finditer(text[:MAX_PARSED]):
+        process = _tag_before(text[:match.start()]) if "]<" in text else None
+        hours, minutes, seconds = (int(g) if g else 0 for g in match.groups()[2:])
+        frames.append(BarFrame(process or tag.process or None, int(match[1]), int(match[2]),
+                               hours * 3600 + minutes * 60 + seconds))
+    return frames
+
+
 def parse(text: str) -> Record | None:
     """The record of a log line, or None when it is none of the lines memreport reads."""
     line = split_line(text[:MAX_PARSED])
     message = line.message
+    if "Compiled/Loaded model in " in message:
+        timing = _SCRIPT_TIMING.search(message)
+        if timing is not None:
+            return Record("poptorch-script-timing", line, ms=float(timing[1]) * 1000)
+    if line.family is None and "] Compiled cluster using XLA!" in message:  # absl's "I0000 00:00:... file.h:187] "
+        return Record("tf-xla-cluster", line)
     candidates = list(_BY_WORD.get(message.lstrip(" ").partition(" ")[0], ()))
     if ": real " in message:
         candidates.append(_PERF)
@@ -226,15 +272,16 @@ def parse(text: str) -> Record | None:
             continue
         found = match.groupdict()
         if kind == "perf":
-            figures = [float(v) for v in _PERF_RSS.findall(found["text"])]
-            return Record(kind, line, name=found["name"], ms=float(found["ms"]), rss=max(figures, default=None))
+            figures = [(float(v), unit or None) for v, unit in _PERF_RSS.findall(found["text"])]
+            rss, unit = max(figures, key=lambda figure: figure[0], default=(None, None))
+            return Record(kind, line, name=found["name"], ms=float(found["ms"]), rss=rss, rss_unit=unit)
         if kind == "phase-end":
             name, timing = found["name"], _DURATION.search(found["name"])
             if timing is None:
                 return Record(kind, line, name=name)
             total = timing[2]
             return Record(kind, line, name=name[:timing.start()], ms=float(timing[1]),
-                          rss=None if total is None else float(total))
+                          rss=None if total is None else float(total), rss_unit=None if total is None else "MB")
         if kind == "target-info":
             parts = [p.search(found["text"]) for p in _TARGET_PARTS]
             arch = parts[0][1] if parts[0] else None
