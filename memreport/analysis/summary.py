@@ -58,7 +58,10 @@ class Summary:
     "excluding gaps"; None for a summary's tiles in its printed order),
     ``histogram_as_printed`` (a summary's own bins), and for a tensor map
     alone its ``element_histogram``, the tiles holding most tensor data
-    (``data_tiles``) and the map itself (``own_tensor_map``).
+    (``data_tiles``) and the map itself (``own_tensor_map``);
+    ``rows_stated_by``, where every per-tile row's figures come from
+    ("per-tile"; "" for a tensor map's; None when each row says its own, a
+    text summary's ``stated`` tiles).
     """
 
     report: MemoryReport
@@ -89,6 +92,7 @@ class Summary:
     top_order: str | None = None
     histogram_as_printed: bool = False
     own_tensor_map: TensorMap | None = None
+    rows_stated_by: str | None = "per-tile"
 
     @property
     def label(self) -> str:
@@ -167,7 +171,9 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
         verdict=judge(report, status, peak, _largest_on(report, peak, (*top_tiles, *stated))),
         element_histogram=element_hist, data_tiles=data_tiles, top_order=_top_order(report),
         histogram_as_printed=isinstance(report, SummaryReport) and hist is not None,
-        own_tensor_map=report.tensor_map if isinstance(report, TensorMapReport) else None)
+        own_tensor_map=report.tensor_map if isinstance(report, TensorMapReport) else None,
+        rows_stated_by=None if isinstance(report, SummaryReport) else "" if isinstance(report, TensorMapReport)
+        else "per-tile")
 
 
 def _top_order(report: MemoryReport) -> str | None:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..analysis import Summary, TopTile
 from ..analysis.verdict import MessageWords
-from ..model import MemoryReport, SummaryReport, TensorMapReport, TileBytes, TileReport
+from ..model import SummaryReport, TensorMapReport, TileBytes, TileReport
 from ..model.schemas import REPORT_SCHEMA
 from . import RenderOptions, csvlines
 from .drill import liveness_json, liveness_summary_json, symbols_json
@@ -281,12 +281,12 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
     ambiguous = len({(s.report.source, s.report.module) for s in summaries}) < len(summaries)
 
     # Where a row's figures come from (STATED_BY), after the report's own columns, when a text summary is among them.
-    stated = any(isinstance(s.report, SummaryReport) for s in summaries)
+    stated = any(s.rows_stated_by is None for s in summaries)
 
-    def tail(report: MemoryReport) -> list[str]:
+    def tail(summary: Summary) -> list[str]:
         # A summary's rows carry their own stated_by; a complete report's are "per-tile"; a tensor map's blank.
-        own = [] if not stated or isinstance(report, SummaryReport) else \
-            ["per-tile" if isinstance(report, TileReport) else ""]
+        report = summary.report
+        own = [] if not stated or summary.rows_stated_by is None else [summary.rows_stated_by]
         if not several:
             return own
         line = [] if not ambiguous else [str(report.position.line) if report.position else ""]
@@ -301,7 +301,7 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
         tensor_columns = {} if tensor_map is None else per_tile_columns(tensor_map, report.num_tiles)
         if isinstance(report, TileReport):  # every tile: column-wise
             labels = list(columns) if shared else [label for label, _, _ in own]
-            body = csvlines.lines(_complete_columns(summary, labels, own, tail(report), tensor_columns),
+            body = csvlines.lines(_complete_columns(summary, labels, own, tail(summary), tensor_columns),
                                   report.num_tiles)
             if body:
                 out.write("\n".join(body) + "\n")
@@ -311,8 +311,8 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
             index = {label: 6 + i for i, (label, _, _) in enumerate(own)}
             rows = [row[:6] + [row[index[c]] if c in index else
                                str(tensor_columns[c][int(row[0])]) if c in tensor_columns else "" for c in columns]
-                    + row[6 + len(own):] + tail(report) for row in rows]
+                    + row[6 + len(own):] + tail(summary) for row in rows]
         else:
-            rows = [row + tail(report) for row in rows]
+            rows = [row + tail(summary) for row in rows]
         out.writelines(csvlines.row(cells) + "\n" for cells in rows)
     return out.getvalue()

@@ -211,3 +211,47 @@ def test_every_view_of_a_detailed_tile_asks_the_one_rule(monkeypatch):
     assert [t.out_of_memory for t in summarize(report).stated] == [True, False, True]
     assert diff_reports(old, report).newly_out_of_memory is None  # a summary does not state every tile
     assert [o.tile for o in gates.check_out_of_memory(summarize(report)).worst] == [3, 1]
+
+
+# ---------------------------------------------------------------- the Verdict the Summary carries
+
+SAMPLE = str(__import__("pathlib").Path(__file__).resolve().parents[2] / "sample_reports" / "mk2_1472_tiles.a")
+
+
+def test_the_verdict_of_an_archive_names_the_worst_tile_its_excess_and_what_is_on_it():
+    import memreport
+    verdict = summarize(memreport.read(SAMPLE)).verdict
+    assert (verdict.count.count, verdict.num_tiles, verdict.bytes_per_tile) == (3, 1472, 638_976)
+    assert verdict.worst == TileBytes(1402, 788_976) and verdict.largest_on_worst == (".bss", 786_960)
+    assert verdict.excess == 150_000 and round(verdict.share, 4) == 1.2348
+    assert verdict.printed_count is None and verdict.messages == () and verdict.note is None
+    assert verdict.count_lines() == ["Out of memory: 3 tiles"]
+    fits = summarize(complete([100, 200], bytes_per_tile=LIMIT)).verdict
+    assert (fits.excess, fits.worst, fits.largest_on_worst) == (0, TileBytes(1, 200), None)
+    unknown = summarize(complete([100, 200], arch=None)).verdict
+    assert (unknown.excess, unknown.share, unknown.count.title()) == (None, None, "out-of-memory tiles unknown")
+
+
+def test_the_verdict_of_a_summary_keeps_the_printed_count_beside_a_recount():
+    printed = summarize(summary()).verdict
+    assert printed.printed_count == 2 and printed.count_lines() == ["Out of memory (printed): 2 tiles"]
+    assert printed.largest_on_worst is None and printed.count.title() == "2 tiles out of memory"
+    recounted = summarize(summary(bytes_per_tile=900_000)).verdict
+    assert recounted.count_lines() == ["Out of memory (printed): 2 tiles",
+                                       "Out of memory (recounted for 900,000 B per tile): 0 tiles"]
+    assert recounted.note is not None and recounted.note.startswith("out-of-memory count: 0 tile(s) out of memory")
+
+
+def test_the_verdict_words_every_message_and_names_each_next_command_once():
+    saved = OutOfMemoryMessage(kind="report-saved", line=5, text="...", saved_path="out/graph.json")
+    report = summary(oom=None, peak=None, bins=(), details=()).evolve(
+        oom_messages=(message(tile=3), saved, message(tile=4, line=7), saved))
+    verdict = summarize(report).verdict
+    assert [w.description for w in verdict.messages][:2] == [
+        "tile 3: 876,476 B used, tiles have 638,976 B: out of memory by 237,500 B",
+        "the compile ran out of tile memory (TensorFlow); a report was saved at out/graph.json: run "
+        "`memreport out/graph.json`"]
+    assert [w.next_command for w in verdict.messages] == [None, "memreport out/graph.json", None,
+                                                         "memreport out/graph.json"]
+    assert verdict.next_commands == ("memreport out/graph.json",)
+    assert list(verdict.message_tiles) == [3, 4] and verdict.count.at_least == 2

@@ -1,0 +1,70 @@
+"""memreport/session.py: one read-and-drill pipeline for the CLI, the API and the notebook."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+import memreport
+from memreport import session
+from memreport.errors import ReadError, UnsupportedOperation
+from memreport.model import PYTHON_NAMES
+from tests.builds import OLD, write_build
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_reports"
+
+
+def test_reads_every_report_names_it_as_told_and_keeps_the_file_read(tmp_path):
+    build = write_build(tmp_path / "b.a", OLD)
+    seen = []
+
+    @contextmanager
+    def around(path, options):
+        seen.append(path)
+        yield options
+
+    reads = session.read_files([build, SAMPLES / "trace_two_modules.rep"], session.read_options(),
+                               labels={str(build): "<stdin>"}, around=around)
+    assert seen == [str(build), str(SAMPLES / "trace_two_modules.rep")]
+    assert [(r.path == str(build), r.report.source) for r in reads][:1] == [(True, "<stdin>")]
+    assert len(reads) == 3 and [r.report.module for r in reads[1:]] == [r.module for r in memreport.read_all(
+        SAMPLES / "trace_two_modules.rep")]
+    second = session.read_files([SAMPLES / "trace_two_modules.rep"], session.read_options(), module="#2")
+    assert [r.report.module for r in second] == [reads[2].report.module]
+    with pytest.raises(UnsupportedOperation, match="holds no such report"):
+        session.read_files([SAMPLES / "trace_two_modules.rep"], session.read_options(), module="nope")
+
+
+def test_read_options_are_built_once_with_the_callers_spelling():
+    options = session.read_options(tile_memory=1000, arch="ipu2", skip_bad_members=True, thin_root="/x",
+                                   names=PYTHON_NAMES)
+    assert (options.tile_memory, options.arch, options.skip_bad_members, options.thin_root,
+            options.option_names) == (1000, "ipu2", True, "/x", PYTHON_NAMES)
+
+
+def test_symbols_come_from_the_file_read_never_from_the_one_a_saved_report_names(tmp_path):
+    build = write_build(tmp_path / "b.a", OLD)
+    read = session.read_files([build], session.read_options())
+    [with_tables] = session.with_symbols(read, top=1, tiles=[0])
+    assert sorted(with_tables.symbols) == [0, 7]  # tile 0 asked for, tile 7 the largest (700,000 B)
+    saved = tmp_path / "saved.json"
+    from memreport.analysis import summarize_all
+    from memreport.render import render
+    saved.write_text(render("report", "json", summarize_all([with_tables])))
+    build.write_bytes(b"!<arch>\n")  # the file the saved report names is no longer that build
+    [back] = session.read_files([saved], session.read_options())
+    assert back.report.source == str(build) and not session.reads_symbols(back)
+    [kept] = session.with_symbols([back], top=1, tiles=[1])
+    assert sorted(kept.symbols) == [0, 7]  # what it saved, and no read of the changed archive
+    with pytest.raises(ReadError):
+        session.with_symbols([session.Read(str(build), back.report)], top=0, tiles=[1])
+
+
+def test_a_tensor_map_is_checked_against_every_report():
+    profile = memreport.read(SAMPLES / "mk1_profile.json")
+    archive = memreport.read(SAMPLES / "mk2_1472_tiles.a")
+    tensor_map = session.read_tensor_map(str(SAMPLES / "tensor_map.json"), [profile])
+    assert tensor_map.num_tiles == 1216
+    with pytest.raises(ReadError):
+        session.read_tensor_map(str(SAMPLES / "tensor_map.json"), [profile, archive])
