@@ -187,9 +187,14 @@ class _Section:
 
 
 def _allocated_sections(elf: ElfTables) -> dict[int, _Section]:
-    """Section index -> the allocated sections (SHF_ALLOC, NOBITS included: they occupy the tile)."""
+    """Section index -> the allocated sections (SHF_ALLOC, NOBITS included: they occupy the tile).
+
+    Entry 0 of the section table is never a section, whatever its type and
+    flags say (it holds extended numbering, if anything): the section scans
+    skip it, as BFD (``size -A``) does.
+    """
     return {index: _Section(name, size, addr if elf.linked else 0)
-            for index, name, null, flags, size, addr in elf.sections if not null and flags & SHF_ALLOC}
+            for index, name, null, flags, size, addr in elf.sections if index and not null and flags & SHF_ALLOC}
 
 
 def _symbols(elf: ElfTables, sections: Mapping[int, _Section]) -> tuple[list[Symbol], list[Symbol], list[str], bool]:

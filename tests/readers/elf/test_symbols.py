@@ -14,7 +14,7 @@ import memreport
 from memreport.errors import ReadError
 from memreport.model import Symbol, TileReport, TileSymbols
 from memreport.readers.elf.symbols import has_symbols, read_symbols, tile_symbols, with_symbols
-from tests.conftest import needs_gcc
+from tests.conftest import needs_gcc, needs_size
 from tests.synth.archive import (
     SHF_ALLOC,
     SHF_EXECINSTR,
@@ -343,3 +343,29 @@ def test_a_thin_archives_symbols_stay_inside_its_directory_or_the_thin_root(tmp_
     assert read_symbols(report, [0], thin_root=str(tmp_path))[0] == expected
     with pytest.raises(ReadError, match=r"thin archive member is a path outside the archive's directory"):
         read_symbols(report, [0])
+
+
+# ---------------------------------------------------------------- section header entry 0 (issue 26 item 10)
+
+def _entry_zero_allocated(blob: bytes) -> bytes:
+    """``blob`` (a 32-bit little-endian ELF) with section header entry 0 marked an allocated PROGBITS of 4 KiB."""
+    out = bytearray(blob)
+    shoff = int.from_bytes(out[32:36], "little")
+    out[shoff + 4:shoff + 8] = SHT_PROGBITS.to_bytes(4, "little")   # sh_type
+    out[shoff + 8:shoff + 12] = SHF_ALLOC.to_bytes(4, "little")     # sh_flags
+    out[shoff + 20:shoff + 24] = (4096).to_bytes(4, "little")       # sh_size
+    return bytes(out)
+
+
+@needs_size
+def test_section_entry_zero_is_never_a_section_even_marked_allocated(tmp_path):
+    """Entry 0 is no section (BFD, so ``size -A``, never makes one of it): the scans skip it and so does the
+    symbol reader, so reading a tile's symbols again does not call the file changed."""
+    path = tmp_path / "zero.a"
+    path.write_bytes(ar_archive([("tile_0.elf", _entry_zero_allocated(codelet_elf())), ("t1", tile_elf(1, 64))]))
+    report = memreport.read(path)
+    assert int(report.excluding_gaps[0]) == 10_532  # the codelet's allocated sections, entry 0 not among them
+    out = subprocess.run(["size", "-A", str(path)], check=True, capture_output=True, text=True).stdout
+    first = out.split("\n\n")[0]
+    assert "4096" not in first and f"{CONV}" in first  # size -A lists no entry 0
+    assert read_symbols(report, [0])[0] == codelet_expected()
