@@ -362,6 +362,25 @@ def test_thin_root_widens_where_members_may_lie(thin_dir):
                                               "1,0,../elsewhere/t1.elf,200,,false,200,17,26"]
 
 
+@pytest.mark.parametrize("link,name", [("t1.elf", b"t1.elf"), ("out", b"out/t1.elf"), ("out", b"tiles/../out/t1.elf")])
+def test_a_symbolic_link_beside_a_thin_archive_cannot_lead_out_of_its_directory(thin_dir, link, name):
+    """The confinement is on the resolved path (issue #26 item 15): a link to a file or a directory outside is
+    refused like the path it leads to; --thin-root widens it; links that stay inside are followed."""
+    (thin_dir / "elsewhere").mkdir()
+    (thin_dir / "elsewhere" / "t1.elf").write_bytes(tile_elf(1, 200))
+    target = thin_dir / "elsewhere" / ("t1.elf" if link == "t1.elf" else "")
+    (thin_dir / "build" / link).symlink_to(target)
+    (thin_dir / "build" / "inside.elf").symlink_to(thin_dir / "build" / "tiles" / "t0.elf")
+    path = thin_dir / "build" / "thin.a"
+    path.write_bytes(thin_archive(b"inside.elf", name))
+    with pytest.raises(ReadError) as caught:
+        memreport.read(path)
+    assert str(caught.value) == (
+        f"{path}: member {name.decode()!r}: thin archive member is a symbolic link to a path outside the archive's "
+        f"directory ({thin_dir / 'build'}): memreport reads thin members only there (--thin-root DIR widens it)")
+    assert memreport.read(path, thin_root=thin_dir).excluding_gaps.tolist() == [100, 200]
+
+
 def test_a_thin_member_is_never_quoted(thin_dir):
     path = thin_dir / "build" / "thin.a"
     path.write_bytes(thin_archive(b"notes.txt"))
