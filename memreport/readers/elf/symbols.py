@@ -19,7 +19,7 @@ from ...errors import ReadError
 from ...model import MemoryReport, Symbol, TileReport, TileSymbols
 from ...model.symbols import symbol_order
 from . import demangle
-from .ar import file_identity, find_members
+from .ar import find_members
 from .fileview import FileView
 from .format import SHF_ALLOC
 from .symtab import ElfTables, plain_tables, reference_tables
@@ -102,7 +102,7 @@ def _member_bytes(report: TileReport, tiles: list[int], thin_root: str | None) -
                 return {0: (os.path.basename(path), view[0:len(view)])}
             if not len(view):
                 raise ReadError("the archive is empty now: the file changed since it was read", path=path)
-            for position, member in find_members(view, wanted, file_identity(path, f.fileno())).items():
+            for position, member in find_members(view, wanted, report.members).items():
                 if member.data_offset is None:
                     data = read_thin_member(path, member.name, thin_root)
                 else:

@@ -45,9 +45,12 @@ def thin_member_path(archive: str, name: str, root: str | None = None) -> str:
 
 
 @contextlib.contextmanager
-def _member_view(archive: str, name: str, root: str | None) -> Iterator[FileView]:
-    """The member's own file, confined (:func:`thin_member_path`), opened without blocking, a regular file."""
+def _member_view(archive: str, name: str, root: str | None, read: list[str] | None = None) -> Iterator[FileView]:
+    """The member's own file, confined (:func:`thin_member_path`), opened without blocking, a regular file;
+    its resolved path is added to ``read`` before it is opened."""
     path = thin_member_path(archive, name, root)
+    if read is not None:
+        read.append(path)
     try:
         # A FIFO must not block the open; the path is resolved, so a link now at its end was put there since.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
@@ -63,14 +66,15 @@ def _member_view(archive: str, name: str, root: str | None) -> Iterator[FileView
 
 
 def scan_thin_member(archive: str, name: str, root: str | None = None,
-                     names_cache: dict | None = None) -> TileSections:
-    """The sections of a thin archive's member, read from its own file only as far as the scan needs.
+                     names_cache: dict | None = None, read: list[str] | None = None) -> TileSections:
+    """The sections of a thin archive's member, read from its own file only as far as the scan needs (its
+    resolved path added to ``read``: every file memreport reads is an input, never an output).
 
     Whatever the archive declares, no more of the file than the ELF header,
     the section table and the section names is read, and none of it is
     quoted in an error: the path comes from the archive, whoever wrote it.
     """
-    with _member_view(archive, name, root) as view:
+    with _member_view(archive, name, root, read) as view:
         try:
             return scan_elf(view, 0, len(view), names_cache=names_cache, quote=False)
         except ReadError as exc:

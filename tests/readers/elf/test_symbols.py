@@ -302,30 +302,41 @@ def test_a_table_listing_fewer_symbols_keeps_its_counts():
 # ---------------------------------------------------------------- reading again, safely (issue #16 with #13)
 
 def test_the_member_table_and_the_walk_find_the_same_members(tmp_path):
-    """Symbols right after a read use the archive's remembered member table; with it forgotten (another archive
-    read since), the reference walk finds the same members."""
-    from memreport.readers.elf import ar
+    """Symbols right after a read use the member table the report carries (issue #22: no module global); without
+    it (a saved report, another file since), the reference walk finds the same members."""
     path = archive_with_symbols(tmp_path)
     report = memreport.read(path)
-    assert ar._LAYOUT  # the archive just read
+    table = report.members
+    assert table is not None and table.names == ("tile_0.elf", "t1")
+    assert table.starts.tolist() == [table.headers[0] + 60, table.headers[1] + 60]
+    assert table.sizes.tolist() == [len(codelet_elf()), len(tile_elf(1, 64, 8, 1000))]
     remembered = read_symbols(report, [0, 1])
-    ar._LAYOUT.clear()
-    assert read_symbols(report, [0, 1]) == remembered
+    assert read_symbols(report.evolve(members=None), [0, 1]) == remembered
     assert remembered[0] == codelet_expected()
+    other = memreport.read(archive_with_symbols(tmp_path, "other.a"))  # each report keeps its own table
+    assert read_symbols(report, [0]) == read_symbols(other, [0]) == {0: codelet_expected()}
+
+
+def test_a_member_table_of_another_file_is_not_trusted(tmp_path):
+    """The table answers only for the very file it was read from (device, inode, size, modification time):
+    the archive rewritten with other members is walked again and found changed."""
+    path = archive_with_symbols(tmp_path)
+    report = memreport.read(path)
+    path.write_bytes(ar_archive([("t1", tile_elf(1, 64, 8, 1000)), ("tile_0.elf", codelet_elf())]))
+    with pytest.raises(ReadError, match="tile 0 is member 't1', but the report read 'tile_0.elf' there: the file "
+                                        "changed since it was read"):
+        read_symbols(report, [0])
 
 
 def test_an_archive_truncated_after_its_read_is_a_read_error(tmp_path):
     """The symbols are read with pread: a shorter file is a ReadError naming the file, never a SIGBUS."""
-    from memreport.readers.elf import ar
     path = archive_with_symbols(tmp_path)
     report = memreport.read(path)
     with open(path, "r+b") as f:
         f.truncate(200)
-    for forget in (False, True):
-        if forget:
-            ar._LAYOUT.clear()
+    for table in (report.members, None):
         with pytest.raises(ReadError) as caught:
-            read_symbols(report, [1])
+            read_symbols(report.evolve(members=table), [1])
         assert str(caught.value).startswith(f"{path}: ")
 
 
