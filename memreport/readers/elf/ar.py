@@ -16,6 +16,7 @@ otherwise read in windows of :data:`BATCH_BYTES` with ``pread``
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterable
 
 import numpy as np
@@ -24,6 +25,7 @@ from ...errors import FileChanged, ReadError
 from ...model import MAX_TILES, MemoryReport, SkippedMember
 from ...model.values import ArchiveMembers
 from ..registry import Reader, ReadOptions, register
+from . import isolated
 from .bulk import scan_many
 from .file import TileSections, scan_elf
 from .fileview import FileView, LeasedMapping, ReadAhead
@@ -100,6 +102,18 @@ class _Tiles:
             self.skip(member.name, exc)
             return
         self.add(member.name, tile)
+
+    def compact(self) -> None:
+        """The rows, fields and member places gathered so far in one piece each (fewer objects to send)."""
+        if len(self.rows) > 1:
+            self.rows = [SectionRows.concat(self.rows)]
+        for name in ("machine", "e_flags"):
+            parts = getattr(self, name)
+            if len(parts) > 1:
+                setattr(self, name, [np.concatenate(parts)])
+        if self.layout is not None and len(self.layout) > 1:
+            headers, starts, sizes = (np.concatenate([part[i] for part in self.layout]) for i in range(3))
+            self.layout = [(headers, starts, sizes)]
 
     def make_room(self, more: int) -> None:
         """Refuse an archive whose tile ids would outgrow the narrow rows (long past any IPU system's tiles)."""
@@ -194,55 +208,100 @@ def _read_windows(view: FileView, tiles: _Tiles, progress) -> tuple[int, bytes]:
     """The fast path: the archive a window at a time, each window's members scanned at once.
 
     Windows are of the mapped file while a read lease keeps every writer
-    away (:class:`~.fileview.LeasedMapping`), else copies read with ``pread``
-    (the next read in a thread meanwhile). A member a window cuts short is
-    read on its own, the reference way. Returns where the walk stopped, with
-    the name table read so far: the end of the file, or a header the
-    reference path must judge.
+    away (:class:`~.fileview.LeasedMapping`), scanned in a child process
+    (:mod:`.isolated`: a truncation that beats the lease is a FileChanged,
+    never a SIGBUS), else copies read with ``pread`` (the next read in a
+    thread meanwhile). A member a window cuts short is read on its own, the
+    reference way. Returns where the walk stopped, with the name table read
+    so far: the end of the file, or a header the reference path must judge.
     """
+    offset, long_names, stopped = 8, b"", False
+    if len(view) > BATCH_BYTES and isolated.available():  # small: one pread is cheaper
+        mapping = LeasedMapping.open(view.fd, len(view))
+        if mapping is not None:
+            try:
+                offset, long_names, stopped = _mapped_in_child(view, mapping, tiles, progress)
+            finally:
+                mapping.close()
+    if stopped:
+        return offset, long_names
+    return _copied_windows(view, tiles, progress, offset, long_names)
+
+
+def _mapped_in_child(view: FileView, mapping: LeasedMapping, tiles: _Tiles, progress) -> tuple[int, bytes, bool]:
+    """:func:`_mapped_windows` in a child process, its tiles then this process's."""
+    def work(send):
+        found = _mapped_windows(view, mapping, tiles, send if progress is not None else None)
+        tiles.compact()
+        return found, tiles.__dict__
+    try:
+        found, state = isolated.run(work, progress)
+    except isolated.ChildDied as exc:
+        if exc.signum != signal.SIGBUS:
+            raise ReadError(f"the archive's scan ended unexpectedly ({exc})") from None
+        raise FileChanged(f"the file changed while it was read ({view.sizes()}): was it rewritten in place?"
+                          ) from None
+    tiles.__dict__.update(state)
+    return found
+
+
+def _mapped_windows(view: FileView, mapping: LeasedMapping, tiles: _Tiles, progress) -> tuple[int, bytes, bool]:
+    """The mapped archive scanned :data:`MAPPED_BYTES` at a time (each window's pages released after it), until
+    the end, a header the reference path must judge (``stopped``) or a writer waiting (the lease broken)."""
     size = len(view)
     offset, long_names = 8, b""
-    start = 8  # of the next window
-    mapping = LeasedMapping.open(view.fd, size) if size > BATCH_BYTES else None  # small: one pread is cheaper
+    while offset < size:
+        if mapping.broken():  # a writer waits: let go of the mapping (and the lease), and copy what is left
+            break
+        start = offset
+        offset, long_names, stopped = _scan_window(view, tiles, progress, mapping.mapped, 0, size,
+                                                   min(start + MAPPED_BYTES, size), offset, long_names)
+        if stopped:
+            return offset, long_names, True
+        mapping.release(start, offset)
+    return offset, long_names, False
+
+
+def _copied_windows(view: FileView, tiles: _Tiles, progress, offset: int, long_names: bytes) -> tuple[int, bytes]:
+    """The archive from ``offset`` on, copied a window of :data:`BATCH_BYTES` at a time."""
+    size = len(view)
+    start = offset
     windows = ReadAhead(view, BATCH_BYTES)
     try:
         while offset < size:
-            mapped = mapping is not None
-            if mapping is not None:  # the whole file is there: members may run past the window's end
-                buf, base, end, limit = mapping.mapped, 0, size, min(start + MAPPED_BYTES, size)
-            else:
-                buf = windows.read(start)
-                base, end = start, start + len(buf)
-                limit = end
-            while offset < limit:
-                if mapping is not None and mapping.broken():  # a writer waits: let go of the mapping (and the
-                    mapping.close()                           # lease, so it may go on) and copy what is left
-                    mapping = None
-                    break
-                room = BATCH_MEMBERS - len(tiles.names) % BATCH_MEMBERS
-                walked = walk(buf, offset - base, long_names, room, end - base, end >= size, limit - base)
-                if walked.names:
-                    tiles.add_batch(buf, walked, base)
-                    if progress is not None and len(tiles.names) % BATCH_MEMBERS == 0:
-                        progress(base + int(walked.headers[-1]), size)
-                if walked.stopped:
-                    return base + walked.offset, walked.long_names
-                offset, long_names = base + walked.offset, walked.long_names
-                if walked.cut:  # the member at offset runs past the window (perhaps past many): read it alone
-                    member, offset, long_names = member_at(view, offset, long_names, thin=False)
-                    if member is not None:
-                        tiles.add_member(view, member, None)
-            if mapped:
-                if mapping is not None:
-                    mapping.release(start, offset)
-                start = offset
-            else:
-                start = end if offset < end + BATCH_BYTES else offset  # the next window, read ahead, if it helps
+            buf = windows.read(start)
+            end = start + len(buf)
+            offset, long_names, stopped = _scan_window(view, tiles, progress, buf, start, end, end, offset,
+                                                       long_names)
+            if stopped:
+                return offset, long_names
+            start = end if offset < end + BATCH_BYTES else offset  # the next window, read ahead, if it helps
     finally:
         windows.close()
-        if mapping is not None:
-            mapping.close()
     return offset, long_names
+
+
+def _scan_window(view: FileView, tiles: _Tiles, progress, buf, base: int, end: int, limit: int, offset: int,
+                 long_names: bytes) -> tuple[int, bytes, bool]:
+    """The members of ``buf`` (the archive from ``base`` to ``end``) whose headers start before ``limit``,
+    from ``offset`` on, a batch at a time: (where the walk got to, the name table so far, whether the
+    reference path must judge the header there)."""
+    size = len(view)
+    while offset < limit:
+        room = BATCH_MEMBERS - len(tiles.names) % BATCH_MEMBERS
+        walked = walk(buf, offset - base, long_names, room, end - base, end >= size, limit - base)
+        if walked.names:
+            tiles.add_batch(buf, walked, base)
+            if progress is not None and len(tiles.names) % BATCH_MEMBERS == 0:
+                progress(base + int(walked.headers[-1]), size)
+        if walked.stopped:
+            return base + walked.offset, walked.long_names, True
+        offset, long_names = base + walked.offset, walked.long_names
+        if walked.cut:  # the member at offset runs past the window (perhaps past many): read it alone
+            member, offset, long_names = member_at(view, offset, long_names, thin=False)
+            if member is not None:
+                tiles.add_member(view, member, None)
+    return offset, long_names, False
 
 
 register(Reader("ar", "ar archive of tile ELF files",

@@ -302,6 +302,66 @@ def test_a_writer_waits_for_the_mapped_read_and_nothing_crashes(tmp_path):
     assert path.stat().st_size == 5000
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="read leases are Linux's")
+@pytest.mark.parametrize("stage", ["scan", "walk"])
+def test_a_mapped_archive_truncated_after_its_lease_was_lost_is_exit_1_not_sigbus(tmp_path, stage):
+    """Issue #26 item 1, for real: memreport stopped past the lease-break time loses its lease (the kernel takes
+    it back: here the mapping is made without one, and nothing says it broke), a writer truncates the file,
+    and the mapped scan touches a page past the new end: SIGBUS, in the child that scans, which the command
+    line reports as one line and exit 1. ``stage`` is where the fault strikes: the section tables of a batch
+    (the bulk scan) or the next member headers (the walk)."""
+    path = tmp_path / "stalled.a"
+    path.write_bytes(ar_archive([(f"t{i}.elf", tile_elf(i, 3000 + i)) for i in range(40)]))
+    size = path.stat().st_size
+    code = ("import mmap, os, sys\n"
+            "from memreport.cli import main\n"
+            "from memreport.readers.elf import ar, fileview, members\n"
+            "ar.BATCH_MEMBERS, ar.BATCH_BYTES, ar.MAPPED_BYTES = 4, 7000, 7000\n"
+            f"path = {str(path)!r}\n"
+            "def unleased(cls, fd, size):  # a lease already lost: the mapping stays, no writer waits any more\n"
+            "    return cls(fd, mmap.mmap(fd, size, access=mmap.ACCESS_READ))\n"
+            "fileview.LeasedMapping.open = classmethod(unleased)\n"
+            "fileview.LeasedMapping.broken = lambda self: False\n"
+            "calls = []\n"
+            f"real = {'ar.scan_many' if stage == 'scan' else 'members.walk'}\n"
+            "def stalled(buf, *args):\n"
+            "    calls.append(os.getpid())\n"
+            "    if len(calls) == 2:  # the writer went on meanwhile\n"
+            "        os.truncate(path, 5000)\n"
+            "    return real(buf, *args)\n"
+            f"{'ar.scan_many' if stage == 'scan' else 'ar.walk'} = stalled\n"
+            "sys.argv = ['memreport', path]\n"
+            "main()\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (1, ""), result.stderr
+    assert result.stderr == (f"memreport: {path}: the file changed while it was read ({size:,} bytes when opened, "
+                             "5,000 bytes now): was it rewritten in place?\n")
+
+
+def test_the_mapped_scan_runs_in_a_child_and_reads_what_the_copies_read(tmp_path):
+    """The mapped scan (in a child process) and the copied windows give the same report, progress included."""
+    path = tmp_path / "big.a"
+    path.write_bytes(ar_archive([(f"t{i}.elf", tile_elf(i, 3000 + i, 64, 100 + i)) for i in range(40)]))
+    code = ("import os, memreport\n"
+            "from memreport.readers import ReadOptions, read_path\n"
+            "from memreport.readers.elf import ar, isolated\n"
+            "ar.BATCH_MEMBERS, ar.BATCH_BYTES, ar.MAPPED_BYTES = 4, 7000, 7000\n"
+            "children, seen = [], []\n"
+            "real = isolated.run\n"
+            "isolated.run = lambda work, progress: children.append(1) or real(work, progress)\n"
+            f"mapped = read_path({str(path)!r}, ReadOptions(progress=lambda d, t: seen.append((os.getpid(), d))))[0]\n"
+            "mapped_seen = list(seen)\n"
+            "ar.LeasedMapping.open = classmethod(lambda cls, fd, size: None)\n"
+            "seen.clear()\n"
+            f"copied = read_path({str(path)!r}, ReadOptions(progress=lambda d, t: seen.append((os.getpid(), d))))[0]\n"
+            "print(len(children), mapped.excluding_gaps.tolist() == copied.excluding_gaps.tolist(), "
+            "mapped.tile_names == copied.tile_names, mapped_seen == seen, {p for p, _ in seen} == {os.getpid()}, "
+            "mapped.members.starts.tolist() == copied.members.starts.tolist(), len(seen))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == "1 True True True True True 11\n"
+
+
 # ---------------------------------------------------------------- thin archives (issue #16)
 
 def thin_archive(*names: bytes, size: int = 460) -> bytes:
