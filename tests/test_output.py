@@ -225,3 +225,62 @@ def test_a_file_gets_text_written_in_pieces_whole(tmp_path, monkeypatch):
     text = "".join(f"{i},é\n" for i in range(1000))
     output.write_outputs([(str(tmp_path / "a.csv"), text)])
     assert (tmp_path / "a.csv").read_bytes() == text.encode("utf-8")
+
+
+# ---------------------------------------------------------------- this process's descriptors (issue #26 item 2)
+
+WRITE = "import sys; from memreport.output import write_outputs; write_outputs([(sys.argv[1], 'report\\n')])"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/fd and /dev/fd as Linux has them")
+@pytest.mark.parametrize("name", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "link", "/proc/{pid}/fd/1"])
+def test_dev_stdout_appended_to_is_appended_to_not_replaced(tmp_path, name):
+    """``memreport a.a -o /dev/stdout >> ci.log`` appends: the output goes through the descriptor, whose
+    O_APPEND stands; nothing is renamed over ci.log, which keeps its inode and its earlier lines."""
+    log = tmp_path / "ci.log"
+    log.write_text("earlier step\n")
+    inode = log.stat().st_ino
+    (tmp_path / "link").symlink_to("/dev/stdout")
+    code = WRITE if "{pid}" not in name else WRITE.replace("sys.argv[1]", "sys.argv[1].format(pid=__import__('os').getpid())")
+    with open(log, "a") as out:
+        result = subprocess.run([sys.executable, "-c", code, name], stdout=out, stderr=subprocess.PIPE, text=True,
+                                cwd=tmp_path, timeout=60)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert log.read_text() == "earlier step\nreport\n" and log.stat().st_ino == inode
+    assert list(temporary_files(str(tmp_path))) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/fd and /dev/fd as Linux has them")
+@pytest.mark.parametrize("name", ["/dev/stdout", "/dev/stderr", "/dev/fd/{fd}", "/proc/self/fd/{fd}"])
+def test_descriptors_that_are_pipes_are_written(tmp_path, name):
+    """Standard output or error a pipe (it was exit 4: a temporary file beside 'pipe:[...]'), or a descriptor
+    passed down (``3>&1``): written through it."""
+    read_end, write_end = os.pipe()
+    path = name.format(fd=write_end)
+    try:
+        result = subprocess.run([sys.executable, "-c", WRITE, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                pass_fds=(write_end,), timeout=60)
+        os.close(write_end)
+        passed = os.read(read_end, 100)
+    finally:
+        os.close(read_end)
+    assert result.returncode == 0, result.stderr
+    got = {"/dev/stdout": result.stdout, "/dev/stderr": result.stderr}.get(name, passed)
+    assert got == b"report\n"
+    assert result.stdout + result.stderr + passed == b"report\n"  # once, and only there
+
+
+def test_a_closed_descriptor_is_a_write_error(tmp_path):
+    """/dev/fd/N of a descriptor not open: exit 4's error naming the path, nothing written anywhere."""
+    result = subprocess.run([sys.executable, "-c", WRITE, "/dev/fd/97"], capture_output=True, text=True, timeout=60,
+                            cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.splitlines()[-1] == "memreport.errors.WriteError: /dev/fd/97: cannot write: Bad file descriptor"
+    assert os.listdir(tmp_path) == []
+
+
+def test_text_through_stdouts_descriptor_is_flushed_in_order(monkeypatch, capfd):
+    """What Python buffered for stdout is written before the output that goes through its descriptor."""
+    sys.stdout.write("first\n")
+    write_output("/dev/stdout", "second\n")
+    assert capfd.readouterr().out == "first\nsecond\n"
