@@ -437,8 +437,9 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
         raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
     picture = render.get("report", "png")
     png_paths = numbered_paths(png, len(reports), picture.extension) if png is not None else []
-    if len(png_paths) > 1:  # memory-1.png, memory-2.png...: none may be an input or -o either
-        refuse_overwriting(inputs, [("-o", output), *(("--png", path) for path in png_paths)])
+    # Every file read is an input (a thin archive's members too); memory-1.png, memory-2.png... outputs too.
+    refuse_overwriting([*inputs, *(p for r in reports for p in r.files_read)],
+                       [("-o", output), *(("--png", path) for path in png_paths)])
     with warnings.catch_warnings(record=True) as caught:  # matplotlib's, say: one line each
         warnings.simplefilter("always")
         with exit_codes():
@@ -521,6 +522,7 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     refuse_overwriting([old_path, new_path], [("-o", output)])
     old, old_note = diffing.choose_report(load([old_path], options, module))
     new, new_note = diffing.choose_report(load([new_path], options, module))
+    refuse_overwriting([old_path, new_path, *old.files_read, *new.files_read], [("-o", output)])  # members too
     try:
         summaries = (summarize(old), summarize(new))
         changes = diffing.diff_reports(old, new, notes=[n for n in (old_note, new_note) if n], summaries=summaries,
@@ -632,6 +634,7 @@ def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: i
     files = tuple(stdin_paths(files))
     refuse_overwriting(list(files), [("-o", output)])
     reports = with_symbols(load_from(files, options, module), top, tiles_asked, thin_root)
+    refuse_overwriting([*files, *(p for r in reports for p in r.files_read)], [("-o", output)])  # members too
     with exit_codes():
         summaries = summarize_all(reports, top=top, tiles_asked=tiles_asked)
         rendered = render.render("report", "json", summaries, render.RenderOptions(symbols=symbols))

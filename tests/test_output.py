@@ -241,7 +241,8 @@ def test_dev_stdout_appended_to_is_appended_to_not_replaced(tmp_path, name):
     log.write_text("earlier step\n")
     inode = log.stat().st_ino
     (tmp_path / "link").symlink_to("/dev/stdout")
-    code = WRITE if "{pid}" not in name else WRITE.replace("sys.argv[1]", "sys.argv[1].format(pid=__import__('os').getpid())")
+    pid_named = WRITE.replace("sys.argv[1]", "sys.argv[1].format(pid=__import__('os').getpid())")
+    code = WRITE if "{pid}" not in name else pid_named
     with open(log, "a") as out:
         result = subprocess.run([sys.executable, "-c", code, name], stdout=out, stderr=subprocess.PIPE, text=True,
                                 cwd=tmp_path, timeout=60)
@@ -258,8 +259,8 @@ def test_descriptors_that_are_pipes_are_written(tmp_path, name):
     read_end, write_end = os.pipe()
     path = name.format(fd=write_end)
     try:
-        result = subprocess.run([sys.executable, "-c", WRITE, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                pass_fds=(write_end,), timeout=60)
+        result = subprocess.run([sys.executable, "-c", WRITE, path], capture_output=True, pass_fds=(write_end,),
+                                timeout=60)
         os.close(write_end)
         passed = os.read(read_end, 100)
     finally:
@@ -284,3 +285,40 @@ def test_text_through_stdouts_descriptor_is_flushed_in_order(monkeypatch, capfd)
     sys.stdout.write("first\n")
     write_output("/dev/stdout", "second\n")
     assert capfd.readouterr().out == "first\nsecond\n"
+
+
+# ---------------------------------------------------------------- every file read is an input (issue #26 item 3)
+
+@pytest.mark.parametrize("command", [[], ["--png", "{png}"], ["export"], ["diff", "{other}"]])
+def test_an_output_over_a_thin_archives_member_is_refused_before_anything_is_written(tmp_path, command):
+    """``memreport thin.a -o t0.o`` with t0.o a member: the thin-archive reader lists the files it read on the
+    report (resolved: a symlink to the member is the member), and the command refuses (exit 2) before any
+    output is written; the member keeps its bytes."""
+    from click.testing import CliRunner
+
+    from memreport.cli import main
+    from tests.synth.archive import tile_elf
+    member = tmp_path / "objs" / "t0.o"
+    member.parent.mkdir()
+    member.write_bytes(tile_elf(0, 100))
+    (tmp_path / "t1.o").write_bytes(tile_elf(1, 200))
+    (tmp_path / "alias.o").symlink_to(member)
+    names = b"objs/t0.o/\nt1.o/\n"
+    header = b"%-16s%-12d%-6d%-6d%-8s%-10d`\n"
+    thin = tmp_path / "thin.a"
+    thin.write_bytes(b"!<thin>\n" + header % (b"//", 0, 0, 0, b"", len(names)) + names + b"\n" * (len(names) % 2)
+                     + header % (b"/0", 0, 0, 0, b"644", 460) + header % (b"/11", 0, 0, 0, b"644", 460))
+    original = member.read_bytes()
+    fields = {"png": str(tmp_path / "m.png"), "other": str(thin)}
+    for output, shown in ((tmp_path / "alias.o", member), (member, member)):
+        args = [part.format(**fields) for part in command]
+        args = ([args[0], str(thin), *args[1:]] if command and command[0] in ("export", "diff")
+                else [str(thin), *args])
+        result = CliRunner().invoke(main, [*args, "-o", str(output)])
+        assert result.exit_code == 2, result.output
+        assert result.output.splitlines()[-1] == (f"Error: -o {output} is the input {shown}: memreport never writes "
+                                                  "over its inputs")
+        assert member.read_bytes() == original and not (tmp_path / "m.png").exists()
+    result = CliRunner().invoke(main, [str(thin), "--format", "csv", "-o", str(tmp_path / "t.csv")])
+    assert result.exit_code == 0, result.output
+    assert [row.split(",")[2] for row in (tmp_path / "t.csv").read_text().splitlines()[1:]] == ["objs/t0.o", "t1.o"]
