@@ -276,7 +276,8 @@ def test_a_closed_descriptor_is_a_write_error(tmp_path):
     result = subprocess.run([sys.executable, "-c", WRITE, "/dev/fd/97"], capture_output=True, text=True, timeout=60,
                             cwd=tmp_path)
     assert result.returncode == 1 and result.stdout == ""
-    assert result.stderr.splitlines()[-1] == "memreport.errors.WriteError: /dev/fd/97: cannot write: Bad file descriptor"
+    last = result.stderr.splitlines()[-1]
+    assert last == "memreport.errors.WriteError: /dev/fd/97: cannot write: Bad file descriptor"
     assert os.listdir(tmp_path) == []
 
 
