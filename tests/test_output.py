@@ -323,3 +323,21 @@ def test_an_output_over_a_thin_archives_member_is_refused_before_anything_is_wri
     result = CliRunner().invoke(main, [str(thin), "--format", "csv", "-o", str(tmp_path / "t.csv")])
     assert result.exit_code == 0, result.output
     assert [row.split(",")[2] for row in (tmp_path / "t.csv").read_text().splitlines()[1:]] == ["objs/t0.o", "t1.o"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/dev/stdout as Linux has it")
+def test_the_command_line_appends_through_dev_stdout(tmp_path):
+    """The issue's own command: ``memreport a.a --format csv -o /dev/stdout >> ci.log``, then into a pipe."""
+    from tests.synth.archive import ar_archive, tile_elf
+    archive = tmp_path / "a.a"
+    archive.write_bytes(ar_archive([("t0", tile_elf(0, 100)), ("t1", tile_elf(1, 300))]))
+    command = [sys.executable, "-m", "memreport", str(archive), "--format", "csv"]
+    expected = subprocess.run(command, capture_output=True, timeout=60, check=True).stdout
+    log = tmp_path / "ci.log"
+    log.write_bytes(b"build ok\n")
+    with open(log, "ab") as out:
+        result = subprocess.run([*command, "-o", "/dev/stdout"], stdout=out, stderr=subprocess.PIPE, timeout=60)
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert log.read_bytes() == b"build ok\n" + expected and expected.count(b"\n") == 3
+    piped = subprocess.run([*command, "-o", "/dev/stdout"], capture_output=True, timeout=60)
+    assert (piped.returncode, piped.stdout, piped.stderr) == (0, expected, b"")
