@@ -9,7 +9,9 @@ second walk, and the files a thin archive made it read.
 
 A file truncated while it is read (a CI job rewriting it in place) is a
 ReadError, never a SIGBUS: a large archive is mapped only under a read
-lease, which keeps writers waiting until the reader lets go, and is
+lease, which keeps writers waiting until the reader lets go, and only in a
+child process (:mod:`.isolated`: a reader stopped past the lease-break time
+loses its lease, and the child's SIGBUS is then a FileChanged); it is
 otherwise read in windows of :data:`BATCH_BYTES` with ``pread``
 (:mod:`.fileview`); no address-space limit stands in the way either.
 """
