@@ -1,7 +1,10 @@
 """Write every output whole, or none: temporary files beside their targets, renamed once all are written.
 
 The target is the real file behind any symlink, and an existing file keeps
-its mode; devices and FIFOs are written in place, never replaced. Text goes
+its mode; devices and FIFOs are written in place, never replaced, and so is
+a path that names one of this process's open files (``/dev/stdout``,
+``/dev/stderr``, ``/dev/fd/N``, ``/proc/self/fd/N``): it is written through
+that descriptor, so ``-o /dev/stdout >> ci.log`` appends and a pipe works. Text goes
 to files as UTF-8, and to stdout in its own encoding; bytes a file name held
 that were not UTF-8 come out as they were, and a character stdout cannot
 encode is written as a backslash escape, never a crash.
@@ -11,9 +14,10 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
+import re
 import stat
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .errors import MemreportError, WriteError
@@ -58,10 +62,14 @@ def write_outputs(outputs: Sequence[tuple[str, str | bytes]]) -> None:
     """
     staged: list[_Staged] = []
     try:
-        direct: list[tuple[str, str | None, str | bytes]] = []
+        direct: list[tuple[str, str | int | None, str | bytes]] = []  # stdout (None), a descriptor, a device
         for path, data in outputs:
             if path == STDOUT:
                 direct.append((path, None, data))
+                continue
+            descriptor = _descriptor(path)
+            if descriptor is not None:  # written through the descriptor: its offset and O_APPEND stand
+                direct.append((path, descriptor, data))
                 continue
             real, existing = _target(path)
             if existing is not None and not stat.S_ISREG(existing.st_mode):
@@ -72,6 +80,8 @@ def write_outputs(outputs: Sequence[tuple[str, str | bytes]]) -> None:
         for path, device, data in direct:
             if device is None:
                 _write_stdout(data)
+            elif isinstance(device, int):
+                _write_descriptor(path, device, data)
             else:
                 _write_in_place(path, device, data)
         while staged:
@@ -85,6 +95,40 @@ def write_outputs(outputs: Sequence[tuple[str, str | bytes]]) -> None:
         for entry in staged:
             with contextlib.suppress(OSError):
                 os.unlink(entry.temp)
+
+
+_STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_DESCRIPTOR = re.compile(r"/dev/fd/(\d+)|/proc/(?:self|thread-self|(\d+)(?:/task/\d+)?)/fd/(\d+)")
+
+
+def _descriptor(path: str) -> int | None:
+    """The descriptor of this process that ``path`` names (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``,
+    ``/proc/PID/fd/N`` with this PID, or a symlink to one of them), or None.
+
+    ``realpath`` would follow ``/proc/self/fd/1`` to the file stdout was
+    opened on (or to ``pipe:[...]``, no path at all), and replacing that
+    file would undo a ``>>``; so the last name is followed a link at a time,
+    and resolution stops at a descriptor.
+    """
+    current = os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit on links followed
+        head, tail = os.path.split(current)
+        current = os.path.join(os.path.realpath(head), tail)  # /dev/fd/1 -> /proc/PID/fd/1
+        if current in _STANDARD:
+            return _STANDARD[current]
+        match = _DESCRIPTOR.fullmatch(current)
+        if match is not None:
+            fd, pid, number = match.groups()
+            if fd is not None:
+                return int(fd)
+            if pid is None or int(pid) == os.getpid():
+                return int(number)
+        try:
+            link = os.readlink(current)
+        except OSError:  # not a link, or nothing there: an ordinary path
+            return None
+        current = os.path.normpath(os.path.join(os.path.dirname(current), link))
+    return None
 
 
 def _target(path: str) -> tuple[str, os.stat_result | None]:
@@ -135,6 +179,20 @@ def _write_in_place(path: str, real: str, payload: str | bytes) -> None:
     try:
         with open(real, "wb", buffering=0) as f:
             _write_fully(f.write, payload)
+    except OSError as exc:
+        raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _write_descriptor(path: str, fd: int, payload: str | bytes) -> None:
+    """``payload`` (text as UTF-8, as to any file) written through this process's descriptor ``fd``."""
+    for stream in (sys.stdout, sys.stderr):  # what Python buffered for it goes first
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            if stream is not None and stream.fileno() == fd:
+                stream.flush()
+    try:
+        _write_fully(lambda chunk: os.write(fd, chunk), payload)
+    except BrokenPipeError:
+        raise  # the reader has gone (| head): the command line ends quietly
     except OSError as exc:
         raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
@@ -211,7 +269,9 @@ def check_outputs(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> 
     """A :class:`MemreportError` (bad usage) when an output (``(option, path)``) is an input or another output.
 
     An input is never written over, and two outputs of one run never write
-    one file. Devices (``/dev/null``) may take several outputs.
+    one file. Devices (``/dev/null``) may take several outputs. ``inputs``
+    are every file read, a thin archive's members too (``files_read`` of a
+    report): each is looked at once, however many there are.
     """
     files = [(option, path) for option, path in outputs if path != STDOUT]
     for option, path in files:
@@ -219,8 +279,11 @@ def check_outputs(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> 
             raise MemreportError(f"{option} '': an empty path names no file")
         if path.endswith(("/", os.sep)) or os.path.isdir(path):
             raise MemreportError(f"{option} {path} is a directory: give a file name")
-        for source in inputs:
-            if source != STDOUT and same_file(path, source):
+    if files:
+        read = _identities(source for source in inputs if source != STDOUT)
+        for option, path in files:
+            source = read.get(_identity(path))
+            if source is not None:
                 raise MemreportError(f"{option} {path} is the input {source}: memreport never writes over its "
                                      "inputs")
     for i, (option, path) in enumerate(files):
@@ -228,6 +291,23 @@ def check_outputs(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> 
             if same_file(path, other) and not _is_device(path):
                 raise MemreportError(f"{option} {path} and {other_option} {other} name the same file: each output "
                                      "needs its own")
+
+
+def _identity(path: str) -> tuple:
+    """What :func:`same_file` compares: the device and inode of a file that exists, else its real path."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ("path", os.path.normcase(os.path.realpath(path)))
+    return ("file", st.st_dev, st.st_ino)
+
+
+def _identities(paths: Iterable[str]) -> dict[tuple, str]:
+    """Each path's :func:`_identity`, the first path to have it named."""
+    found: dict[tuple, str] = {}
+    for path in paths:
+        found.setdefault(_identity(path), path)
+    return found
 
 
 def _is_device(path: str) -> bool:

@@ -225,3 +225,119 @@ def test_a_file_gets_text_written_in_pieces_whole(tmp_path, monkeypatch):
     text = "".join(f"{i},é\n" for i in range(1000))
     output.write_outputs([(str(tmp_path / "a.csv"), text)])
     assert (tmp_path / "a.csv").read_bytes() == text.encode("utf-8")
+
+
+# ---------------------------------------------------------------- this process's descriptors (issue #26 item 2)
+
+WRITE = "import sys; from memreport.output import write_outputs; write_outputs([(sys.argv[1], 'report\\n')])"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/fd and /dev/fd as Linux has them")
+@pytest.mark.parametrize("name", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "link", "/proc/{pid}/fd/1"])
+def test_dev_stdout_appended_to_is_appended_to_not_replaced(tmp_path, name):
+    """``memreport a.a -o /dev/stdout >> ci.log`` appends: the output goes through the descriptor, whose
+    O_APPEND stands; nothing is renamed over ci.log, which keeps its inode and its earlier lines."""
+    log = tmp_path / "ci.log"
+    log.write_text("earlier step\n")
+    inode = log.stat().st_ino
+    (tmp_path / "link").symlink_to("/dev/stdout")
+    pid_named = WRITE.replace("sys.argv[1]", "sys.argv[1].format(pid=__import__('os').getpid())")
+    code = WRITE if "{pid}" not in name else pid_named
+    with open(log, "a") as out:
+        result = subprocess.run([sys.executable, "-c", code, name], stdout=out, stderr=subprocess.PIPE, text=True,
+                                cwd=tmp_path, timeout=60)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert log.read_text() == "earlier step\nreport\n" and log.stat().st_ino == inode
+    assert list(temporary_files(str(tmp_path))) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/fd and /dev/fd as Linux has them")
+@pytest.mark.parametrize("name", ["/dev/stdout", "/dev/stderr", "/dev/fd/{fd}", "/proc/self/fd/{fd}"])
+def test_descriptors_that_are_pipes_are_written(tmp_path, name):
+    """Standard output or error a pipe (it was exit 4: a temporary file beside 'pipe:[...]'), or a descriptor
+    passed down (``3>&1``): written through it."""
+    read_end, write_end = os.pipe()
+    path = name.format(fd=write_end)
+    try:
+        result = subprocess.run([sys.executable, "-c", WRITE, path], capture_output=True, pass_fds=(write_end,),
+                                timeout=60)
+        os.close(write_end)
+        passed = os.read(read_end, 100)
+    finally:
+        os.close(read_end)
+    assert result.returncode == 0, result.stderr
+    got = {"/dev/stdout": result.stdout, "/dev/stderr": result.stderr}.get(name, passed)
+    assert got == b"report\n"
+    assert result.stdout + result.stderr + passed == b"report\n"  # once, and only there
+
+
+def test_a_closed_descriptor_is_a_write_error(tmp_path):
+    """/dev/fd/N of a descriptor not open: exit 4's error naming the path, nothing written anywhere."""
+    result = subprocess.run([sys.executable, "-c", WRITE, "/dev/fd/97"], capture_output=True, text=True, timeout=60,
+                            cwd=tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    last = result.stderr.splitlines()[-1]
+    assert last == "memreport.errors.WriteError: /dev/fd/97: cannot write: Bad file descriptor"
+    assert os.listdir(tmp_path) == []
+
+
+def test_text_through_stdouts_descriptor_is_flushed_in_order(monkeypatch, capfd):
+    """What Python buffered for stdout is written before the output that goes through its descriptor."""
+    sys.stdout.write("first\n")
+    write_output("/dev/stdout", "second\n")
+    assert capfd.readouterr().out == "first\nsecond\n"
+
+
+# ---------------------------------------------------------------- every file read is an input (issue #26 item 3)
+
+@pytest.mark.parametrize("command", [[], ["--png", "{png}"], ["export"], ["diff", "{other}"]])
+def test_an_output_over_a_thin_archives_member_is_refused_before_anything_is_written(tmp_path, command):
+    """``memreport thin.a -o t0.o`` with t0.o a member: the thin-archive reader lists the files it read on the
+    report (resolved: a symlink to the member is the member), and the command refuses (exit 2) before any
+    output is written; the member keeps its bytes."""
+    from click.testing import CliRunner
+
+    from memreport.cli import main
+    from tests.synth.archive import tile_elf
+    member = tmp_path / "objs" / "t0.o"
+    member.parent.mkdir()
+    member.write_bytes(tile_elf(0, 100))
+    (tmp_path / "t1.o").write_bytes(tile_elf(1, 200))
+    (tmp_path / "alias.o").symlink_to(member)
+    names = b"objs/t0.o/\nt1.o/\n"
+    header = b"%-16s%-12d%-6d%-6d%-8s%-10d`\n"
+    thin = tmp_path / "thin.a"
+    thin.write_bytes(b"!<thin>\n" + header % (b"//", 0, 0, 0, b"", len(names)) + names + b"\n" * (len(names) % 2)
+                     + header % (b"/0", 0, 0, 0, b"644", 460) + header % (b"/11", 0, 0, 0, b"644", 460))
+    original = member.read_bytes()
+    fields = {"png": str(tmp_path / "m.png"), "other": str(thin)}
+    for output, shown in ((tmp_path / "alias.o", member), (member, member)):
+        args = [part.format(**fields) for part in command]
+        args = ([args[0], str(thin), *args[1:]] if command and command[0] in ("export", "diff")
+                else [str(thin), *args])
+        result = CliRunner().invoke(main, [*args, "-o", str(output)])
+        assert result.exit_code == 2, result.output
+        assert result.output.splitlines()[-1] == (f"Error: -o {output} is the input {shown}: memreport never writes "
+                                                  "over its inputs")
+        assert member.read_bytes() == original and not (tmp_path / "m.png").exists()
+    result = CliRunner().invoke(main, [str(thin), "--format", "csv", "-o", str(tmp_path / "t.csv")])
+    assert result.exit_code == 0, result.output
+    assert [row.split(",")[2] for row in (tmp_path / "t.csv").read_text().splitlines()[1:]] == ["objs/t0.o", "t1.o"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/dev/stdout as Linux has it")
+def test_the_command_line_appends_through_dev_stdout(tmp_path):
+    """The issue's own command: ``memreport a.a --format csv -o /dev/stdout >> ci.log``, then into a pipe."""
+    from tests.synth.archive import ar_archive, tile_elf
+    archive = tmp_path / "a.a"
+    archive.write_bytes(ar_archive([("t0", tile_elf(0, 100)), ("t1", tile_elf(1, 300))]))
+    command = [sys.executable, "-m", "memreport", str(archive), "--format", "csv"]
+    expected = subprocess.run(command, capture_output=True, timeout=60, check=True).stdout
+    log = tmp_path / "ci.log"
+    log.write_bytes(b"build ok\n")
+    with open(log, "ab") as out:
+        result = subprocess.run([*command, "-o", "/dev/stdout"], stdout=out, stderr=subprocess.PIPE, timeout=60)
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert log.read_bytes() == b"build ok\n" + expected and expected.count(b"\n") == 3
+    piped = subprocess.run([*command, "-o", "/dev/stdout"], capture_output=True, timeout=60)
+    assert (piped.returncode, piped.stdout, piped.stderr) == (0, expected, b"")

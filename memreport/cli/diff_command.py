@@ -72,6 +72,7 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     refuse_overwriting([old_path, new_path], [("-o", output)])
     old, old_note = diffing.choose_report(load([old_path], options, module))
     new, new_note = diffing.choose_report(load([new_path], options, module))
+    refuse_overwriting([old_path, new_path, *old.files_read, *new.files_read], [("-o", output)])  # members too
     try:
         summaries = (summarize(old), summarize(new))
         changes = diffing.diff_reports(old, new, notes=[n for n in (old_note, new_note) if n], summaries=summaries,

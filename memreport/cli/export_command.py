@@ -53,6 +53,7 @@ def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: i
     files = tuple(stdin_paths(files))
     refuse_overwriting(list(files), [("-o", output)])
     reports = with_symbols(load_from(files, options, module), top, tiles_asked, thin_root)
+    refuse_overwriting([*files, *(p for r in reports for p in r.files_read)], [("-o", output)])  # members too
     with exit_codes():
         summaries = summarize_all(reports, top=top, tiles_asked=tiles_asked)
         rendered = render.render("report", "json", summaries, render.RenderOptions(symbols=symbols))

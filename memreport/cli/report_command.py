@@ -106,8 +106,9 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
         raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
     picture = render.get("report", "png")
     png_paths = numbered_paths(png, len(reports), picture.extension) if png is not None else []
-    if len(png_paths) > 1:  # memory-1.png, memory-2.png...: none may be an input or -o either
-        refuse_overwriting(inputs, [("-o", output), *(("--png", path) for path in png_paths)])
+    # Every file read is an input (a thin archive's members too); memory-1.png, memory-2.png... outputs too.
+    refuse_overwriting([*inputs, *(p for r in reports for p in r.files_read)],
+                       [("-o", output), *(("--png", path) for path in png_paths)])
     with warnings.catch_warnings(record=True) as caught:  # matplotlib's, say: one line each
         warnings.simplefilter("always")
         with exit_codes():

@@ -26,6 +26,7 @@ from .liveness import ProgramLiveness
 from .symbols import TileSymbols
 from .target import CLI_NAMES, PYTHON_NAMES, StatedTarget, Target, overrides_of, resolve_target
 from .values import (
+    ArchiveMembers,
     Column,
     OutOfMemoryMessage,
     PrintedSummary,
@@ -91,6 +92,7 @@ class MemoryReport:
     detailed_tiles: tuple[TileDetail, ...]
     oom_messages: tuple[OutOfMemoryMessage, ...]
     position: ReportPosition | None = None  # where in its file (the text reader's reports)
+    files_read: tuple[str, ...] = ()  # files read besides the source (a thin archive's members): inputs too
 
     @property
     def num_tiles(self) -> int:
@@ -229,6 +231,8 @@ class TileReport(_NotPrinted, MemoryReport):
     stated: StatedTarget | None = None
     symbols: Mapping[int, TileSymbols] = field(default_factory=dict)
     liveness_steps: tuple[ProgramLiveness, ...] | None = None
+    members: ArchiveMembers | None = None  # where each member lies in the archive read (archives only)
+    files_read: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         n = self.target.num_tiles

@@ -199,6 +199,22 @@ class SkippedMember:
     reason: str
 
 
+@dataclass(frozen=True, eq=False)
+class ArchiveMembers:
+    """Where every member of the archive a report was read from lies (its tile ids are the positions), so
+    reading a few tiles' symbols again need not walk a pod's 94,208 headers twice.
+
+    ``identity`` (device, inode, size, modification time) says which file
+    this is: a table is used only while the archive is still that file.
+    """
+
+    identity: tuple[int, ...]
+    names: tuple[str, ...]
+    headers: np.ndarray   # absolute offset of each member's header
+    starts: np.ndarray    # absolute offset of each member's data
+    sizes: np.ndarray     # each member's data size
+
+
 def check_bytes_array(name: str, arr: np.ndarray, n: int | None = None) -> None:
     """A ValueError/TypeError unless ``arr`` is a 1-D integer array of non-negative sizes (``n`` long)."""
     import numpy as np

@@ -47,13 +47,17 @@ class FileView:
             raise TypeError("a FileView takes no negative offsets")
         return self.read(start, stop - start)
 
-    def _shrank(self, at: int) -> FileChanged:
+    def sizes(self) -> str:
+        """The file's size when opened and now, in words."""
         try:
             now = f"{os.fstat(self.fd).st_size:,} bytes now"
         except OSError:
-            now = "fewer now"
-        return FileChanged(f"the file shrank while it was read ({self.size:,} bytes when opened, {now}): was it "
-                         "rewritten in place?", offset=at)
+            now = "its size now unknown"
+        return f"{self.size:,} bytes when opened, {now}"
+
+    def _shrank(self, at: int) -> FileChanged:
+        return FileChanged(f"the file shrank while it was read ({self.sizes()}): was it rewritten in place?",
+                           offset=at)
 
     def read(self, offset: int, count: int) -> bytes:
         """``count`` bytes from ``offset``, fewer only where the file (as opened) ends."""
@@ -113,7 +117,10 @@ class LeasedMapping:
     or truncates it, wait until the lease is released (at most
     ``/proc/sys/fs/lease-break-time``, 45 s by default); :meth:`broken` says
     one is waiting, and the reader then stops using the mapping and closes it,
-    which releases the lease, well within that time. :meth:`open` returns
+    which releases the lease, well within that time. A reader stopped for
+    longer (Ctrl-Z, SIGSTOP) loses its lease and may find the file shorter:
+    so the mapping is touched only in a child process (:mod:`.isolated`),
+    whose SIGBUS is then a FileChanged. :meth:`open` returns
     None where no lease can be had (another system, another user's file, a
     file open for writing, a file system without leases) or the file cannot
     be mapped (``ulimit -v``): the reader then copies windows with ``pread``.

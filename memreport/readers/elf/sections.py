@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -133,10 +134,11 @@ def arch_of(machine: np.ndarray, e_flags: np.ndarray, tile_names: Sequence[str])
 
 def sections_report(source: str, fmt: str, tile_names: Sequence[str], machine: np.ndarray,
                     e_flags: np.ndarray, rows: SectionRows, names: Sequence[str],
-                    skipped: Sequence[SkippedMember] = ()) -> MemoryReport:
+                    skipped: Sequence[SkippedMember] = (), **extra: Any) -> MemoryReport:
     """The per-tile model from every tile's sections: one column per section name.
 
-    ``skipped`` tiles (damaged members) have no rows; they take no part in the architecture.
+    ``skipped`` tiles (damaged members) have no rows; they take no part in the architecture. ``extra``
+    fields go to the report as they are (an archive's member table, the files it read).
     """
     n = len(tile_names)
     if skipped:
@@ -171,7 +173,7 @@ def sections_report(source: str, fmt: str, tile_names: Sequence[str], machine: n
                      f"would take {wanted * 9 / 2**20:,.0f} MiB")
     return TileReport(source=source, format=fmt, target=target, excluding_gaps=excluding,
                       breakdown=breakdown, breakdown_kind="section", tile_names=list(tile_names),
-                      notes=tuple(notes), info={"members": n}, skipped=tuple(skipped), stated=stated)
+                      notes=tuple(notes), info={"members": n}, skipped=tuple(skipped), stated=stated, **extra)
 
 
 def _breakdown(rows: SectionRows, alloc: np.ndarray, names: Sequence[str],

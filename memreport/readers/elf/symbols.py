@@ -19,7 +19,7 @@ from ...errors import ReadError
 from ...model import MemoryReport, Symbol, TileReport, TileSymbols
 from ...model.symbols import symbol_order
 from . import demangle
-from .ar import file_identity, find_members
+from .ar import find_members
 from .fileview import FileView
 from .format import SHF_ALLOC
 from .symtab import ElfTables, plain_tables, reference_tables
@@ -102,7 +102,7 @@ def _member_bytes(report: TileReport, tiles: list[int], thin_root: str | None) -
                 return {0: (os.path.basename(path), view[0:len(view)])}
             if not len(view):
                 raise ReadError("the archive is empty now: the file changed since it was read", path=path)
-            for position, member in find_members(view, wanted, file_identity(path, f.fileno())).items():
+            for position, member in find_members(view, wanted, report.members).items():
                 if member.data_offset is None:
                     data = read_thin_member(path, member.name, thin_root)
                 else:
@@ -187,9 +187,14 @@ class _Section:
 
 
 def _allocated_sections(elf: ElfTables) -> dict[int, _Section]:
-    """Section index -> the allocated sections (SHF_ALLOC, NOBITS included: they occupy the tile)."""
+    """Section index -> the allocated sections (SHF_ALLOC, NOBITS included: they occupy the tile).
+
+    Entry 0 of the section table is never a section, whatever its type and
+    flags say (it holds extended numbering, if anything): the section scans
+    skip it, as BFD (``size -A``) does.
+    """
     return {index: _Section(name, size, addr if elf.linked else 0)
-            for index, name, null, flags, size, addr in elf.sections if not null and flags & SHF_ALLOC}
+            for index, name, null, flags, size, addr in elf.sections if index and not null and flags & SHF_ALLOC}
 
 
 def _symbols(elf: ElfTables, sections: Mapping[int, _Section]) -> tuple[list[Symbol], list[Symbol], list[str], bool]:

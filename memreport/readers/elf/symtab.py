@@ -15,14 +15,23 @@ pyelftools costs more than reading the five top tiles' tables.
 from __future__ import annotations
 
 import io
-import struct
 
-from .format import LAYOUTS, SHN_XINDEX
+from .format import (
+    ET_DYN,
+    ET_EXEC,
+    LAYOUTS,
+    SHF_COMPRESSED,
+    SHN_XINDEX,
+    SHT_DYNSYM,
+    SHT_NULL,
+    SHT_PROGBITS,
+    SHT_REL,
+    SHT_RELA,
+    SHT_STRTAB,
+    SHT_SYMTAB,
+)
 
-SHT_NULL, SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_REL, SHT_DYNSYM = 0, 1, 2, 3, 4, 9, 11
-SHF_COMPRESSED = 0x800
 _FAR = 1 << 62  # a string table this far in is damage (pyelftools cannot even seek past 2**63)
-ET_EXEC, ET_DYN = 2, 3
 # Section types pyelftools builds with more than their header, and may refuse as built (the hash and
 # version tables, dynamic sections, the extended-index table, attributes, RELR, Solaris' tables): left to it.
 _BUILT_TYPES = {5, 6, 0x12, 0x13, 0x6FFFFFF3, 0x6FFFFFF6, 0x6FFFFFFC, 0x6FFFFFFD, 0x6FFFFFFE, 0x6FFFFFFF, 0x70000003}
@@ -34,8 +43,6 @@ TYPE_NAMES = {0: "STT_NOTYPE", 1: "STT_OBJECT", 2: "STT_FUNC", 3: "STT_SECTION",
 BIND_NAMES = {0: "STB_LOCAL", 1: "STB_GLOBAL", 2: "STB_WEAK", 3: "STB_NUM", 10: "STB_LOOS", 12: "STB_HIOS",
               13: "STB_LOPROC", 15: "STB_HIPROC"}
 SHNDX_NAMES = {0: "SHN_UNDEF", 0xFFF1: "SHN_ABS", 0xFFF2: "SHN_COMMON"}
-_SYM = {(1, "<"): struct.Struct("<IIIBBH"), (1, ">"): struct.Struct(">IIIBBH"),   # name value size info other shndx
-        (2, "<"): struct.Struct("<IBBHQQ"), (2, ">"): struct.Struct(">IBBHQQ")}   # name info other shndx value size
 
 Section = tuple  # (index, name, whether SHT_NULL, sh_flags, sh_size, sh_addr)
 Sym = tuple      # (name, type, bind, shndx, value, size): type, bind and shndx as pyelftools names them
@@ -97,7 +104,7 @@ def plain_tables(data: bytes) -> ElfTables | None:
         return ElfTables(linked, sections, None, False, [])
     chosen = next((t for t in tables if headers[t][1] == SHT_SYMTAB), tables[0])
     _name, sh_type, _flags, _addr, offset, size, link, _info, _align, entsize = headers[chosen]
-    sym = _SYM[elf_class, "<" if elf_data == 1 else ">"]
+    sym = layout.sym
     if entsize != sym.size or offset + size > len(data):
         return None
     strings = headers[link][4]

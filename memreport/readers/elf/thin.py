@@ -18,32 +18,42 @@ from .fileview import FileView
 
 
 def thin_member_path(archive: str, name: str, root: str | None = None) -> str:
-    """Where a thin archive's member lives: ``name`` relative to the archive's directory, which it may not
-    leave (nor ``root``, when given, the directory it may lie anywhere under instead).
+    """Where a thin archive's member lives, symbolic links resolved: ``name`` relative to the archive's
+    directory, which it may not leave (nor ``root``, when given, the directory it may lie anywhere under
+    instead).
 
-    The check is on the path as written (after resolving ``.`` and ``..``),
-    so a hostile archive cannot make memreport open ``/etc/passwd`` or
-    ``../../proc/self/environ``; symbolic links inside are followed.
+    The check is on the resolved path (every symbolic link followed, ``..``
+    taken after the link it follows), so neither a hostile archive nor a link
+    beside it can make memreport open ``/etc/passwd`` or
+    ``../../proc/self/environ``; links that stay inside are followed.
     """
     if "\0" in name:
         raise ReadError("a thin archive member's path cannot hold a NUL byte")
     base = os.path.dirname(os.path.abspath(archive))
-    path = os.path.normpath(os.path.join(base, name))
-    allowed = os.path.abspath(root) if root is not None else base
+    given = os.path.abspath(root) if root is not None else base
+    allowed = os.path.realpath(given)
+    path = os.path.realpath(os.path.join(base, name))
     if os.path.commonpath([allowed, path]) != allowed:
-        kind = "an absolute path" if os.path.isabs(name) else "a path"
-        where = f"the thin root {allowed}" if root is not None else f"the archive's directory ({allowed})"
+        lexical = os.path.normpath(os.path.join(base, name))
+        inside = os.path.commonpath([given, lexical]) == given
+        kind = ("a symbolic link to a path" if inside else "an absolute path" if os.path.isabs(name)
+                else "a path")
+        where = f"the thin root {given}" if root is not None else f"the archive's directory ({given})"
         raise ReadError(f"thin archive member is {kind} outside {where}: memreport reads thin members only "
                         "there (--thin-root DIR widens it)")
     return path
 
 
 @contextlib.contextmanager
-def _member_view(archive: str, name: str, root: str | None) -> Iterator[FileView]:
-    """The member's own file, confined (:func:`thin_member_path`), opened without blocking, a regular file."""
+def _member_view(archive: str, name: str, root: str | None, read: list[str] | None = None) -> Iterator[FileView]:
+    """The member's own file, confined (:func:`thin_member_path`), opened without blocking, a regular file;
+    its resolved path is added to ``read`` before it is opened."""
     path = thin_member_path(archive, name, root)
+    if read is not None:
+        read.append(path)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
+        # A FIFO must not block the open; the path is resolved, so a link now at its end was put there since.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
         raise ReadError(f"thin archive member cannot be read: {exc.strerror}") from None
     try:
@@ -56,14 +66,15 @@ def _member_view(archive: str, name: str, root: str | None) -> Iterator[FileView
 
 
 def scan_thin_member(archive: str, name: str, root: str | None = None,
-                     names_cache: dict | None = None) -> TileSections:
-    """The sections of a thin archive's member, read from its own file only as far as the scan needs.
+                     names_cache: dict | None = None, read: list[str] | None = None) -> TileSections:
+    """The sections of a thin archive's member, read from its own file only as far as the scan needs (its
+    resolved path added to ``read``: every file memreport reads is an input, never an output).
 
     Whatever the archive declares, no more of the file than the ELF header,
     the section table and the section names is read, and none of it is
     quoted in an error: the path comes from the archive, whoever wrote it.
     """
-    with _member_view(archive, name, root) as view:
+    with _member_view(archive, name, root, read) as view:
         try:
             return scan_elf(view, 0, len(view), names_cache=names_cache, quote=False)
         except ReadError as exc:

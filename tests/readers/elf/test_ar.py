@@ -302,6 +302,66 @@ def test_a_writer_waits_for_the_mapped_read_and_nothing_crashes(tmp_path):
     assert path.stat().st_size == 5000
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="read leases are Linux's")
+@pytest.mark.parametrize("stage", ["scan", "walk"])
+def test_a_mapped_archive_truncated_after_its_lease_was_lost_is_exit_1_not_sigbus(tmp_path, stage):
+    """Issue #26 item 1, for real: memreport stopped past the lease-break time loses its lease (the kernel takes
+    it back: here the mapping is made without one, and nothing says it broke), a writer truncates the file,
+    and the mapped scan touches a page past the new end: SIGBUS, in the child that scans, which the command
+    line reports as one line and exit 1. ``stage`` is where the fault strikes: the section tables of a batch
+    (the bulk scan) or the next member headers (the walk)."""
+    path = tmp_path / "stalled.a"
+    path.write_bytes(ar_archive([(f"t{i}.elf", tile_elf(i, 3000 + i)) for i in range(40)]))
+    size = path.stat().st_size
+    code = ("import mmap, os, sys\n"
+            "from memreport.cli import main\n"
+            "from memreport.readers.elf import ar, fileview, members\n"
+            "ar.BATCH_MEMBERS, ar.BATCH_BYTES, ar.MAPPED_BYTES = 4, 7000, 7000\n"
+            f"path = {str(path)!r}\n"
+            "def unleased(cls, fd, size):  # a lease already lost: the mapping stays, no writer waits any more\n"
+            "    return cls(fd, mmap.mmap(fd, size, access=mmap.ACCESS_READ))\n"
+            "fileview.LeasedMapping.open = classmethod(unleased)\n"
+            "fileview.LeasedMapping.broken = lambda self: False\n"
+            "calls = []\n"
+            f"real = {'ar.scan_many' if stage == 'scan' else 'members.walk'}\n"
+            "def stalled(buf, *args):\n"
+            "    calls.append(os.getpid())\n"
+            "    if len(calls) == 2:  # the writer went on meanwhile\n"
+            "        os.truncate(path, 5000)\n"
+            "    return real(buf, *args)\n"
+            f"{'ar.scan_many' if stage == 'scan' else 'ar.walk'} = stalled\n"
+            "sys.argv = ['memreport', path]\n"
+            "main()\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (1, ""), result.stderr
+    assert result.stderr == (f"memreport: {path}: the file changed while it was read ({size:,} bytes when opened, "
+                             "5,000 bytes now): was it rewritten in place?\n")
+
+
+def test_the_mapped_scan_runs_in_a_child_and_reads_what_the_copies_read(tmp_path):
+    """The mapped scan (in a child process) and the copied windows give the same report, progress included."""
+    path = tmp_path / "big.a"
+    path.write_bytes(ar_archive([(f"t{i}.elf", tile_elf(i, 3000 + i, 64, 100 + i)) for i in range(40)]))
+    code = ("import os, memreport\n"
+            "from memreport.readers import ReadOptions, read_path\n"
+            "from memreport.readers.elf import ar, isolated\n"
+            "ar.BATCH_MEMBERS, ar.BATCH_BYTES, ar.MAPPED_BYTES = 4, 7000, 7000\n"
+            "children, seen = [], []\n"
+            "real = isolated.run\n"
+            "isolated.run = lambda work, progress: children.append(1) or real(work, progress)\n"
+            f"mapped = read_path({str(path)!r}, ReadOptions(progress=lambda d, t: seen.append((os.getpid(), d))))[0]\n"
+            "mapped_seen = list(seen)\n"
+            "ar.LeasedMapping.open = classmethod(lambda cls, fd, size: None)\n"
+            "seen.clear()\n"
+            f"copied = read_path({str(path)!r}, ReadOptions(progress=lambda d, t: seen.append((os.getpid(), d))))[0]\n"
+            "print(len(children), mapped.excluding_gaps.tolist() == copied.excluding_gaps.tolist(), "
+            "mapped.tile_names == copied.tile_names, mapped_seen == seen, {p for p, _ in seen} == {os.getpid()}, "
+            "mapped.members.starts.tolist() == copied.members.starts.tolist(), len(seen))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == "1 True True True True True 11\n"
+
+
 # ---------------------------------------------------------------- thin archives (issue #16)
 
 def thin_archive(*names: bytes, size: int = 460) -> bytes:
@@ -323,16 +383,26 @@ def thin_dir(tmp_path):
     (tmp_path / "build" / "tiles" / "t0.elf").write_bytes(tile_elf(0, 100))
     (tmp_path / "secret.txt").write_text("password=hunter2\n")
     (tmp_path / "build" / "notes.txt").write_text("token=abc123\n")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "t1.elf").write_bytes(tile_elf(1, 200))
+    (tmp_path / "build" / "t1.elf").symlink_to(tmp_path / "elsewhere" / "t1.elf")  # links out of build/
+    (tmp_path / "build" / "out").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "build" / "inside.elf").symlink_to(tmp_path / "build" / "tiles" / "t0.elf")  # a link inside
     return tmp_path
 
 
 @pytest.mark.parametrize("name,kind", [(b"/etc/passwd", "an absolute path"),
                                        (b"../secret.txt", "a path"),
                                        (b"tiles/../../secret.txt", "a path"),
-                                       (b"../../../../../../proc/self/environ", "a path")])
+                                       (b"../../../../../../proc/self/environ", "a path"),
+                                       (b"t1.elf", "a symbolic link to a path"),
+                                       (b"out/t1.elf", "a symbolic link to a path"),
+                                       (b"tiles/../out/t1.elf", "a symbolic link to a path")])
 def test_thin_members_must_stay_in_the_archive_directory(thin_dir, name, kind):
+    """The check is on the resolved path (issue #26 item 15): a symbolic link beside the archive, to a file or a
+    directory outside, is refused as the path it leads to would be; links that stay inside are followed."""
     path = thin_dir / "build" / "thin.a"
-    path.write_bytes(thin_archive(b"tiles/t0.elf", name))
+    path.write_bytes(thin_archive(b"inside.elf", name))
     with pytest.raises(ReadError) as caught:
         memreport.read(path)
     assert str(caught.value) == (
@@ -349,9 +419,9 @@ def test_thin_members_inside_the_directory_are_read(thin_dir):
 
 
 def test_thin_root_widens_where_members_may_lie(thin_dir):
-    (thin_dir / "elsewhere").mkdir()
-    (thin_dir / "elsewhere" / "t1.elf").write_bytes(tile_elf(1, 200))
     path = thin_dir / "build" / "thin.a"
+    path.write_bytes(thin_archive(b"inside.elf", b"t1.elf", b"out/t1.elf"))  # symbolic links out of build/
+    assert memreport.read(path, thin_root=thin_dir).excluding_gaps.tolist() == [100, 200, 200]
     path.write_bytes(thin_archive(b"tiles/t0.elf", b"../elsewhere/t1.elf"))
     assert memreport.read(path, thin_root=thin_dir).excluding_gaps.tolist() == [100, 200]
     with pytest.raises(ReadError, match=r"outside the thin root .*/build/tiles: memreport reads"):

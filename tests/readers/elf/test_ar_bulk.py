@@ -18,6 +18,7 @@ from memreport.readers import ReadOptions
 from memreport.readers.elf import ar
 from memreport.readers.elf.file import TileSections, scan_elf
 from memreport.readers.elf.format import EM_GRAPHCORE_IPU, SHF_ALLOC
+from memreport.readers.elf.members import long_names_at
 from tests.synth.archive import ArchiveWriter, Section, ar_archive, bss, data, elf_file, note, text, tile_elf
 
 
@@ -249,7 +250,7 @@ def test_long_names_at_agrees_with_the_reference_on_odd_tables():
         starts = [rng.randrange(0, len(table) + 3) for _ in range(rng.randrange(0, 12))]
         if rng.random() < 0.5:  # mostly in range, the way real headers point
             starts = [s % max(len(table), 1) for s in starts]
-        got = ar.long_names_at(table, np.array(starts, dtype=np.int64))
+        got = long_names_at(table, np.array(starts, dtype=np.int64))
         assert got == reference_long_names(table, starts), (trial, table, starts)
 
 
@@ -306,7 +307,6 @@ def test_long_names_resolve_alike_from_many_threads_at_once():
     import sys
     import threading
 
-    from memreport.readers.elf.ar import long_names_at
     tables = [b"".join(f"t{k}_{i:04d}.elf/\n".encode() for i in range(200)) for k in range(4)]
     starts = np.arange(0, 200 * 13, 13, dtype=np.int64)
     expected = [[f"t{k}_{i:04d}.elf" for i in range(200)] for k in range(4)]

@@ -14,7 +14,7 @@ import memreport
 from memreport.errors import ReadError
 from memreport.model import Symbol, TileReport, TileSymbols
 from memreport.readers.elf.symbols import has_symbols, read_symbols, tile_symbols, with_symbols
-from tests.conftest import needs_gcc
+from tests.conftest import needs_gcc, needs_size
 from tests.synth.archive import (
     SHF_ALLOC,
     SHF_EXECINSTR,
@@ -302,30 +302,41 @@ def test_a_table_listing_fewer_symbols_keeps_its_counts():
 # ---------------------------------------------------------------- reading again, safely (issue #16 with #13)
 
 def test_the_member_table_and_the_walk_find_the_same_members(tmp_path):
-    """Symbols right after a read use the archive's remembered member table; with it forgotten (another archive
-    read since), the reference walk finds the same members."""
-    from memreport.readers.elf import ar
+    """Symbols right after a read use the member table the report carries (issue #22: no module global); without
+    it (a saved report, another file since), the reference walk finds the same members."""
     path = archive_with_symbols(tmp_path)
     report = memreport.read(path)
-    assert ar._LAYOUT  # the archive just read
+    table = report.members
+    assert table is not None and table.names == ("tile_0.elf", "t1")
+    assert table.starts.tolist() == [table.headers[0] + 60, table.headers[1] + 60]
+    assert table.sizes.tolist() == [len(codelet_elf()), len(tile_elf(1, 64, 8, 1000))]
     remembered = read_symbols(report, [0, 1])
-    ar._LAYOUT.clear()
-    assert read_symbols(report, [0, 1]) == remembered
+    assert read_symbols(report.evolve(members=None), [0, 1]) == remembered
     assert remembered[0] == codelet_expected()
+    other = memreport.read(archive_with_symbols(tmp_path, "other.a"))  # each report keeps its own table
+    assert read_symbols(report, [0]) == read_symbols(other, [0]) == {0: codelet_expected()}
+
+
+def test_a_member_table_of_another_file_is_not_trusted(tmp_path):
+    """The table answers only for the very file it was read from (device, inode, size, modification time):
+    the archive rewritten with other members is walked again and found changed."""
+    path = archive_with_symbols(tmp_path)
+    report = memreport.read(path)
+    path.write_bytes(ar_archive([("t1", tile_elf(1, 64, 8, 1000)), ("tile_0.elf", codelet_elf())]))
+    with pytest.raises(ReadError, match="tile 0 is member 't1', but the report read 'tile_0.elf' there: the file "
+                                        "changed since it was read"):
+        read_symbols(report, [0])
 
 
 def test_an_archive_truncated_after_its_read_is_a_read_error(tmp_path):
     """The symbols are read with pread: a shorter file is a ReadError naming the file, never a SIGBUS."""
-    from memreport.readers.elf import ar
     path = archive_with_symbols(tmp_path)
     report = memreport.read(path)
     with open(path, "r+b") as f:
         f.truncate(200)
-    for forget in (False, True):
-        if forget:
-            ar._LAYOUT.clear()
+    for table in (report.members, None):
         with pytest.raises(ReadError) as caught:
-            read_symbols(report, [1])
+            read_symbols(report.evolve(members=table), [1])
         assert str(caught.value).startswith(f"{path}: ")
 
 
@@ -343,3 +354,29 @@ def test_a_thin_archives_symbols_stay_inside_its_directory_or_the_thin_root(tmp_
     assert read_symbols(report, [0], thin_root=str(tmp_path))[0] == expected
     with pytest.raises(ReadError, match=r"thin archive member is a path outside the archive's directory"):
         read_symbols(report, [0])
+
+
+# ---------------------------------------------------------------- section header entry 0 (issue 26 item 10)
+
+def _entry_zero_allocated(blob: bytes) -> bytes:
+    """``blob`` (a 32-bit little-endian ELF) with section header entry 0 marked an allocated PROGBITS of 4 KiB."""
+    out = bytearray(blob)
+    shoff = int.from_bytes(out[32:36], "little")
+    out[shoff + 4:shoff + 8] = SHT_PROGBITS.to_bytes(4, "little")   # sh_type
+    out[shoff + 8:shoff + 12] = SHF_ALLOC.to_bytes(4, "little")     # sh_flags
+    out[shoff + 20:shoff + 24] = (4096).to_bytes(4, "little")       # sh_size
+    return bytes(out)
+
+
+@needs_size
+def test_section_entry_zero_is_never_a_section_even_marked_allocated(tmp_path):
+    """Entry 0 is no section (BFD, so ``size -A``, never makes one of it): the scans skip it and so does the
+    symbol reader, so reading a tile's symbols again does not call the file changed."""
+    path = tmp_path / "zero.a"
+    path.write_bytes(ar_archive([("tile_0.elf", _entry_zero_allocated(codelet_elf())), ("t1", tile_elf(1, 64))]))
+    report = memreport.read(path)
+    assert int(report.excluding_gaps[0]) == 10_532  # the codelet's allocated sections, entry 0 not among them
+    out = subprocess.run(["size", "-A", str(path)], check=True, capture_output=True, text=True).stdout
+    first = out.split("\n\n")[0]
+    assert "4096" not in first and f"{CONV}" in first  # size -A lists no entry 0
+    assert read_symbols(report, [0])[0] == codelet_expected()
