@@ -374,6 +374,8 @@ def main() -> None:
               help="Also draw each report as a PNG: memory per tile, the By Tile histogram, a per-IPU heat "
                    "map. Several reports number the files before the extension, in input order (--png m.png writes "
                    "m-1.png, m-2.png, ...).")
+@click.option("--html", "html_path", metavar="PATH", type=PATH,  # issue 25: the shareable page
+              help="Also write one self-contained HTML page (opens from disk, makes no network request).")
 @click.option("--tensor-map", "tensor_map_path", metavar="PATH", type=PATH,
               help="A tensor map (tensor_map.json): list the tensors on the top tiles, with elements and "
                    "estimated bytes of tensor data (CSV: three per-tile tensor columns).")
@@ -393,7 +395,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
            min_headroom: int | None = None, tensor_map_path: str | None = None,
            png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
            symbols: int | None = None, thin_root: str | None = None, module: str | None = None,
-           color: str = "auto") -> None:
+           color: str = "auto", html_path: str | None = None) -> None:
     """Show the memory of every tile of a compiled IPU program.
 
     FILE is any report Poplar writes, recognised by its content: an ELF
@@ -428,7 +430,8 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
                           thin_root=thin_root)
     files = tuple(stdin_paths(files))
     inputs = [*files, *([tensor_map_path] if tensor_map_path else [])]
-    refuse_overwriting(inputs, [("-o", output), *([("--png", png)] if png is not None else [])])
+    refuse_overwriting(inputs, [("-o", output), *([("--png", png)] if png is not None else []),
+                                *([("--html", html_path)] if html_path else [])])  # issue 25
     shown = fmt != "csv"  # the CSV has no place for symbols: read none
     reports = with_symbols(load_from(files, options, module), top if shown else 0, tiles_asked if shown else (),
                            thin_root)
@@ -452,10 +455,12 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
             pngs: list[tuple[str, str | bytes]] = []
             if png_paths:  # drawn before anything is written
                 pngs = list(zip(png_paths, render.render_each(picture, summaries, render.RenderOptions())))
+            if html_path:  # issue 25: the page, beside the other outputs
+                pngs.append((html_path, render.render("report", "html", summaries)))
     echo_warnings(caught)
     write_all([(output, rendered), *pngs])  # every output or none
-    if len(pngs) > 1:
-        click.echo(f"memreport: wrote {', '.join(path for path, _ in pngs)} (one PNG per report)", err=True)
+    if len(png_paths) > 1:
+        click.echo(f"memreport: wrote {', '.join(png_paths)} (one PNG per report)", err=True)
     exit_on_gates(gate_results)
 
 
@@ -488,11 +493,13 @@ def numbered_paths(path: str, count: int, extension: str) -> list[str]:
 @click.option("--fail-on-growth", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile grows by more than SIZE.")
 @click.option("--fail-on-oom", is_flag=True, help="Gate: exit 3 if any tile of NEW is out of memory.")
+@click.option("--html", "html_path", metavar="PATH", type=PATH,  # issue 25: the shareable page
+              help="Also write one self-contained HTML page (opens from disk, makes no network request).")
 @module_option
 def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, tile_memory: int | None,
                  arch: str | None, fail_on_growth: int | None, fail_on_oom: bool,
                  skip_bad_members: bool = False, min_change: int = 0, sort: str = "delta",
-                 thin_root: str | None = None, module: str | None = None) -> None:
+                 thin_root: str | None = None, module: str | None = None, html_path: str | None = None) -> None:
     """Compare two builds tile by tile (excluding-gaps bytes).
 
     OLD and NEW are any two readable reports of programs with the same tile
@@ -518,7 +525,7 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     options = ReadOptions(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                           thin_root=thin_root)
     old_path, new_path = stdin_paths([old_path, new_path])
-    refuse_overwriting([old_path, new_path], [("-o", output)])
+    refuse_overwriting([old_path, new_path], [("-o", output), *([("--html", html_path)] if html_path else [])])
     old, old_note = diffing.choose_report(load([old_path], options, module))
     new, new_note = diffing.choose_report(load([new_path], options, module))
     try:
@@ -539,7 +546,8 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
             results.append(gates.check_out_of_memory(summaries[1]))
     except UnsupportedOperation as exc:
         raise click.UsageError(str(exc)) from None
-    write_all([(output, render.render("diff", fmt, changes, render.RenderOptions(top=top)))])
+    page = [(html_path, render.render("diff", "html", changes))] if html_path else []  # issue 25
+    write_all([(output, render.render("diff", fmt, changes, render.RenderOptions(top=top))), *page])
     exit_on_gates(results)
 
 
@@ -549,7 +557,10 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
 @click.option("--fail-on-recompile", is_flag=True,
               help="Gate: exit 3 if one process compiles a module (or, unnamed, a hash) more than once, across "
                    "all the LOGs.")
-def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recompile: bool = False) -> None:
+@click.option("--html", "html_path", metavar="PATH", type=PATH,  # issue 25: the shareable page
+              help="Also write one self-contained HTML page (opens from disk, makes no network request).")
+def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recompile: bool = False,
+                     html_path: str | None = None) -> None:
     """Every compilation, cache hit and recompilation in a run's logs.
 
     LOG is a run's log as TensorFlow, Poplar, PopART, PopXL or PopTorch
@@ -573,7 +584,7 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
     from .analysis.compiles import check_recompile, summarize_compiles
     from .progress import ReadProgress, file_progress
     from .readers.text.compile_log import read_compile_logs
-    refuse_overwriting(list(logs), [("-o", output)])
+    refuse_overwriting(list(logs), [("-o", output), *([("--html", html_path)] if html_path else [])])
     bars: list[ReadProgress] = []
 
     def progress(path: str) -> ReadProgress | None:
@@ -594,9 +605,10 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
     summary = summarize_compiles(history)
     try:
         rendered = render.render("compiles", fmt, summary)
+        page = [(html_path, render.render("compiles", "html", summary))] if html_path else []  # issue 25
     except MemreportError as exc:
         fail(str(exc))
-    write_all([(output, rendered)])
+    write_all([(output, rendered), *page])
     exit_on_gates(check_recompile(summary) if fail_on_recompile else [])
 @main.command("export", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)

@@ -129,5 +129,18 @@ for _declared in (
                      "memreport.render.compiles:render_json"),
     DeclaredRenderer("csv", "compiles", ".csv", False, "CSV, one row per compilation",
                      "memreport.render.compiles:render_csv"),
+    # The shareable page (issue 25): one self-contained HTML file; and Markdown for a pull request or a job summary.
+    DeclaredRenderer("markdown", "report", ".md", False, "GitHub Markdown (a PR comment, $GITHUB_STEP_SUMMARY)",
+                     "memreport.render.markdown:render_report"),
+    DeclaredRenderer("html", "report", ".html", False, "one self-contained HTML page",
+                     "memreport.render.page:render_report"),
+    DeclaredRenderer("markdown", "diff", ".md", False, "GitHub Markdown (a PR comment, $GITHUB_STEP_SUMMARY)",
+                     "memreport.render.markdown:render_diff"),
+    DeclaredRenderer("html", "diff", ".html", False, "one self-contained HTML page",
+                     "memreport.render.page:render_diff"),
+    DeclaredRenderer("markdown", "compiles", ".md", False, "GitHub Markdown (a PR comment, $GITHUB_STEP_SUMMARY)",
+                     "memreport.render.markdown:render_compiles"),
+    DeclaredRenderer("html", "compiles", ".html", False, "one self-contained HTML page",
+                     "memreport.render.page:render_compiles"),
 ):
     register(_declared)
