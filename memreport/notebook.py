@@ -36,10 +36,10 @@ def to_dataframe(report: MemoryReport) -> pandas.DataFrame:
 
 
 def html(report: MemoryReport) -> str:
-    """The report as an HTML fragment: its summary and top tiles."""
+    """The report's rich display: the shareable page (issue 25) in a sandboxed frame."""
     from .analysis import summarize
-    from .render.html import render_html
-    return render_html(summarize(report, names=PYTHON_NAMES))
+    from .render.page import notebook_html
+    return notebook_html(summarize(report, names=PYTHON_NAMES))
 
 
 def png(report: MemoryReport) -> bytes | None:

@@ -55,31 +55,47 @@ def table(head: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[in
 
 @dataclass
 class Fitted:
-    """Blocks put in order while they fit :data:`LIMIT`; what did not is named at the end."""
+    """Blocks kept in their order, chosen by priority while they fit :data:`LIMIT` (the verdicts of every report
+    before any histogram); what did not fit is named at the end, grouped."""
 
     limit: int = LIMIT
-    blocks: list[str] = field(default_factory=list)
-    left_out: list[str] = field(default_factory=list)
-    size: int = 0
+    offered: list[tuple[int, tuple[str, ...], str, str]] = field(default_factory=list)
 
-    def add(self, block: str, what: str, *shorter: str) -> None:
+    def add(self, block: str, what: str, *shorter: str, of: str = "", priority: int = 0) -> None:
         """``block``, else the first of the ``shorter`` versions that fits, else nothing (``what`` is named)."""
-        for i, candidate in enumerate((block, *shorter)):
-            if self.size + len(candidate) + 2 <= self.limit - RESERVE:
-                self.blocks.append(candidate)
-                self.size += len(candidate) + 2
-                if i:
-                    self.left_out.append(f"part of {what}")
-                return
-        self.left_out.append(what)
+        self.offered.append((priority, (block, *shorter), what, of))
 
     def text(self) -> str:
-        out = "\n\n".join(self.blocks)
-        if self.left_out:
-            names = "; ".join(self.left_out)
-            if len(names) > RESERVE - 150:
-                names = names[:RESERVE - 160].rsplit("; ", 1)[0] + f"; and {len(self.left_out):,} parts in all"
-            out += (f"\n\n_Left out to stay within GitHub's {self.limit:,} characters: {names}. "
+        chosen: dict[int, str] = {}
+        left_out: dict[str, list[str]] = {}
+        size = 0
+        for i in sorted(range(len(self.offered)), key=lambda i: (self.offered[i][0], i)):
+            _, variants, what, of = self.offered[i]
+            for k, candidate in enumerate(variants):
+                if size + len(candidate) + 2 <= self.limit - RESERVE:
+                    chosen[i] = candidate
+                    size += len(candidate) + 2
+                    if k:
+                        left_out.setdefault(f"part of {what}", []).append(of)
+                    break
+            else:
+                left_out.setdefault(what, []).append(of)
+        out = "\n\n".join(chosen[i] for i in sorted(chosen))
+        if left_out:
+            parts = []
+            for what, names in left_out.items():
+                names = [n for n in names if n]
+                if not names:
+                    parts.append(what)
+                elif len(names) == 1:
+                    parts.append(f"{what} of {names[0]}")
+                else:
+                    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+                    parts.append(f"{what} of {len(names):,} reports ({shown})")
+            listed = "; ".join(parts)
+            if len(listed) > RESERVE - 150:
+                listed = listed[:RESERVE - 160].rsplit("; ", 1)[0] + "; and more"
+            out += (f"\n\n_Left out to stay within GitHub's {self.limit:,} characters: {listed}. "
                     "The text and JSON outputs hold everything._")
         return out + "\n"
 
@@ -120,19 +136,19 @@ def report_blocks(fitted: Fitted, summary: Summary, heading: str) -> None:
     report = summary.report
     name = report.label
     fitted.add(f"{heading} memreport: {code(name)}\n\n{cell(report.format_name)} · {cell(summary.target_text)}",
-               f"the heading of {name}")
+               "the heading", of=name)
     if isinstance(report, TensorMapReport):
-        fitted.add("A tensor map counts elements, not bytes: no verdict.", f"the note on {name}")
+        fitted.add("A tensor map counts elements, not bytes: no verdict.", "the note", of=name)
         return
-    fitted.add(verdict_block(summary), f"the verdict of {name}")
+    fitted.add(verdict_block(summary), "the verdict", of=name)
     if summary.top:
-        fitted.add(tiles_table(summary, summary.top), f"the top tiles of {name}")
+        fitted.add(tiles_table(summary, summary.top), "the top tiles", of=name, priority=1)
     if summary.histogram is not None:
-        fitted.add(histogram_block(summary), f"the By Tile histogram of {name}",
-                   histogram_block(summary, HISTOGRAM_ROWS), histogram_block(summary, 8))
+        fitted.add(histogram_block(summary), "the By Tile histogram", histogram_block(summary, HISTOGRAM_ROWS),
+                   histogram_block(summary, 8), of=name, priority=2)
     notes = [*report.notes, *summary.notes, *(n for n in (summary.oom_note,) if n)]
     if notes:
-        fitted.add("\n".join(f"- {cell(n)}" for n in notes), f"the notes of {name}")
+        fitted.add("\n".join(f"- {cell(n)}" for n in notes), "the notes", of=name, priority=1)
 
 
 def render_report(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
@@ -144,8 +160,8 @@ def render_report(summaries: Sequence[Summary], options: RenderOptions | None = 
     return fitted.text()
 
 
-def _signed(value: int | None) -> str:
-    return "" if value is None else f"{value:+,}"
+def _signed(value: int | None, unit: str = " B") -> str:
+    return "" if value is None else f"{value:+,}{unit}"
 
 
 def render_diff(diff: Diff, options: RenderOptions | None = None) -> str:
@@ -173,7 +189,7 @@ def render_diff(diff: Diff, options: RenderOptions | None = None) -> str:
         ["Total, excluding gaps", total(old.total_excluding_gaps), total(new.total_excluding_gaps),
          _signed(diff.total_delta)],
         ["Largest tile", peak(old), peak(new), _signed(diff.max_delta)],
-        ["Tiles out of memory", oom(old), oom(new), _signed(diff.out_of_memory_delta)]], right=(1, 2, 3)),
+        ["Tiles out of memory", oom(old), oom(new), _signed(diff.out_of_memory_delta, "")]], right=(1, 2, 3)),
         "the figures")
     for tiles, what in ((diff.newly_out_of_memory, "Newly out of memory"),
                         (diff.no_longer_out_of_memory, "No longer out of memory")):
@@ -197,9 +213,9 @@ def render_diff(diff: Diff, options: RenderOptions | None = None) -> str:
                  f"{i.delta:+,}"] for i in b.items]
         fitted.add(f"<details><summary>Tile {b.tile}: {b.delta:+,} B below the tile</summary>\n\n"
                    + table(["Kind", "Item", "Old", "New", "Change"], rows, right=(2, 3, 4)) + "\n\n</details>",
-                   f"what changed below tile {b.tile}")
+                   f"what changed below tile {b.tile}", priority=2)
     if diff.notes:
-        fitted.add("\n".join(f"- {cell(n)}" for n in diff.notes), "the notes")
+        fitted.add("\n".join(f"- {cell(n)}" for n in diff.notes), "the notes", priority=1)
     return fitted.text()
 
 
@@ -221,9 +237,10 @@ def render_compiles(summary: CompileSummary, options: RenderOptions | None = Non
              cell(c.cache or "?"), "?" if c.duration_s is None else f"{c.duration_s:,.1f} s"]
             for i, c in enumerate(summary.history.compilations, 1)]
     if rows:
-        fitted.add("<details><summary>Compilations</summary>\n\n" + table(
-            ["#", "Line", "Module or hash", "Result", "Cache", "Duration"], rows, right=(0, 5)) + "\n\n</details>",
-            "the table of compilations")
+        head = ["#", "Line", "Module or hash", "Result", "Cache", "Duration"]
+        fitted.add(*(f"<details><summary>Compilations</summary>\n\n{table(head, rows[:n], right=(0, 5))}\n\n"
+                     + (f"{len(rows) - n:,} more compilations\n\n" if len(rows) > n else "") + "</details>"
+                     for n in (len(rows), 200, 20)), "the table of compilations", priority=2)
     if summary.notes:
-        fitted.add("\n".join(f"- {cell(n)}" for n in summary.notes), "the notes")
+        fitted.add("\n".join(f"- {cell(n)}" for n in summary.notes), "the notes", priority=1)
     return fitted.text()

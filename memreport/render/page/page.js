@@ -62,10 +62,10 @@
     constructor(box, values, opts) {
       this.box = box; this.canvas = box.querySelector("canvas"); this.values = values; this.o = opts;
       this.n = values.length; this.x0 = 0; this.x1 = this.n; this.frames = [];
-      let lo = 0, hi = opts.limit || 0;
+      let lo = 0, hi = 0;
       for (let i = 0; i < this.n; i++) { const v = values[i]; if (v > hi) hi = v; if (v < lo) lo = v; }
-      this.lo = lo; this.hi = hi === lo ? lo + 1 : hi * 1.04;
-      if (lo < 0) this.lo = lo * 1.04;
+      this.dataLo = lo; this.dataHi = hi; this.fit = false;
+      this.scale();
       this.bind();
       this.draw();
     }
@@ -73,7 +73,8 @@
       const c = this.canvas;
       this.box.querySelectorAll("button[data-act]").forEach((b) => b.addEventListener("click", () => {
         const act = b.dataset.act, mid = (this.x0 + this.x1) / 2;
-        if (act === "reset") this.setView(0, this.n);
+        if (act === "fit") { this.fit = !this.fit; b.textContent = this.fit ? "Tile memory" : "Fit height"; this.scale(); this.draw(); }
+        else if (act === "reset") this.setView(0, this.n);
         else this.zoomAt(mid, act === "in" ? 0.5 : 2);
       }));
       c.addEventListener("wheel", (e) => {
@@ -99,6 +100,11 @@
         if (r) this.o.pick(r.worst);
       });
       c.addEventListener("dblclick", () => this.setView(0, this.n));
+    }
+    scale() {  // the y range: down to the smallest change, up to tile memory or (fit) the largest tile
+      const lo = this.dataLo, hi = this.fit ? this.dataHi : Math.max(this.dataHi, this.o.limit || 0);
+      this.lo = lo < 0 ? lo * 1.04 : 0;
+      this.hi = hi <= this.lo ? this.lo + 1 : hi * 1.04;
     }
     tileAt(px, exact) {
       const f = (px - this.left) / this.plotW;
@@ -181,7 +187,7 @@
           }
         }
       }
-      if (this.o.limit) {
+      if (this.o.limit && this.o.limit <= hi) {
         ctx.strokeStyle = RED; ctx.setLineDash([5, 4]); ctx.beginPath();
         ctx.moveTo(left, y(this.o.limit) + 0.5); ctx.lineTo(left + plotW, y(this.o.limit) + 0.5); ctx.stroke();
         ctx.setLineDash([]); ctx.fillStyle = RED; ctx.textAlign = "left"; ctx.textBaseline = "bottom";

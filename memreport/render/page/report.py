@@ -20,8 +20,10 @@ from . import document as doc
 from .verdict import verdict
 
 SYMBOLS_SHOWN = 50
-COLUMN_BUDGET_MIN = 512 * 1024  # characters of packed breakdown and region columns a page may always hold
-COLUMN_BUDGET_PER_TILE = 20     # ... and per tile beyond that (7.5 MB at 376,832 tiles)
+# Characters of packed per-tile data a page holds at most: per-tile bytes first, then breakdown and region
+# columns, largest first, while they fit (2.6 MB at 94,208 tiles, 10.6 MB at 376,832: the pages' size budgets).
+DATA_BUDGET_MIN = 1024 * 1024
+DATA_BUDGET_PER_TILE = 28
 
 
 def verdict_html(summary: Summary) -> str:
@@ -48,7 +50,9 @@ def tiles_table(summary: Summary, tiles: Sequence[TopTile], section: str) -> str
         oom = "?" if t.out_of_memory is None else "yes" if t.out_of_memory else "no"
         if t.out_of_memory and limit and t.excluding_gaps is not None and t.excluding_gaps > limit:
             oom = f"yes, by {t.excluding_gaps - limit:,} B"
-        rows.append([f'<a href="#{section}-chart" data-section={section} data-tile={t.tile}>{t.tile}</a>',
+        number = (f'<a href="#{section}-chart" data-section={section} data-tile={t.tile}>{t.tile}</a>'
+                  if isinstance(summary.report, TileReport) else str(t.tile))  # a link where there is a chart
+        rows.append([number,
                      "?" if t.ipu is None else str(t.ipu), doc.number(t.excluding_gaps, unknown="?"),
                      *([doc.number(t.including_gaps, unknown="?")] if incl else []),
                      _pct(t.excluding_gaps, limit), oom, items])
@@ -79,9 +83,9 @@ def _symbols(tiles: Sequence[TopTile]) -> dict[str, Any]:
     return drilled
 
 
-def _columns(report: TileReport) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-    """The breakdown and region columns, largest first, while they fit the budget; notes on any left out."""
-    budget = max(COLUMN_BUDGET_MIN, COLUMN_BUDGET_PER_TILE * report.num_tiles)
+def _columns(report: TileReport, budget: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    """The breakdown and region columns, largest first, while they fit ``budget`` characters; notes on any left
+    out."""
     cols: list[dict[str, Any]] = []
     regions: list[dict[str, Any]] = []
     left: list[str] = []
@@ -119,9 +123,11 @@ def section_data(summary: Summary, sid: str) -> tuple[dict[str, Any], list[str]]
         data["hist"] = [[b.low_kib, b.high_kib, b.count, flag] for b, flag in zip(summary.histogram.bins, flags)]
     notes: list[str] = []
     if isinstance(report, TileReport):
-        cols, regions, notes = _columns(report)
-        data.update(n=report.num_tiles, ex=doc.pack(report.excluding_gaps), inc=doc.pack(report.including_gaps),
-                    oom=doc.pack(summary.out_of_memory), known=doc.pack(report.known), cols=cols, regions=regions,
+        arrays = {"ex": doc.pack(report.excluding_gaps), "inc": doc.pack(report.including_gaps),
+                  "oom": doc.pack(summary.out_of_memory), "known": doc.pack(report.known)}
+        budget = max(DATA_BUDGET_MIN, DATA_BUDGET_PER_TILE * report.num_tiles)
+        cols, regions, notes = _columns(report, budget - sum(doc.packed_size(a) for a in arrays.values()))
+        data.update(arrays, n=report.num_tiles, cols=cols, regions=regions,
                     names=list(report.tile_names) if report.tile_names is not None and report.num_tiles <= 4096
                     else None)
     return data, notes
@@ -141,6 +147,7 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
         parts.append(f"<h3>Every tile</h3><div class=chart id={sid}-chart data-section={sid}>"
                      "<div class=tools><button data-act=in title='Zoom in'>+</button>"
                      "<button data-act=out title='Zoom out'>−</button><button data-act=reset>Whole program</button>"
+                     "<button data-act=fit title='Scale to the largest tile or to tile memory'>Fit height</button>"
                      "<span class=view></span></div><canvas class=tiles></canvas>"
                      "<p class=hint>Wheel or +/− to zoom, drag to pan; click a tile for its breakdown. "
                      "Bars: each pixel column's largest tile (light) and smallest (dark); red: out of memory.</p>"
