@@ -28,7 +28,9 @@ MIB = 1024 * 1024
 
 def unpack(packed: dict) -> np.ndarray:
     dtype = {"u8": "<u1", "u16": "<u2", "u32": "<u4", "i32": "<i4", "f64": "<f8"}[packed["t"]]
-    return np.frombuffer(gzip.decompress(base64.b64decode(packed["z"])), dtype=dtype)
+    raw = np.frombuffer(gzip.decompress(base64.b64decode(packed["z"])), dtype=np.uint8)
+    size = np.dtype(dtype).itemsize
+    return raw.reshape(size, -1).T.copy().view(dtype).ravel()  # byte j of every value was stored together
 
 
 def data_of(page: str) -> dict:

@@ -20,9 +20,14 @@
     const raw = atob(p.z), u = new Uint8Array(raw.length);
     for (let i = 0; i < raw.length; i++) u[i] = raw.charCodeAt(i);
     const stream = new Blob([u]).stream().pipeThrough(new DecompressionStream("gzip"));
-    const buf = await new Response(stream).arrayBuffer();
+    const b = new Uint8Array(await new Response(stream).arrayBuffer());
     const T = {u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, i32: Int32Array, f64: Float64Array}[p.t];
-    return new T(buf);
+    const k = T.BYTES_PER_ELEMENT, n = b.length / k, out = new Uint8Array(b.length);
+    for (let j = 0; j < k; j++) {  // unshuffle: byte j of every value was stored together (document.py)
+      const from = j * n;
+      for (let i = 0, to = j; i < n; i++, to += k) out[to] = b[from + i];
+    }
+    return new T(out.buffer);
   }
 
   // ---------------------------------------------------------------- the tip that follows the pointer
@@ -153,7 +158,7 @@
       const left = this.left = 64, top = 8, bottom = 22, plotW = this.plotW = Math.max(10, w - left - 8);
       const plotH = h - top - bottom, lo = this.lo, hi = this.hi;
       const y = (v) => top + plotH * (1 - (v - lo) / (hi - lo));
-      const step = niceStep(hi - lo, 5);
+      const unit = hi - lo >= 4096 ? 1024 : 1, step = niceStep((hi - lo) / unit, 5) * unit;  // round KiB ticks
       ctx.strokeStyle = GRID; ctx.fillStyle = AXIS; ctx.textAlign = "right"; ctx.textBaseline = "middle";
       for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) {
         ctx.beginPath(); ctx.moveTo(left, y(v) + 0.5); ctx.lineTo(left + plotW, y(v) + 0.5); ctx.stroke();
@@ -224,39 +229,48 @@
     const i = Math.min(stops.length - 2, Math.floor(f)), t = f - i, a = stops[i], b = stops[i + 1];
     return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t];
   }
+  // One canvas for every IPU (a grid of blocks, one pixel block a tile): hundreds of canvases would make
+  // every frame of the tile chart's pan and zoom repaint hundreds of layers.
   function heatMaps(host, s, values, oom, known, pick) {
-    const n = values.length, tpi = s.tpi && s.tpi < n ? s.tpi : n;
+    const n = values.length, tpi = s.tpi && s.tpi < n ? s.tpi : n, ipus = Math.ceil(n / tpi);
     let scale = s.limit || 0;
     if (!scale) for (let i = 0; i < n; i++) if (values[i] > scale) scale = values[i];
     const cols = Math.ceil(Math.sqrt(tpi * 2)), rows = Math.ceil(tpi / cols);
-    const zoom = n > 16 * 1472 ? 1 : n > 4 * 1472 ? 2 : n > 2 * 1472 ? 3 : 6;
-    for (let first = 0, ipu = 0; first < n; first += tpi, ipu++) {
-      const fig = el("figure"), c = el("canvas");
-      c.width = cols; c.height = rows; c.style.width = cols * zoom + "px"; c.style.height = rows * zoom + "px";
-      const ctx = c.getContext("2d"), img = ctx.createImageData(cols, rows), d = img.data;
-      for (let k = 0; k < tpi && first + k < n; k++) {
-        const i = first + k, p = 4 * k;
-        let rgb;
-        if (known && !known[i]) rgb = [200, 200, 200];
-        else if (oom && oom[i]) rgb = [214, 39, 40];
-        else rgb = ramp(values[i] / scale);
-        d[p] = rgb[0]; d[p + 1] = rgb[1]; d[p + 2] = rgb[2]; d[p + 3] = 255;
+    const zoom = ipus > 64 ? 1 : ipus > 4 ? 2 : ipus > 2 ? 3 : 6;
+    const gap = 6, label = 13, cellW = cols * zoom + gap, cellH = rows * zoom + label + gap;
+    const width = Math.max(cellW, host.clientWidth || 1200), across = Math.max(1, Math.floor((width + gap) / cellW));
+    const c = el("canvas");
+    c.width = Math.min(ipus, across) * cellW; c.height = Math.ceil(ipus / across) * cellH;
+    c.style.width = c.width + "px"; c.style.height = c.height + "px";
+    const ctx = c.getContext("2d"), img = ctx.createImageData(c.width, c.height), d = img.data;
+    for (let i = 0; i < n; i++) {
+      const ipu = Math.floor(i / tpi), k = i - ipu * tpi;
+      const x0 = (ipu % across) * cellW + (k % cols) * zoom, y0 = Math.floor(ipu / across) * cellH + Math.floor(k / cols) * zoom;
+      let r, g, b;
+      if (known && !known[i]) { r = g = b = 200; }
+      else if (oom && oom[i]) { r = 214; g = 39; b = 40; }
+      else { const rgb = ramp(values[i] / scale); r = rgb[0]; g = rgb[1]; b = rgb[2]; }
+      for (let dy = 0; dy < zoom; dy++) {
+        let p = 4 * ((y0 + dy) * c.width + x0);
+        for (let dx = 0; dx < zoom; dx++, p += 4) { d[p] = r; d[p + 1] = g; d[p + 2] = b; d[p + 3] = 255; }
       }
-      ctx.putImageData(img, 0, 0);
-      const tileAt = (e) => {
-        const k = Math.floor(e.offsetY / zoom) * cols + Math.floor(e.offsetX / zoom);
-        return k < tpi && first + k < n ? first + k : null;
-      };
-      c.addEventListener("mousemove", (e) => {
-        const t = tileAt(e);
-        if (t === null) hideTip(); else showTip(e, s.describeTile(t));
-      });
-      c.addEventListener("mouseleave", hideTip);
-      c.addEventListener("click", (e) => { const t = tileAt(e); if (t !== null) pick(t); });
-      fig.append(c, el("figcaption", "", tpi === n ? "tiles 0–" + fmt(n - 1) : "IPU " + ipu));
-      host.append(fig);
     }
-    host.append(el("p", "hint", "Colour: bytes excluding gaps as a share of " +
+    ctx.putImageData(img, 0, 0);
+    ctx.font = "11px system-ui, sans-serif"; ctx.fillStyle = AXIS; ctx.textBaseline = "top";
+    for (let ipu = 0; ipu < ipus; ipu++) {
+      ctx.fillText(tpi === n ? "tiles 0–" + fmt(n - 1) : "IPU " + ipu, (ipu % across) * cellW, Math.floor(ipu / across) * cellH + rows * zoom + 1);
+    }
+    const tileAt = (e) => {
+      const ipu = Math.floor(e.offsetY / cellH) * across + Math.floor(e.offsetX / cellW);
+      const x = e.offsetX % cellW, y = e.offsetY % cellH;
+      if (x >= cols * zoom || y >= rows * zoom || ipu >= ipus || Math.floor(e.offsetX / cellW) >= across) return null;
+      const k = Math.floor(y / zoom) * cols + Math.floor(x / zoom), t = ipu * tpi + k;
+      return k < tpi && t < n ? t : null;
+    };
+    c.addEventListener("mousemove", (e) => { const t = tileAt(e); if (t === null) hideTip(); else showTip(e, s.describeTile(t)); });
+    c.addEventListener("mouseleave", hideTip);
+    c.addEventListener("click", (e) => { const t = tileAt(e); if (t !== null) pick(t); });
+    host.append(c, el("p", "hint", "Colour: bytes excluding gaps as a share of " +
       (s.limit ? "tile memory (" + bytes(s.limit) + ")" : "the largest tile") + "; red: out of memory; grey: unknown."));
   }
 
@@ -365,10 +379,15 @@
     if (hist && s.hist.length) charts.push({redraw: histogram(hist, s.hist)});
     if (!s.ex) return;
     [s.ex, s.inc, s.oom, s.known] = await Promise.all([unpack(s.ex), unpack(s.inc), unpack(s.oom), unpack(s.known)]);
-    s.colArrays = await Promise.all(s.cols.map(async (c) => ({name: c.name, counted: c.counted, v: await unpack(c.v), p: await unpack(c.p)})));
-    s.regionArrays = await Promise.all(s.regions.map(async (r) => ({name: r.name, v: await unpack(r.v)})));
+    // The breakdown columns are needed at the first click only: unpacked meanwhile, not before the charts.
+    s.colArrays = null;
+    s.columns = Promise.all([
+      Promise.all(s.cols.map(async (c) => ({name: c.name, counted: c.counted, v: await unpack(c.v), p: await unpack(c.p)}))),
+      Promise.all(s.regions.map(async (r) => ({name: r.name, v: await unpack(r.v)})))]).then(([cols, regions]) => {
+      s.colArrays = cols; s.regionArrays = regions;
+    });
     s.describeTile = (t) => describeTile(s, t);
-    const pick = (t) => showTile(s, t);
+    const pick = (t) => { if (s.colArrays) showTile(s, t); else s.columns.then(() => showTile(s, t)); };
     const box = document.getElementById(s.id + "-chart");
     const chart = new TileChart(box, s.ex, {limit: s.limit, mark: s.oom, known: s.known, tpi: s.tpi, pick: pick,
       describe: (r) => r.b - r.a === 1 ? describeTile(s, r.a) : ["tiles " + fmt(r.a) + "–" + fmt(r.b - 1) + " (" + fmt(r.b - r.a) + ")",
@@ -497,7 +516,9 @@
     }
     let timer = null;
     window.addEventListener("resize", () => { clearTimeout(timer); timer = setTimeout(() => charts.forEach((c) => c.redraw()), 100); });
-    window.__memreport = {bench: bench, charts: charts, ready_ms: performance.now() - t0};
+    // ready_ms: drawing, from the script's start; ready_at_ms: from the start of navigation (the page's own clock)
+    window.__memreport = {bench: bench, charts: charts, ready_ms: performance.now() - t0, ready_at_ms: performance.now(),
+      columns: Promise.all(DATA.sections.map((s) => s.columns))};
     document.body.setAttribute("data-ready", "");
   }
   main().catch((e) => { document.body.setAttribute("data-error", String(e)); throw e; });
