@@ -129,18 +129,13 @@ for _declared in (
                      "memreport.render.compiles:render_json"),
     DeclaredRenderer("csv", "compiles", ".csv", False, "CSV, one row per compilation",
                      "memreport.render.compiles:render_csv"),
-    # The shareable page (issue 25): one self-contained HTML file; and Markdown for a pull request or a job summary.
-    DeclaredRenderer("markdown", "report", ".md", False, "GitHub Markdown (a PR comment, $GITHUB_STEP_SUMMARY)",
-                     "memreport.render.markdown:render_report"),
-    DeclaredRenderer("html", "report", ".html", False, "one self-contained HTML page",
-                     "memreport.render.page:render_report"),
-    DeclaredRenderer("markdown", "diff", ".md", False, "GitHub Markdown (a PR comment, $GITHUB_STEP_SUMMARY)",
-                     "memreport.render.markdown:render_diff"),
-    DeclaredRenderer("html", "diff", ".html", False, "one self-contained HTML page",
-                     "memreport.render.page:render_diff"),
-    DeclaredRenderer("markdown", "compiles", ".md", False, "GitHub Markdown (a PR comment, $GITHUB_STEP_SUMMARY)",
-                     "memreport.render.markdown:render_compiles"),
-    DeclaredRenderer("html", "compiles", ".html", False, "one self-contained HTML page",
-                     "memreport.render.page:render_compiles"),
 ):
     register(_declared)
+
+# The shareable page (issue 25): one self-contained HTML file; and Markdown for a pull request or a job summary.
+for _subject in ("report", "diff", "compiles"):
+    register(DeclaredRenderer("markdown", _subject, ".md", False,
+                              "GitHub Markdown (a PR comment, $GITHUB_STEP_SUMMARY)",
+                              f"memreport.render.markdown:render_{_subject}"))
+    register(DeclaredRenderer("html", _subject, ".html", False, "one self-contained HTML page",
+                              f"memreport.render.page:render_{_subject}"))

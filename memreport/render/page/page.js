@@ -180,16 +180,16 @@
           const a = Math.floor(x0 + c * per), b = Math.min(this.n, Math.max(a + 1, Math.floor(x0 + (c + 1) * per)));
           const r = this.range(a, b);
           if (r.max === -Infinity) continue;
-          const hiV = this.o.signed ? (Math.abs(r.max) > Math.abs(r.min) ? r.max : r.min) : r.max;
-          ctx.fillStyle = r.red ? RED : LIGHT;
-          ctx.fillRect(left + c, Math.min(y(hiV), base), 1, Math.abs(base - y(hiV)));
-          if (!this.o.signed) {
-            ctx.fillStyle = r.red ? "#a50f15" : DARK;
-            ctx.fillRect(left + c, y(r.min), 1, base - y(r.min));
-          } else {
-            ctx.fillStyle = r.red ? "#a50f15" : DARK;
-            ctx.fillRect(left + c, Math.min(y(r.max), base), 1, Math.max(1, y(r.min) - y(r.max)));
+          if (this.o.signed) {  // gains up, losses down, from the zero line
+            ctx.fillStyle = r.red ? RED : DARK;
+            if (r.max > 0) ctx.fillRect(left + c, y(r.max), 1, base - y(r.max));
+            if (r.min < 0) ctx.fillRect(left + c, base, 1, y(r.min) - base);
+            continue;
           }
+          ctx.fillStyle = r.red ? RED : LIGHT;
+          ctx.fillRect(left + c, y(r.max), 1, base - y(r.max));
+          ctx.fillStyle = r.red ? "#a50f15" : DARK;
+          ctx.fillRect(left + c, y(r.min), 1, base - y(r.min));
         }
       }
       if (this.o.limit && this.o.limit <= hi) {
@@ -243,13 +243,15 @@
     c.width = Math.min(ipus, across) * cellW; c.height = Math.ceil(ipus / across) * cellH;
     c.style.width = c.width + "px"; c.style.height = c.height + "px";
     const ctx = c.getContext("2d"), img = ctx.createImageData(c.width, c.height), d = img.data;
+    const lut = new Uint8Array(3 * 256);  // the colour ramp in 256 steps: no array made per tile
+    for (let q = 0; q < 256; q++) lut.set(ramp(q / 255), 3 * q);
     for (let i = 0; i < n; i++) {
       const ipu = Math.floor(i / tpi), k = i - ipu * tpi;
       const x0 = (ipu % across) * cellW + (k % cols) * zoom, y0 = Math.floor(ipu / across) * cellH + Math.floor(k / cols) * zoom;
       let r, g, b;
       if (known && !known[i]) { r = g = b = 200; }
       else if (oom && oom[i]) { r = 214; g = 39; b = 40; }
-      else { const rgb = ramp(values[i] / scale); r = rgb[0]; g = rgb[1]; b = rgb[2]; }
+      else { const q = 3 * Math.max(0, Math.min(255, Math.round(255 * values[i] / scale))); r = lut[q]; g = lut[q + 1]; b = lut[q + 2]; }
       for (let dy = 0; dy < zoom; dy++) {
         let p = 4 * ((y0 + dy) * c.width + x0);
         for (let dx = 0; dx < zoom; dx++, p += 4) { d[p] = r; d[p + 1] = g; d[p + 2] = b; d[p + 3] = 255; }
@@ -378,7 +380,9 @@
     const hist = document.getElementById(s.id + "-hist");
     if (hist && s.hist.length) charts.push({redraw: histogram(hist, s.hist)});
     if (!s.ex) return;
+    performance.mark(s.id + " unpack");
     [s.ex, s.inc, s.oom, s.known] = await Promise.all([unpack(s.ex), unpack(s.inc), unpack(s.oom), unpack(s.known)]);
+    performance.mark(s.id + " unpacked");
     // The breakdown columns are needed at the first click only: unpacked meanwhile, not before the charts.
     s.colArrays = null;
     s.columns = Promise.all([
@@ -393,7 +397,9 @@
       describe: (r) => r.b - r.a === 1 ? describeTile(s, r.a) : ["tiles " + fmt(r.a) + "–" + fmt(r.b - 1) + " (" + fmt(r.b - r.a) + ")",
         "largest " + bytes(r.max) + " (tile " + fmt(r.worst) + ")", "smallest " + bytes(r.min)].concat(r.red ? [fmt(r.red) + " out of memory"] : [])});
     charts.push({redraw: () => chart.draw(), chart: chart});
+    performance.mark(s.id + " chart drawn");
     heatMaps(document.getElementById(s.id + "-heat"), s, s.ex, s.oom, s.known, pick);
+    performance.mark(s.id + " heat map drawn");
     document.querySelectorAll("a[data-section='" + s.id + "']").forEach((a) => a.addEventListener("click", (e) => {
       e.preventDefault();
       const t = Number(a.dataset.tile);
@@ -506,6 +512,7 @@
 
   async function main() {
     const t0 = performance.now();
+    performance.mark("script");
     for (const s of DATA.sections) {
       if (DATA.kind === "report") await reportSection(s);
       else if (DATA.kind === "diff") await diffSection(s);
