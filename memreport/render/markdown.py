@@ -237,10 +237,11 @@ def render_compiles(summary: CompileSummary, options: RenderOptions | None = Non
              cell(c.cache or "?"), "?" if c.duration_s is None else f"{c.duration_s:,.1f} s"]
             for i, c in enumerate(summary.history.compilations, 1)]
     if rows:
-        head = ["#", "Line", "Module or hash", "Result", "Cache", "Duration"]
-        fitted.add(*(f"<details><summary>Compilations</summary>\n\n{table(head, rows[:n], right=(0, 5))}\n\n"
-                     + (f"{len(rows) - n:,} more compilations\n\n" if len(rows) > n else "") + "</details>"
-                     for n in (len(rows), 200, 20)), "the table of compilations", priority=2)
+        columns = ["#", "Line", "Module or hash", "Result", "Cache", "Duration"]
+        tables = [f"<details><summary>Compilations</summary>\n\n{table(columns, rows[:n], right=(0, 5))}\n\n"
+                  + (f"{len(rows) - n:,} more compilations\n\n" if len(rows) > n else "") + "</details>"
+                  for n in (len(rows), 200, 20)]
+        fitted.add(tables[0], "the table of compilations", *tables[1:], priority=2)
     if summary.notes:
         fitted.add("\n".join(f"- {cell(n)}" for n in summary.notes), "the notes", priority=1)
     return fitted.text()

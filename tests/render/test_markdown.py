@@ -76,6 +76,11 @@ def test_compiles_lead_with_the_findings(tmp_path, monkeypatch):
     assert lines[:3] == ["## memreport compiles: `train.log`", "", "**4 findings**  "]
     assert [line.split("**")[1] for line in lines if line.startswith("- **")] == [
         "recompiled", "hash-drift", "late-compile", "executable-switching"]
+    assert lines[-8:] == ["<details><summary>Compilations</summary>", "",
+                          "| # | Line | Module or hash | Result | Cache | Duration |",
+                          "| ---: | --- | --- | --- | --- | ---: |",
+                          "| 1 | train.log:5 | cluster\\_train | compiled | miss | 41.0 s |",
+                          "| 2 | train.log:71 | cluster\\_train | compiled | miss | 39.5 s |", "", "</details>"]
 
 
 def test_names_are_escaped_in_cells_and_code_spans():
