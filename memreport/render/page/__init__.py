@@ -1,12 +1,12 @@
 """The shareable page: one self-contained HTML file per run (report, diff or compiles), and the notebook's display.
 
-Charts are plain canvas (page.js, about 20 KB unminified) rather than a
-vendored library: the one chart that must stay smooth at pod scale draws a
-min/max bar per pixel column, which a general charting library (uPlot's bar
-paths draw every point; its line paths' per-pixel decimation has no
-per-column colour for out-of-memory tiles) does not, and the heat maps and
-the timeline are not its kind of chart either; so a library would add about
-50 KB and still leave the three drawn here.
+Charts are plain canvas (page.js, 28 KB unminified) rather than a vendored
+library: the chart that must stay smooth at pod scale is a min/max bar per
+pixel column, red where the column holds an out-of-memory tile (some 30
+lines of canvas), and the per-IPU heat map and the compiles timeline are not
+a charting library's kind of chart either; uPlot (MIT, about 50 KB) would
+add its size and still leave all three drawn here (BENCHMARKS.md, "The HTML
+page").
 """
 from __future__ import annotations
 
