@@ -36,7 +36,7 @@ def to_dataframe(report: MemoryReport) -> pandas.DataFrame:
 
 
 def html(report: MemoryReport) -> str:
-    """The report as an HTML fragment: its summary and top tiles."""
+    """The report's rich display: the shareable page (issue 25) in a sandboxed frame."""
     from .analysis import summarize
     from .render import render
     html = render("notebook", "html", summarize(report, names=PYTHON_NAMES))

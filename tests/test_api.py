@@ -82,10 +82,10 @@ def test_repr_png_of_a_tensor_map_is_none():
 
 
 def test_repr_html_has_summary_and_top_tiles(archive):
-    html = archive._repr_html_()
-    assert html.startswith('<div class="memreport">') and html.endswith("</div>")
-    for text in ("ELF archive", "ipu2, 1 IPU × 1,472 tiles", "Top 5 tiles", "tile_1402.elf", "788,976 B",
-                 "Tiles out of memory"):
+    html = archive._repr_html_()  # the shareable page (issue 25) in a sandboxed frame
+    assert html.startswith('<iframe srcdoc="&lt;!DOCTYPE html&gt;') and html.endswith("</iframe>")
+    for text in ("ELF archive", "ipu2, 1 IPU x 1,472 tiles", "Top 5 tiles", "tile_1402.elf", "788,976 B",
+                 "3 of 1,472 tiles out of memory"):
         assert text in html
     partial = memreport.read(TRACE)._repr_html_()
     assert "Tiles as printed" in partial and "cluster_training_step.17" in partial
@@ -100,8 +100,9 @@ def test_repr_html_escapes_everything_from_the_file():
         notes=("a <note> & more",))
     html = report._repr_html_()
     assert "<script>" not in html and "<img" not in html and "<i>section" not in html and "<note>" not in html
-    assert "&lt;script&gt;" in html and "&lt;b&gt;" in html and "&lt;i&gt;section&lt;/i&gt;" in html
-    assert "a &lt;note&gt; &amp; more" in html
+    # The page escapes them, and the frame's srcdoc escapes the page once more.
+    assert "&amp;lt;script&amp;gt;alert(1)" in html and "&amp;lt;i&amp;gt;section&amp;lt;/i&amp;gt;" in html
+    assert "a &amp;lt;note&amp;gt; &amp;amp; more" in html and "\\u003cb\\u003e" in html
 
 
 def test_to_dataframe_matches_the_csv(archive):

@@ -6,7 +6,17 @@ import click
 from .. import render
 from ..errors import MemreportError
 from .group import main
-from .shared import exit_on_gates, fail, output_options, refuse_overwriting, shown_path, stdin_paths, write_all
+from .shared import (
+    exit_on_gates,
+    fail,
+    html_option,
+    output_options,
+    pages,
+    refuse_overwriting,
+    shown_path,
+    stdin_paths,
+    write_all,
+)
 
 
 @main.command("compiles", context_settings={"help_option_names": ["-h", "--help"]})
@@ -15,7 +25,9 @@ from .shared import exit_on_gates, fail, output_options, refuse_overwriting, sho
 @click.option("--fail-on-recompile", is_flag=True,
               help="Gate: exit 3 if one process compiles a module (or, unnamed, a hash) more than once, across "
                    "all the LOGs.")
-def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recompile: bool = False) -> None:
+@html_option
+def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recompile: bool = False,
+                     html_path: str | None = None) -> None:
     """Every compilation, cache hit and recompilation in a run's logs.
 
     LOG is a run's log as TensorFlow, Poplar, PopART, PopXL or PopTorch
@@ -40,7 +52,7 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
     from ..progress import ReadProgress, file_progress
     from ..readers.text.compile_log import read_compile_logs
     logs = tuple(stdin_paths(logs))
-    refuse_overwriting(list(logs), [("-o", output)])
+    refuse_overwriting(list(logs), [("-o", output), *pages(html_path)])
     bars: list[ReadProgress] = []
 
     def progress(path: str) -> ReadProgress | None:
@@ -61,7 +73,8 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
     summary = summarize_compiles(history)
     try:
         rendered = render.render("compiles", fmt, summary)
+        page = [(html_path, render.render("compiles", "html", summary))] if html_path else []
     except MemreportError as exc:
         fail(str(exc))
-    write_all([(output, rendered)])
+    write_all([(output, rendered), *page])
     exit_on_gates(check_recompile(summary) if fail_on_recompile else [])

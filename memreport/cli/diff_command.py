@@ -11,9 +11,11 @@ from .shared import (
     SIZE,
     exit_on_gates,
     fail,
+    html_option,
     load,
     module_option,
     output_options,
+    pages,
     read_options,
     refuse_overwriting,
     stdin_paths,
@@ -39,11 +41,12 @@ from .shared import (
 @click.option("--fail-on-growth", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile grows by more than SIZE.")
 @click.option("--fail-on-oom", is_flag=True, help="Gate: exit 3 if any tile of NEW is out of memory.")
+@html_option
 @module_option
 def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, tile_memory: int | None,
                  arch: str | None, fail_on_growth: int | None, fail_on_oom: bool,
                  skip_bad_members: bool = False, min_change: int = 0, sort: str = "delta",
-                 thin_root: str | None = None, module: str | None = None) -> None:
+                 thin_root: str | None = None, module: str | None = None, html_path: str | None = None) -> None:
     """Compare two builds tile by tile (excluding-gaps bytes).
 
     OLD and NEW are any two readable reports of programs with the same tile
@@ -69,10 +72,11 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     options = session.read_options(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                                    thin_root=thin_root)
     old_path, new_path = stdin_paths([old_path, new_path])
-    refuse_overwriting([old_path, new_path], [("-o", output)])
+    refuse_overwriting([old_path, new_path], [("-o", output), *pages(html_path)])
     old, old_note = diffing.choose_report(load([old_path], options, module))
     new, new_note = diffing.choose_report(load([new_path], options, module))
-    refuse_overwriting([old_path, new_path, *old.files_read, *new.files_read], [("-o", output)])  # members too
+    # Every file read is an input, a thin archive's members too.
+    refuse_overwriting([old_path, new_path, *old.files_read, *new.files_read], [("-o", output), *pages(html_path)])
     try:
         summaries = (summarize(old), summarize(new))
         changes = diffing.diff_reports(old, new, notes=[n for n in (old_note, new_note) if n], summaries=summaries,
@@ -91,6 +95,7 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
             results.append(gates.check_out_of_memory(summaries[1]))
     except UnsupportedOperation as exc:
         raise click.UsageError(str(exc)) from None
-    write_all([(output, render.render("diff", fmt, changes, render.RenderOptions(top=top)))])
+    page = [(html_path, render.render("diff", "html", changes))] if html_path else []
+    write_all([(output, render.render("diff", fmt, changes, render.RenderOptions(top=top))), *page])
     exit_on_gates(results)
 

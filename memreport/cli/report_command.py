@@ -16,10 +16,12 @@ from .shared import (
     echo_warnings,
     exit_codes,
     exit_on_gates,
+    html_option,
     load_from,
     load_tensor_map,
     module_option,
     output_options,
+    pages,
     read_options,
     refuse_overwriting,
     stdin_paths,
@@ -43,6 +45,7 @@ from .shared import (
               help="Also draw each report as a PNG: memory per tile, the By Tile histogram, a per-IPU heat "
                    "map. Several reports number the files before the extension, in input order (--png m.png writes "
                    "m-1.png, m-2.png, ...).")
+@html_option
 @click.option("--tensor-map", "tensor_map_path", metavar="PATH", type=PATH,
               help="A tensor map (tensor_map.json): list the tensors on the top tiles, with elements and "
                    "estimated bytes of tensor data (CSV: three per-tile tensor columns).")
@@ -62,7 +65,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
            min_headroom: int | None = None, tensor_map_path: str | None = None,
            png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
            symbols: int | None = None, thin_root: str | None = None, module: str | None = None,
-           color: str = "auto") -> None:
+           color: str = "auto", html_path: str | None = None) -> None:
     """Show the memory of every tile of a compiled IPU program.
 
     FILE is any report Poplar writes, recognised by its content: an ELF
@@ -97,7 +100,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
                                    thin_root=thin_root)
     files = tuple(stdin_paths(files))
     inputs = [*files, *([tensor_map_path] if tensor_map_path else [])]
-    refuse_overwriting(inputs, [("-o", output), *([("--png", png)] if png is not None else [])])
+    refuse_overwriting(inputs, [("-o", output), *([("--png", png)] if png is not None else []), *pages(html_path)])
     shown = fmt != "csv"  # the CSV has no place for symbols: read none
     reports = with_symbols(load_from(files, options, module), top if shown else 0, tiles_asked if shown else (),
                            thin_root)
@@ -108,7 +111,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     png_paths = numbered_paths(png, len(reports), picture.extension) if png is not None else []
     # Every file read is an input (a thin archive's members too); memory-1.png, memory-2.png... outputs too.
     refuse_overwriting([*inputs, *(p for r in reports for p in r.files_read)],
-                       [("-o", output), *(("--png", path) for path in png_paths)])
+                       [("-o", output), *(("--png", path) for path in png_paths), *pages(html_path)])
     with warnings.catch_warnings(record=True) as caught:  # matplotlib's, say: one line each
         warnings.simplefilter("always")
         with exit_codes():
@@ -122,10 +125,12 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
             pngs: list[tuple[str, str | bytes]] = []
             if png_paths:  # drawn before anything is written
                 pngs = list(zip(png_paths, render.render_each(picture, summaries, render.RenderOptions())))
+            if html_path:  # the shareable page, beside the other outputs
+                pngs.append((html_path, render.render("report", "html", summaries)))
     echo_warnings(caught)
     write_all([(output, rendered), *pngs])  # every output or none
-    if len(pngs) > 1:
-        click.echo(f"memreport: wrote {', '.join(path for path, _ in pngs)} (one PNG per report)", err=True)
+    if len(png_paths) > 1:
+        click.echo(f"memreport: wrote {', '.join(png_paths)} (one PNG per report)", err=True)
     exit_on_gates(gate_results)
 
 

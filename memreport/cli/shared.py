@@ -225,6 +225,18 @@ def drill_options(command):
 
 
 
+def html_option(command):
+    """``--html PATH``, shared by the report, diff and compiles commands: the shareable page (issue #25)."""
+    return click.option(
+        "--html", "html_path", metavar="PATH", type=PATH,
+        help="Also write one self-contained HTML page (opens from disk, makes no network request).")(command)
+
+
+def pages(html_path: str | None) -> list[tuple[str, str]]:
+    """The ``--html`` output as an (option, path) pair for :func:`refuse_overwriting`, if given."""
+    return [("--html", html_path)] if html_path else []
+
+
 def module_option(command):
     """``--module``, shared by the report, diff and export commands."""
     return click.option(

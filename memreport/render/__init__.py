@@ -132,7 +132,15 @@ for _declared in (
     DeclaredRenderer("csv", "compiles", ".csv", False, "CSV, one row per compilation",
                      "memreport.render.compiles:render_csv"),
     # One report for a notebook's rich display (``_repr_html_``); not a --format: the CLI lists "report" ones.
-    DeclaredRenderer("html", "notebook", ".html", False, "an HTML fragment: the summary and the top tiles",
-                     "memreport.render.html:render_html", per_item=True),
+    DeclaredRenderer("html", "notebook", ".html", False, "the report's page in a sandboxed frame",
+                     "memreport.render.page:render_notebook", per_item=True),
 ):
     register(_declared)
+
+# The shareable page (issue 25): one self-contained HTML file; and Markdown for a pull request or a job summary.
+for _subject in ("report", "diff", "compiles"):
+    register(DeclaredRenderer("markdown", _subject, ".md", False,
+                              "GitHub Markdown (a PR comment, $GITHUB_STEP_SUMMARY)",
+                              f"memreport.render.markdown:render_{_subject}"))
+    register(DeclaredRenderer("html", _subject, ".html", False, "one self-contained HTML page",
+                              f"memreport.render.page:render_{_subject}"))

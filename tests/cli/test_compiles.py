@@ -121,4 +121,4 @@ def test_help_lists_the_command():
         CliRunner().invoke(main, ["--help"]).stdout
     usage = run("--help").stdout
     assert usage.startswith("Usage: memreport compiles [OPTIONS] LOG...")
-    assert "--fail-on-recompile" in usage and "[text|json|csv]" in usage
+    assert "--fail-on-recompile" in usage and "[text|json|csv|markdown|html]" in usage

@@ -120,7 +120,7 @@ def test_csv():
 
 def test_declared_in_the_registry():
     assert [(r.name, r.extension) for r in render.renderers("compiles")] == [
-        ("text", ".txt"), ("json", ".json"), ("csv", ".csv")]
+        ("text", ".txt"), ("json", ".json"), ("csv", ".csv"), ("markdown", ".md"), ("html", ".html")]
     assert render.render("compiles", "csv", summarize_compiles(HISTORY)).startswith("source,line,")
 
 

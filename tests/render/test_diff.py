@@ -164,7 +164,7 @@ def test_render_picks_the_format(builds):
     assert render("diff", "csv", diff) == render_diff.render_csv(diff)
     assert render("diff", "json", diff) == render_diff.render_json(diff)
     assert render("diff", "text", diff, RenderOptions(top=4)) == GOLDEN_TEXT
-    with pytest.raises(ValueError, match="no diff renderer 'png' \\(choose from text, json, csv\\)"):
+    with pytest.raises(ValueError, match="no diff renderer 'png' \\(choose from text, json, csv, markdown, html\\)"):
         render("diff", "png", diff)
 
 

@@ -1,0 +1,188 @@
+"""The report page: a section per report with the verdict, every tile, a heat map per IPU, the By Tile
+histogram, the top tiles, out-of-memory messages and notes.
+
+The verdict and the tables are HTML (readable with scripts off); the charts
+are drawn by page.js from the section's data: per-tile arrays packed once
+(:func:`.document.pack`), the breakdown columns while they fit the page's
+budget, and the symbol tables of the tiles memreport drilled into.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...analysis import Summary, TopTile
+from ...model import SummaryReport, TensorMapReport, TileReport
+from ...units import plural
+from ..text import by_tile_block
+from . import document as doc
+from .verdict import verdict
+
+SYMBOLS_SHOWN = 50
+# Characters of packed per-tile data a page holds at most: per-tile bytes first, then breakdown and region
+# columns, largest first, while they fit (2.6 MB at 94,208 tiles, 10.6 MB at 376,832: the pages' size budgets).
+DATA_BUDGET_MIN = 1024 * 1024
+DATA_BUDGET_PER_TILE = 28
+
+
+def verdict_html(summary: Summary) -> str:
+    """The verdict block (issue 24 will supply its lines as a Summary field: this is the one place to change)."""
+    v = verdict(summary)
+    lines = "".join(f"<p>{doc.text(line)}</p>" for line in v.lines)
+    cmd = f"<p>Next: <code>{doc.text(v.command)}</code></p>" if v.command else ""
+    return f'<div class="verdict {v.level}"><p class=headline>{doc.text(v.headline)}</p>{lines}{cmd}</div>'
+
+
+def _pct(value: int | None, limit: int | None) -> str:
+    return f"{100 * value / limit:.1f}%" if limit and value is not None else "?"
+
+
+def tiles_table(summary: Summary, tiles: Sequence[TopTile], section: str) -> str:
+    """The top tiles (or the tiles asked for): a row each, out-of-memory rows marked; a row selects its tile."""
+    limit = summary.report.target.bytes_per_tile
+    incl = any(t.including_gaps is not None for t in tiles)
+    head = ["Tile", "IPU", "Excluding gaps", *(["Including gaps"] if incl else []), "% of tile", "Out of memory",
+            f"Largest {doc.text(plural(summary.report.breakdown_kind))}"]
+    rows, classes = [], []
+    for t in tiles:
+        items = ", ".join(f"{doc.text(name)} {size:,} B" for name, size in list(t.breakdown.items())[:3] if size)
+        oom = "?" if t.out_of_memory is None else "yes" if t.out_of_memory else "no"
+        if t.out_of_memory and limit and t.excluding_gaps is not None and t.excluding_gaps > limit:
+            oom = f"yes, by {t.excluding_gaps - limit:,} B"
+        number = (f'<a href="#{section}-chart" data-section={section} data-tile={t.tile}>{t.tile}</a>'
+                  if isinstance(summary.report, TileReport) else str(t.tile))  # a link where there is a chart
+        rows.append([number,
+                     "?" if t.ipu is None else str(t.ipu), doc.number(t.excluding_gaps, unknown="?"),
+                     *([doc.number(t.including_gaps, unknown="?")] if incl else []),
+                     _pct(t.excluding_gaps, limit), oom, items])
+        classes.append("oom" if t.out_of_memory else "")
+    return doc.table(head, rows, cls="tiles", numeric=tuple(range(5 if incl else 4)), row_classes=classes)
+
+
+def messages_table(summary: Summary) -> str:
+    messages = summary.verdict.messages  # each message in words, chosen once in summarize
+    if not messages:
+        return ""
+    rows = [[f"{w.message.line:,}", doc.text(w.message.kind), doc.text(w.description)] for w in messages]
+    return (f"<h3>Out-of-memory messages ({len(messages):,})</h3>"
+            + doc.table(["Line", "Kind", "What it says"], rows, numeric=(0,)))
+
+
+def _symbols(tiles: Sequence[TopTile]) -> dict[str, Any]:
+    drilled: dict[str, Any] = {}
+    for t in tiles:
+        s = t.symbols
+        if s is None or str(t.tile) in drilled:
+            continue
+        ranked = sorted(s.symbols, key=lambda y: (-y.size, y.display_name))
+        drilled[str(t.tile)] = {
+            "member": s.member, "table": s.has_symbol_table,
+            "symbols": [[y.display_name, y.section, y.size] for y in ranked[:SYMBOLS_SHOWN]],
+            "more": max(0, len(ranked) - SYMBOLS_SHOWN), "notes": list(s.notes)}
+    return drilled
+
+
+def _columns(report: TileReport, budget: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    """The breakdown and region columns, largest first, while they fit ``budget`` characters; notes on any left
+    out."""
+    cols: list[dict[str, Any]] = []
+    regions: list[dict[str, Any]] = []
+    left: list[str] = []
+    ranked = sorted(report.breakdown.items(), key=lambda kv: (not kv[1].counted, -int(kv[1].values.sum()), kv[0]))
+    for name, column in ranked:
+        packed = doc.pack(column.values)
+        present = doc.pack(column.present) if column.present is not None else None
+        size = doc.packed_size(packed) + doc.packed_size(present)
+        if size > budget:
+            left.append(name)
+            continue
+        budget -= size
+        cols.append({"name": name, "counted": column.counted, "v": packed, "p": present})
+    for name, values in report.regions.items():
+        packed = doc.pack(values)
+        if doc.packed_size(packed) > budget:
+            left.append(f"region {name}")
+            continue
+        budget -= doc.packed_size(packed)
+        regions.append({"name": name, "v": packed})
+    notes = [] if not left else [f"left out of this page to keep it small: the per-tile {', '.join(left)} "
+                                 "(the text, JSON and CSV outputs hold them)"]
+    return cols, regions, notes
+
+
+def section_data(summary: Summary, sid: str) -> tuple[dict[str, Any], list[str]]:
+    """The section's data for the script, and notes on what it left out."""
+    report = summary.report
+    target = report.target
+    data: dict[str, Any] = {"id": sid, "label": report.label, "limit": target.bytes_per_tile,
+                            "tpi": target.tiles_per_ipu, "kind": report.breakdown_kind,
+                            "hist": [], "drilled": _symbols([*summary.top, *summary.selected])}
+    if summary.histogram is not None:
+        flags = list(summary.oom_bins) + [None] * (len(summary.histogram.bins) - len(summary.oom_bins))
+        data["hist"] = [[b.low_kib, b.high_kib, b.count, flag] for b, flag in zip(summary.histogram.bins, flags)]
+    notes: list[str] = []
+    if isinstance(report, TileReport):
+        arrays = {"ex": doc.pack(report.excluding_gaps), "inc": doc.pack(report.including_gaps),
+                  "oom": doc.pack(summary.out_of_memory), "known": doc.pack(report.known)}
+        budget = max(DATA_BUDGET_MIN, DATA_BUDGET_PER_TILE * report.num_tiles)
+        cols, regions, notes = _columns(report, budget - sum(doc.packed_size(a) for a in arrays.values()))
+        data.update(arrays, n=report.num_tiles, cols=cols, regions=regions,
+                    names=list(report.tile_names) if report.tile_names is not None and report.num_tiles <= 4096
+                    else None)
+    return data, notes
+
+
+def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
+    """One report's section (HTML) and its data."""
+    sid = f"r{index}"
+    report = summary.report
+    data, left_out = section_data(summary, sid)
+    parts = [f"<section class=report id={sid}><h2>{doc.text(report.label)}</h2>",
+             f"<p class=meta>{doc.text(report.format_name)} · {doc.text(summary.target_text)} · per tile: "
+             f"{doc.text(report.per_tile)}</p>"]
+    if not isinstance(report, TensorMapReport):
+        parts.append(verdict_html(summary))
+    if isinstance(report, TileReport):
+        parts.append(f"<h3>Every tile</h3><div class=chart id={sid}-chart data-section={sid}>"
+                     "<div class=tools><button data-act=in title='Zoom in'>+</button>"
+                     "<button data-act=out title='Zoom out'>−</button><button data-act=reset>Whole program</button>"
+                     "<button data-act=fit title='Scale to the largest tile or to tile memory'>Fit height</button>"
+                     "<span class=view></span></div><canvas class=tiles></canvas>"
+                     "<p class=hint>Wheel or +/− to zoom, drag to pan; click a tile for its breakdown. "
+                     "Bars: each pixel column's largest tile (light) and smallest (dark); red: out of memory.</p>"
+                     f"</div><div class=detail id={sid}-detail><p>Click a tile (or a top tile's number) to see "
+                     "what is on it.</p></div>"
+                     f"<h3>Heat map per IPU</h3><div class=heat id={sid}-heat></div>")
+    if summary.histogram is not None:
+        parts.append(f"<h3>By Tile (Excluding Gaps)</h3><canvas class=hist id={sid}-hist></canvas>"
+                     f"<details><summary>As Poplar prints it</summary><pre>"
+                     f"{doc.text(chr(10).join(by_tile_block(summary, indent='')))}</pre></details>")
+    if summary.top:
+        title = "Tiles as printed" if isinstance(report, SummaryReport) else f"Top {len(summary.top):,} tiles"
+        parts.append(f"<h3>{title}</h3>{tiles_table(summary, summary.top, sid)}")
+    if summary.selected:
+        parts.append(f"<h3>Tiles asked for</h3>{tiles_table(summary, summary.selected, sid)}")
+    parts.append(messages_table(summary))
+    notes = [*report.notes, *summary.notes, *(n for n in (summary.oom_note, summary.partial_reason) if n), *left_out]
+    if isinstance(report, SummaryReport):
+        notes.append("a text summary states only the tiles it detailed: no per-tile chart or heat map")
+    if notes:
+        parts.append(f"<h3>Notes</h3>{doc.notes_list(notes)}")
+    parts.append("</section>")
+    return "".join(parts), data
+
+
+def render_report_page(summaries: Sequence[Summary]) -> str:
+    """Every report on one page, a section each."""
+    sections, data = [], []
+    for i, summary in enumerate(summaries):
+        html, section = report_section(summary, i)
+        sections.append(html)
+        data.append(section)
+    title = summaries[0].label if len(summaries) == 1 else f"{len(summaries):,} reports"
+    nav = ""
+    if len(summaries) > 1:
+        nav = "<nav><ol>" + "".join(f'<li><a href="#r{i}">{doc.text(s.label)}</a></li>'
+                                    for i, s in enumerate(summaries)) + "</ol></nav>"
+    body = f"<header><h1>memreport: {doc.text(title)}</h1></header><main>{nav}{''.join(sections)}</main>"
+    return doc.document(f"memreport: {title}", body, {"kind": "report", "sections": data})

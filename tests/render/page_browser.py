@@ -1,0 +1,88 @@
+"""Headless Chromium for the page tests, driven by Playwright (Debian's chromium: Playwright cannot download
+its own browsers here).
+
+Tests skip, saying why, only when no chromium is installed and the CI
+variable is unset; in CI (``.ci/run`` installs chromium) a missing browser
+fails them instead.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def chromium_path() -> str | None:
+    """``MEMREPORT_CHROMIUM``, else Debian's /usr/bin/chromium, else chromium on PATH."""
+    for candidate in (os.environ.get("MEMREPORT_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def launch() -> Iterator[Any]:
+    """A browser for a module of tests (skipped with a reason where chromium or playwright is missing locally)."""
+    path = chromium_path()
+    missing = None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing = "playwright is not installed (pip install -e '.[test]')"
+    if path is None:
+        missing = "no chromium (apt-get install chromium, or set MEMREPORT_CHROMIUM)"
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"the page tests need a browser in CI: {missing}")
+        pytest.skip(missing)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=path, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@dataclass
+class Opened:
+    """A page loaded from file://, with every console message, page error, request and dialog it caused."""
+
+    page: Any
+    console: list[tuple[str, str]] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[tuple[str, str]]:
+        return [(kind, text) for kind, text in self.console if kind in ("error", "warning", "pageerror")]
+
+
+def open_page(browser: Any, path: str, *, javascript: bool = True, width: int = 1280) -> Opened:
+    """Load ``path``, routing every request: only the page itself is let through; others are recorded, aborted."""
+    context = browser.new_context(java_script_enabled=javascript, viewport={"width": width, "height": 900})
+    page = context.new_page()
+    url = "file://" + os.path.abspath(path)
+    opened = Opened(page)
+    page.on("console", lambda m: opened.console.append((m.type, m.text)))
+    page.on("pageerror", lambda e: opened.console.append(("pageerror", str(e))))
+    page.on("dialog", lambda d: (opened.dialogs.append(d.message), d.dismiss()))
+
+    page.on("request", lambda r: opened.requests.append(r.url))
+
+    def route(r: Any) -> None:  # a safety net: nothing but the page may load, whatever the policy says
+        if r.request.url == url:
+            r.continue_()
+        else:
+            r.abort()
+
+    page.route("**/*", route)
+    page.goto(url)
+    if javascript:
+        page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
+    return opened

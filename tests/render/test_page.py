@@ -1,0 +1,209 @@
+"""The pages in a real browser (headless Chromium): no request, no console error, the verdict and tables in the
+DOM, a click shows a tile's breakdown, zoom and pan change the view, the charts are drawn, hostile names stay text.
+"""
+from __future__ import annotations
+
+import io
+import os
+import shutil
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from memreport.analysis import summarize
+from memreport.cli import main
+from memreport.model import Column, Symbol, Target, TileReport, TileSymbols
+from memreport.render.page import render_report_page
+from tests.builds import NEW, OLD, write_build
+from tests.readers.text.test_compile_log import popart_cold, popart_warm, tf_batch_size_change
+from tests.render.page_browser import launch, open_page
+from tests.synth.compile_logs import Clock
+
+SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports")
+HOSTILE = "</script><script>alert(1)</script>"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    yield from launch()
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """A report page of the bundled archive, one of several reports, a diff page and a compiles page."""
+    d = tmp_path_factory.mktemp("pages")
+    shutil.copy(os.path.join(SAMPLES, "mk2_1472_tiles.a"), d / "mk2.a")
+    shutil.copy(os.path.join(SAMPLES, "trace_two_modules.rep"), d / "trace.rep")
+    shutil.copy(os.path.join(SAMPLES, "mk1_summary.txt"), d / "summary.txt")
+    write_build(d / "old.a", OLD)
+    write_build(d / "new.a", NEW)
+    cold = popart_cold()
+    (d / "cold.log").write_text(cold.text())
+    (d / "warm.log").write_text(popart_warm(Clock(cold.clock.now + timedelta(hours=1))).text())
+    (d / "train.log").write_text(tf_batch_size_change().text())
+    cwd = os.getcwd()
+    os.chdir(d)
+    try:
+        for args in (["mk2.a", "--html", "report.html"], ["trace.rep", "summary.txt", "--html", "several.html"],
+                     ["diff", "old.a", "new.a", "--html", "diff.html"],
+                     ["compiles", "cold.log", "warm.log", "train.log", "--html", "compiles.html"]):
+            result = CliRunner().invoke(main, [*args, "-o", os.devnull], prog_name="memreport")
+            assert result.exit_code == 0, result.output
+    finally:
+        os.chdir(cwd)
+    return d
+
+
+def clean(opened, path) -> None:
+    """No console error or warning, no dialog, and the page itself the only request."""
+    assert opened.problems == []
+    assert opened.dialogs == []
+    assert opened.requests == ["file://" + os.path.abspath(path)]
+
+
+def drawn(page, selector: str) -> dict:
+    """How many pixels of the canvas are painted, and how many are red (out of memory)."""
+    return page.eval_on_selector(selector, """c => {
+        const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data; let painted = 0, red = 0;
+        for (let i = 0; i < d.length; i += 4) {
+            if (d[i + 3] && (d[i] < 240 || d[i + 1] < 240 || d[i + 2] < 240)) painted++;
+            if (d[i] > 150 && d[i + 1] < 80 && d[i + 2] < 80) red++;
+        }
+        return {painted, red};
+    }""")
+
+
+def test_the_report_page_leads_with_the_verdict_and_draws_every_tile(browser, pages):
+    opened = open_page(browser, str(pages / "report.html"))
+    page = opened.page
+    clean(opened, pages / "report.html")
+    assert page.inner_text(".verdict .headline") == "3 of 1,472 tiles out of memory"
+    assert page.eval_on_selector_all(".verdict p", "ps => ps.map(p => p.textContent)")[1:] == [
+        "Worst tile: 1402 (IPU 0), 788,976 B excluding gaps, 123.5% of 638,976 B: 150,000 B over",
+        "Largest on it: symbol conv2d_7/weights (.bss) 393,288 B",
+        "Next: memreport mk2.a --tile 1402 --symbols 20"]
+    assert page.eval_on_selector_all("table.tiles tbody tr", "rows => rows.map(r => r.cells[0].textContent)") == [
+        "1402", "17", "731", "1024", "1088"]
+    chart = drawn(page, ".chart canvas")
+    assert chart["painted"] > 20_000 and chart["red"] > 100  # bars, and the three out-of-memory tiles in red
+    assert drawn(page, ".heat canvas")["red"] == 3 * 6 * 6  # a block of 6 x 6 pixels a tile (one IPU)
+    assert drawn(page, "canvas.hist")["painted"] > 5_000
+    shot = page.screenshot(full_page=True)
+    from PIL import Image
+    colours = Image.open(io.BytesIO(shot)).convert("RGB").getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 50  # not blank
+
+
+def test_a_click_on_a_tile_shows_its_breakdown_and_symbols(browser, pages):
+    page = open_page(browser, str(pages / "report.html")).page
+    box = page.query_selector(".chart canvas").bounding_box()
+    plot_width = box["width"] - 64 - 8
+    page.mouse.click(box["x"] + 64 + plot_width * 1402.5 / 1472, box["y"] + box["height"] / 2)
+    detail = page.wait_for_selector("#r0-detail[data-tile]", timeout=10_000)  # columns unpacked after the charts
+    assert detail.get_attribute("data-tile") == "1402"  # the column's largest tile
+    text = detail.inner_text()
+    assert "Tile 1,402 (IPU 0) · tile_1402.elf" in text
+    assert "Out of memory\tyes, by 150,000 B" in text
+    assert ".bss\t786,960 B" in text and "conv2d_7/weights\t.bss\t393,288" in text
+    page.click("table.tiles a[data-tile='1024']")  # a top tile's number selects it too
+    page.wait_for_selector("#r0-detail[data-tile='1024']", timeout=10_000)
+
+
+def test_zoom_and_pan_change_the_view(browser, pages):
+    page = open_page(browser, str(pages / "report.html")).page
+    chart = page.query_selector(".chart")
+    assert chart.get_attribute("data-view") == "0-1471"
+    page.click(".chart button[data-act=in]")
+    page.wait_for_function("document.querySelector('.chart').dataset.view === '368-1103'")
+    box = page.query_selector(".chart canvas").bounding_box()
+    page.mouse.move(box["x"] + 64, box["y"] + 100)
+    for _ in range(12):
+        page.mouse.wheel(0, -100)
+    page.wait_for_function("(() => { const [a, b] = document.querySelector('.chart').dataset.view.split('-')"
+                           ".map(Number); return b - a < 60; })()")
+    before = chart.get_attribute("data-view")
+    page.mouse.move(box["x"] + 600, box["y"] + 100)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 300, box["y"] + 100, steps=5)
+    page.mouse.up()
+    page.wait_for_function(f"document.querySelector('.chart').dataset.view !== '{before}'")
+    after = [int(x) for x in chart.get_attribute("data-view").split("-")]
+    assert after[0] > int(before.split("-")[0])  # dragged left: later tiles come into view
+    page.click(".chart button[data-act=reset]")
+    page.wait_for_function("document.querySelector('.chart').dataset.view === '0-1471'")
+    fps = page.evaluate("window.__memreport.bench(20)")
+    assert fps["frames"] == 20 and fps["tiles"] == 1472
+
+
+def test_the_page_reads_without_javascript(browser, pages):
+    opened = open_page(browser, str(pages / "report.html"), javascript=False)
+    page = opened.page
+    assert page.inner_text(".verdict .headline") == "3 of 1,472 tiles out of memory"
+    assert page.eval_on_selector_all("table.tiles tbody tr", "rows => rows.length") == 5
+    assert "Range (KB) Histogram (Excluding Gaps)" in page.text_content("details pre")
+
+
+def test_several_reports_are_one_page_a_section_each(browser, pages):
+    opened = open_page(browser, str(pages / "several.html"))
+    clean(opened, pages / "several.html")
+    page = opened.page
+    assert page.eval_on_selector_all("section.report h2", "hs => hs.map(h => h.textContent)") == [
+        "trace.rep (module cluster_vars_init.3)", "trace.rep (module cluster_training_step.17)",
+        "summary.txt"]
+    assert page.eval_on_selector_all("section.report", "s => s.length") == 3
+    assert page.query_selector(".chart") is None  # text summaries: no per-tile chart
+    assert page.eval_on_selector_all("canvas.hist", "cs => cs.length") == 3
+
+
+def test_the_diff_page_shows_each_tile_change_and_what_is_below_it(browser, pages):
+    opened = open_page(browser, str(pages / "diff.html"))
+    clean(opened, pages / "diff.html")
+    page = opened.page
+    assert page.inner_text(".verdict .headline") == "1 tile newly out of memory; 6 tiles changed (4 grew, 2 shrank)"
+    assert page.eval_on_selector_all("table.tiles tbody tr", "rows => rows.map(r => r.cells[0].textContent)") == [
+        "3", "2", "1", "6", "0", "5"]
+    assert drawn(page, ".chart canvas")["red"] > 100  # tile 3, newly out of memory
+    page.click("table.tiles a[data-tile='3']")
+    detail = page.inner_text("#d0-detail")
+    assert "Tile 3" in detail and "200,000 B → 643,072 B" in detail and "+443,072 B" in detail
+    assert "section\t.bss\t198,720\t641,792\t+443,072" in detail
+    page.click(".chart button[data-act=reset]")
+    assert page.get_attribute(".chart", "data-view") == "0-7"
+    page.click(".chart button[data-act=in]")
+    page.wait_for_function("document.querySelector('.chart').dataset.view === '2-5'")
+
+
+def test_the_compiles_page_draws_the_timeline_and_lists_the_findings(browser, pages):
+    opened = open_page(browser, str(pages / "compiles.html"))
+    clean(opened, pages / "compiles.html")
+    page = opened.page
+    assert page.inner_text(".verdict .headline") == (
+        "4 findings: 1 recompiled, 1 hash-drift, 1 late-compile, 1 executable-switching")
+    assert page.eval_on_selector_all(".findings li b", "bs => bs.map(b => b.textContent)") == [
+        "recompiled", "hash-drift", "late-compile", "executable-switching"]
+    assert drawn(page, "canvas.timeline")["painted"] > 500
+
+
+def test_hostile_names_and_symbols_are_shown_as_text(browser, tmp_path):
+    n = 4
+    report = TileReport(
+        HOSTILE, "archive", Target(n, "ipu2", 1, n, 1000), np.array([10, 2000, 30, 40]),
+        breakdown={"<img src=x onerror=alert(2)>": Column(np.array([10, 2000, 30, 40]))}, breakdown_kind="section",
+        tile_names=[f"{HOSTILE}{i}" for i in range(n)], module="<!--",
+        symbols={1: TileSymbols(1, HOSTILE, {".bss": 2000}, {".bss": 2000},
+                                (Symbol("</script><!--<script>alert(3)</script>", ".bss", 2000),))})
+    path = tmp_path / "hostile.html"
+    path.write_text(render_report_page([summarize(report)]))
+    opened = open_page(browser, str(path))
+    clean(opened, path)
+    page = opened.page
+    assert page.inner_text("h1") == f"memreport: {HOSTILE} (module <!--)"
+    assert page.eval_on_selector_all("script", "s => s.length") == 2  # the data block and the page's script
+    page.click("table.tiles a[data-tile='1']")
+    detail = page.wait_for_selector("#r0-detail[data-tile='1']", timeout=10_000).inner_text()
+    assert f"Tile 1 (IPU 0) · {HOSTILE}1" in detail
+    assert "<img src=x onerror=alert(2)>\t2,000 B" in detail
+    assert "</script><!--<script>alert(3)</script>\t.bss\t2,000" in detail
+    assert opened.dialogs == []

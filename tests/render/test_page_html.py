@@ -1,0 +1,159 @@
+"""The page as a file, without a browser: its policy, the data embedded once and escaped, packed arrays, sizes,
+the registry, the CLI's --html and the notebook's display."""
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import os
+import re
+import shutil
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import memreport
+from memreport import render
+from memreport.analysis import summarize
+from memreport.cli import main
+from memreport.model import Column, Target, TileReport
+from memreport.render.page import notebook_html, render_report_page
+from memreport.render.page.document import DATA_ID, embed_json, pack
+
+SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports")
+MIB = 1024 * 1024
+
+
+def unpack(packed: dict) -> np.ndarray:
+    dtype = {"u8": "<u1", "u16": "<u2", "u32": "<u4", "i32": "<i4", "f64": "<f8"}[packed["t"]]
+    raw = np.frombuffer(gzip.decompress(base64.b64decode(packed["z"])), dtype=np.uint8)
+    size = np.dtype(dtype).itemsize
+    return raw.reshape(size, -1).T.copy().view(dtype).ravel()  # byte j of every value was stored together
+
+
+def data_of(page: str) -> dict:
+    block = re.search(rf'<script type="application/json" id="{DATA_ID}">(.*?)</script>', page, re.S)
+    assert block is not None
+    return json.loads(block.group(1))
+
+
+def sample_page() -> str:
+    return render_report_page([summarize(memreport.read(os.path.join(SAMPLES, "mk2_1472_tiles.a")))])
+
+
+def test_the_policy_forbids_every_request_and_runs_only_the_page_own_script_and_style():
+    page = sample_page()
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
+    assert policy.startswith("default-src 'none'; script-src 'sha256-")
+    scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
+    styles = re.findall(r"<style>(.*?)</style>", page, re.S)
+    assert len(scripts) == 1 and len(styles) == 1
+    for text, directive in ((scripts[0], "script-src"), (styles[0], "style-src")):
+        digest = base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+        assert f"{directive} 'sha256-{digest}'" in policy
+    assert " style=" not in page and "http://" not in page and "https://" not in page
+
+
+def test_the_data_is_embedded_once_and_cannot_end_its_block():
+    hostile = {"name": "</script><script>alert(1)</script><!-- & >"}
+    text = embed_json(hostile)
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == hostile
+    page = sample_page()
+    assert page.count(f'id="{DATA_ID}"') == 1
+    section = data_of(page)["sections"][0]
+    assert page.count(section["ex"]["z"]) == 1  # the per-tile bytes once, not once per chart
+
+
+def test_per_tile_arrays_round_trip_in_the_narrowest_type():
+    cases = [(np.array([True, False]), "u8"), (np.array([0, 255]), "u8"), (np.array([0, 65_535]), "u16"),
+             (np.array([0, 638_976, 2 ** 32 - 1]), "u32"), (np.array([-5, 2 ** 31 - 1]), "i32"),
+             (np.array([-1, 2 ** 40]), "f64"), (np.zeros(0, dtype=np.int64), "u8")]
+    for values, kind in cases:
+        packed = pack(values)
+        assert packed["t"] == kind
+        assert unpack(packed).tolist() == values.astype(np.int64).tolist()
+    assert pack(None) is None
+
+
+def test_the_sample_page_holds_every_tile_and_its_columns():
+    section = data_of(sample_page())["sections"][0]
+    report = memreport.read(os.path.join(SAMPLES, "mk2_1472_tiles.a"))
+    assert unpack(section["ex"]).tolist() == report.excluding_gaps.tolist()
+    assert np.flatnonzero(unpack(section["oom"])).tolist() == [17, 731, 1402]
+    assert [c["name"] for c in section["cols"]][:3] == [".bss", ".text", ".data"]
+    assert section["limit"] == 638_976 and section["tpi"] == 1472 and section["n"] == 1472
+
+
+def pod(tiles: int, columns: int = 6, seed: int = 5) -> TileReport:
+    """A pod-scale report: per-tile bytes around half of tile memory, a few sections, a few tiles over."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(150_000, 600_000, tiles)
+    values[rng.integers(0, tiles, 40)] = 700_000
+    parts = rng.dirichlet(np.ones(columns), tiles)
+    cols = {f".section{i}": Column((values * parts[:, i]).astype(np.int64)) for i in range(columns)}
+    cols[".section0"] = Column(values - sum(c.values for name, c in cols.items() if name != ".section0"))
+    return TileReport("pod.a", "archive", Target(tiles, "ipu2", tiles // 1472, 1472, 638_976), values,
+                      breakdown=cols, breakdown_kind="section")
+
+
+def test_the_page_keeps_its_size_budget_at_pod_scale():
+    assert len(sample_page().encode()) <= 1.5 * MIB
+    page = render_report_page([summarize(pod(94_208))])
+    assert len(page.encode()) < 4 * MIB
+    kept = [c["name"] for c in data_of(page)["sections"][0]["cols"]]
+    assert len(kept) >= 4  # random bytes barely compress: the rest are left out, and said to be
+    left = [f".section{i}" for i in range(6) if f".section{i}" not in kept]
+    assert not left or f"left out of this page to keep it small: the per-tile {', '.join(left)} " in page
+
+
+def test_columns_past_the_budget_are_left_out_with_a_note():
+    from memreport.render.page import report as page_report
+    report = pod(4_000, columns=3)
+    old = page_report.DATA_BUDGET_MIN, page_report.DATA_BUDGET_PER_TILE
+    page_report.DATA_BUDGET_MIN, page_report.DATA_BUDGET_PER_TILE = 1, 0
+    try:
+        page = render_report_page([summarize(report)])
+    finally:
+        page_report.DATA_BUDGET_MIN, page_report.DATA_BUDGET_PER_TILE = old
+    assert data_of(page)["sections"][0]["cols"] == []
+    named = re.search(r"left out of this page to keep it small: the per-tile ([^(]+) \(", page).group(1)
+    assert sorted(named.split(", ")) == [".section0", ".section1", ".section2"]
+
+
+def test_html_and_markdown_are_registered_formats():
+    for subject in ("report", "diff", "compiles"):
+        names = [r.name for r in render.renderers(subject)]
+        assert names[-2:] == ["markdown", "html"]
+        assert render.get(subject, "html").extension == ".html"
+
+
+def test_html_writes_the_page_beside_the_other_outputs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(os.path.join(SAMPLES, "mk2_1472_tiles.a"), "mk2.a")
+    result = CliRunner().invoke(main, ["mk2.a", "--html", "page.html", "--format", "json", "-o", "r.json"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "page.html").read_text().startswith("<!DOCTYPE html>")
+    assert json.loads((tmp_path / "r.json").read_text())["reports"][0]["tiles_out_of_memory"] == 3
+    refused = CliRunner().invoke(main, ["mk2.a", "--html", "mk2.a"])
+    assert refused.exit_code == 2 and "--html" in refused.output
+    with open(os.path.join(SAMPLES, "mk2_1472_tiles.a"), "rb") as sample:
+        assert (tmp_path / "mk2.a").read_bytes() == sample.read()
+    assert CliRunner().invoke(main, ["mk2.a", "--html", "no/such/dir/page.html"]).exit_code == 4
+
+
+def test_the_notebook_shows_the_same_page_in_a_sandboxed_frame():
+    report = memreport.read(os.path.join(SAMPLES, "mk2_1472_tiles.a"))
+    shown = report._repr_html_()
+    assert shown.startswith('<iframe srcdoc="&lt;!DOCTYPE html&gt;') and 'sandbox="allow-scripts"' in shown
+    assert "3 of 1,472 tiles out of memory" in shown
+    assert notebook_html(summarize(report)).count("<script") == 0  # every tag escaped inside srcdoc
+
+
+@pytest.mark.parametrize("name", ["mk1_profile.json", "mk1_summary.txt", "trace_two_modules.rep", "tensor_map.json"])
+def test_every_sample_renders(name):
+    reports = memreport.read_all(os.path.join(SAMPLES, name))
+    page = render_report_page([summarize(r) for r in reports])
+    assert page.endswith("</html>\n") and len(data_of(page)["sections"]) == len(reports)
