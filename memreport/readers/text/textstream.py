@@ -19,12 +19,15 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import queue
+import threading
 from collections.abc import Iterator
 
 from ..compressed import MissingDecoder, open_stream, stream_errors
 
 CHUNK_BYTES = 1 << 20      # decoded at once
 KEEP_BYTES = 16 << 20      # of text kept behind the furthest point decoded (several windows and their context)
+AHEAD = 3                  # chunks decoded ahead of the reader, by the decoding thread
 
 
 def utf8_chunks(chunks: Iterator[bytes]) -> Iterator[bytes]:
@@ -56,19 +59,54 @@ class TextStream(io.RawIOBase):
         self.cut: str | None = None   # where and why the stream stopped early (None: it ended properly)
         self._raw_position = 0
         self._pos = 0
-        self._source: Iterator[bytes] | None = None
+        self._thread: threading.Thread | None = None
         self._start()
 
     # -- the decoded chunks ---------------------------------------------------------------------------
 
     def _start(self) -> None:
-        if self._source is not None:
-            self._source.close()  # type: ignore[attr-defined]
-        self._source = self._chunks()
+        """Decode from the start: a thread decompresses up to :data:`AHEAD` chunks ahead of the reader (zlib,
+        lzma and bz2 let go of the GIL while they work: the scan and the decompression share two cores)."""
+        self._stop()
+        self._queue: queue.Queue = queue.Queue(maxsize=AHEAD)
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._produce, args=(self._queue, self._stopping),
+                                        name="memreport-decompress", daemon=True)
+        self._thread.start()
         self._kept: list[tuple[int, bytes]] = []  # (offset, chunk), in order
         self._kept_bytes = 0
         self.end = 0          # offset after the last byte decoded
         self.done = False     # every byte is decoded (self.end is the text's size)
+
+    def _produce(self, out: queue.Queue, stopping: threading.Event) -> None:
+        """The decoding thread: every chunk into ``out``, then None (or the exception that stopped it)."""
+        def put(item: object) -> bool:
+            while not stopping.is_set():
+                try:
+                    out.put(item, timeout=0.05)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+        chunks = self._chunks()
+        try:
+            for chunk in chunks:
+                if not put(chunk):
+                    return
+            put(None)
+        except BaseException as exc:  # an I/O error (or a bug) is the reader's to raise  # noqa: BLE001
+            put(exc)
+        finally:
+            chunks.close()
+
+    def _stop(self) -> None:
+        """Stop the decoding thread, if any, and wait for it (it closes the file)."""
+        thread = getattr(self, "_thread", None)
+        if thread is None:
+            return
+        self._stopping.set()
+        thread.join()
+        self._thread = None
 
     def _chunks(self) -> Iterator[bytes]:
         with open(self.path, "rb") as raw:
@@ -115,8 +153,10 @@ class TextStream(io.RawIOBase):
         """Decode the next chunk (False at the end of the text), dropping what falls out of :data:`KEEP_BYTES`."""
         if self.done:
             return False
-        assert self._source is not None
-        chunk = next(self._source, None)
+        chunk = self._queue.get()
+        if isinstance(chunk, BaseException):
+            self.done = True
+            raise chunk
         if chunk is None:
             self.done = True
             return False
@@ -188,9 +228,7 @@ class TextStream(io.RawIOBase):
         return bytes(buffer[:self.readinto(buffer)])
 
     def close(self) -> None:
-        if self._source is not None:
-            self._source.close()  # type: ignore[attr-defined]
-            self._source = None
+        self._stop()
         super().close()
 
 

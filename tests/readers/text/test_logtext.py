@@ -343,7 +343,7 @@ def test_utf16_is_transcoded_as_a_stream_not_into_a_temporary_file(tmp_path, mon
 
 def test_a_compressed_log_takes_bounded_memory(tmp_path, monkeypatch):
     """26 MB of text through gzip, 2 MiB of it kept: the peak of Python's allocations is the text kept, the
-    window and a chunk or two, whatever the size of the text."""
+    window (2 MiB) and the chunks decoded ahead (about 1 MiB each), whatever the size of the text."""
     import tracemalloc
     from memreport.readers.text import textstream
     monkeypatch.setattr(textstream, "KEEP_BYTES", 2 << 20)
@@ -359,7 +359,7 @@ def test_a_compressed_log_takes_bounded_memory(tmp_path, monkeypatch):
     finally:
         tracemalloc.stop()
     assert count == data.count(b"Memory")
-    assert len(data) > 25_000_000 and peak < 8 << 20, peak
+    assert len(data) > 25_000_000 and peak < 12 << 20, peak
 
 
 def test_nul_runs_and_byte_order_marks_leave_a_line_as_it_reads():
