@@ -120,7 +120,8 @@ def fuzz(args: argparse.Namespace, seed: int, inputs: int | None) -> Fuzzer:
         batch = min(BATCH, max(1, inputs // len(args.formats))) if inputs else BATCH  # every format, even in short runs
         while True:
             for name in args.formats:
-                fuzzer.run(name, batch if endless else args.examples, seed + round_no * 1000 + (FORMATS + [LOG_VARIANTS]).index(name))
+                index = (FORMATS + [LOG_VARIANTS]).index(name)
+                fuzzer.run(name, batch if endless else args.examples, seed + round_no * 1000 + index)
                 if args.minutes and time.monotonic() - started > args.minutes * 60:
                     return fuzzer
                 if inputs and sum(fuzzer.tried.values()) >= inputs:

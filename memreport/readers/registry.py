@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from . import compressed
 from ..errors import ReadError, UnexpectedError, UnrecognisedFormat
 from ..model import CLI_NAMES, MemoryReport, OptionNames, resolve_target
+from . import compressed
 
 PREFIX_BYTES = 4096
 
@@ -183,7 +183,8 @@ def _identify(path: str, prefix: bytes, inner: bytes) -> Reader:
             missing = packing == compressed.ZSTD and compressed.zstandard() is None
             raise ReadError(f"{packing}-compressed: reading it needs the zstandard package (pip install "
                             "'memreport[zstd]'), or decompress it first (unzstd)" if missing else
-                            f"{packing}-compressed, but nothing of it decompresses (the file is cut short or damaged)", path=path)
+                            f"{packing}-compressed, but nothing of it decompresses (the file is cut short or "
+                            "damaged)", path=path)
         prefix, suffix = inner, Path(Path(path).stem).suffix.lower()
     else:
         prefix = _past_hole(path, prefix)

@@ -174,6 +174,7 @@ def test_a_compressed_log_is_read_by_its_content(tmp_path, kind):
 
 def test_a_cut_compressed_log_keeps_what_it_read_and_says_where_it_ends(tmp_path):
     import gzip
+
     from tests.synth import logs
     data = (_small_summary() + "".join(logs.Filler(400_000, 3).text())).encode()
     whole = gzip.compress(data, mtime=0)
@@ -186,7 +187,8 @@ def test_a_cut_compressed_log_keeps_what_it_read_and_says_where_it_ends(tmp_path
     assert report.notes[-1].endswith(" bytes of text: what follows is missing")
     path.write_bytes(gzip.compress(b"run started\n" * 20_000, mtime=0)[:200])  # no report before the cut
     with pytest.raises(ReadError, match=r"run\.log\.gz: the gzip stream is cut short: it ends at compressed byte "
-                                        r"200 without its end marker, after [\d,]+ bytes of text; no memory information found"):
+                                        r"200 without its end marker, after [\d,]+ bytes of text; no memory "
+                                        r"information found"):
         read_path(path)
 
 

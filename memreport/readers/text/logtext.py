@@ -137,7 +137,7 @@ class LogFile:
         if not search.needles:
             return
         chunk, carried = CHUNK_BYTES, MAX_LINE_BYTES
-        if self._stream is None and self.size - self.start < CHUNK_BYTES:  # the file fits in one read: no 2 MB buffer for a small file
+        if self._stream is None and self.size - self.start < CHUNK_BYTES:  # fits in one read: no 2 MB buffer
             chunk, carried = self.size - self.start + 1, 0
         buf = bytearray(chunk + carried)
         view = memoryview(buf)

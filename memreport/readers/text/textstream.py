@@ -21,7 +21,7 @@ import io
 import os
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 from ..compressed import MissingDecoder, open_stream, stream_errors
 
@@ -108,7 +108,7 @@ class TextStream(io.RawIOBase):
         thread.join()
         self._thread = None
 
-    def _chunks(self) -> Iterator[bytes]:
+    def _chunks(self) -> Generator[bytes, None, None]:
         with open(self.path, "rb") as raw:
             chunks = self._decompressed(raw) if self.compression else iter(lambda: raw.read(CHUNK_BYTES), b"")
             yield from utf8_chunks(chunks) if self.utf16 else chunks
@@ -141,7 +141,7 @@ class TextStream(io.RawIOBase):
                 if piece:
                     pieces.append(piece)
                     held += len(piece)
-                if held >= CHUNK_BYTES or not piece and held:  # pieces of a few KiB joined into a chunk
+                if held >= CHUNK_BYTES or (not piece and held):  # pieces of a few KiB joined into a chunk
                     self._raw_position = raw.tell()
                     text += held
                     yield pieces[0] if len(pieces) == 1 else b"".join(pieces)
@@ -197,10 +197,10 @@ class TextStream(io.RawIOBase):
     def tell(self) -> int:
         return self._pos
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")
         want, done = len(view), 0
-        if self._kept and self._pos < self._kept[0][0] or not self._kept and self._pos < self.end:
+        if (self._kept and self._pos < self._kept[0][0]) or (not self._kept and self._pos < self.end):
             self.rewinds += 1  # before what is kept: decode from the start again
             self._start()
         while done < want:

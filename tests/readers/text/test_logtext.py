@@ -263,7 +263,8 @@ def test_a_compressed_log_reads_as_its_text_in_a_kept_window(tmp_path, monkeypat
             hits.append((hit.no, hit.offset, hit.text))
             before = log.lines_before(hit.offset, hit.no, max_lines=2, max_bytes=4000)
             assert [ln.text for ln in before] == every[max(0, hit.no - 3):hit.no - 1]
-            assert [ln.text for ln in itertools.islice(log.lines(hit.offset, hit.no), 3)] == every[hit.no - 1:hit.no + 2]
+            after = [ln.text for ln in itertools.islice(log.lines(hit.offset, hit.no), 3)]
+            assert after == every[hit.no - 1:hit.no + 2]
         assert hits == plain_hits(data, wanted)
         assert log.size == len(data) and log._stream is not None and log._stream.rewinds == 0
 
@@ -345,6 +346,7 @@ def test_a_compressed_log_takes_bounded_memory(tmp_path, monkeypatch):
     """26 MB of text through gzip, 2 MiB of it kept: the peak of Python's allocations is the text kept, the
     window (2 MiB) and the chunks decoded ahead (about 1 MiB each), whatever the size of the text."""
     import tracemalloc
+
     from memreport.readers.text import textstream
     monkeypatch.setattr(textstream, "KEEP_BYTES", 2 << 20)
     data = (b"x" * 99 + b"\n") * 999 + b"Memory Usage:\n"
@@ -366,7 +368,7 @@ def test_nul_runs_and_byte_order_marks_leave_a_line_as_it_reads():
     """Issue #26 items 11, 12: copytruncate's hole of NULs before a line, a BOM of a concatenated log."""
     assert logtext.decode_line(b"\x00\x00\x00Target:") == "Target:"
     assert logtext.decode_line(b"\xef\xbb\xbfTarget:\r") == "Target:"
-    assert logtext.decode_line(b"[1,0]<stdout>:\xef\xbb\xbf  Tiles per IPU: 1,472") == "[1,0]<stdout>:  Tiles per IPU: 1,472"
+    assert logtext.decode_line(b"[1,0]<stdout>:\xef\xbb\xbf  Tiles per IPU: 1") == "[1,0]<stdout>:  Tiles per IPU: 1"
 
 
 def test_text_may_hold_a_few_nul_runs_but_binary_is_refused():
