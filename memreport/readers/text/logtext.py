@@ -51,12 +51,12 @@ class LogLine:
 
 
 def decode_line(raw: bytes | bytearray | memoryview) -> str:
-    """A line's text: UTF-8 (bytes that are not become U+FFFD), without ``\\r`` before its end, without NULs
-    (logrotate's copytruncate leaves a hole of them) and byte-order marks (logs concatenated or appended to:
-    ``\\ufeffTarget:`` is still the Target heading)."""
+    """A line's text: UTF-8 (bytes that are not become U+FFFD), without ``\\r`` before its end, without the NULs
+    before it (the hole logrotate's copytruncate leaves; a NUL inside a line stays, for the reader to refuse)
+    and byte-order marks (logs concatenated or appended to: ``\\ufeffTarget:`` is still the Target heading)."""
     raw = bytes(raw)
-    if b"\x00" in raw:
-        raw = raw.replace(b"\x00", b"")
+    if raw[:1] == b"\x00":
+        raw = raw.lstrip(b"\x00")
     if UTF8_BOM in raw:
         raw = raw.replace(UTF8_BOM, b"")
     return raw.decode("utf-8", "replace").rstrip("\r")
@@ -324,8 +324,8 @@ def looks_like_text(prefix: bytes) -> bool:
         prefix = prefix.replace(b"\x00", b"")
         if not prefix:
             return True  # a hole and nothing else yet: the registry looks past it (see its read_prefix)
-        if len(_CONTROL.findall(prefix)) > len(prefix) // 100 + 2:
-            return False  # NULs among control bytes: a binary header (ELF's "\x7fELF\x01\x01\x01\x00")
+        text = prefix.decode("utf-8", "replace")  # NULs among control bytes or bytes not UTF-8: binary (a PNG)
+        return text.count("\ufffd") + len(_CONTROL.findall(prefix)) <= len(text) // 100 + 1
     text = prefix.decode("utf-8", "replace")
     return text.count("\ufffd") <= len(text) // 100 + 2  # a cut multi-byte character at the end is fine
 

@@ -367,6 +367,7 @@ def test_a_compressed_log_takes_bounded_memory(tmp_path, monkeypatch):
 def test_nul_runs_and_byte_order_marks_leave_a_line_as_it_reads():
     """Issue #26 items 11, 12: copytruncate's hole of NULs before a line, a BOM of a concatenated log."""
     assert logtext.decode_line(b"\x00\x00\x00Target:") == "Target:"
+    assert logtext.decode_line(b"Tar\x00get:") == "Tar\x00get:"  # inside a line: for the reader to refuse
     assert logtext.decode_line(b"\xef\xbb\xbfTarget:\r") == "Target:"
     assert logtext.decode_line(b"[1,0]<stdout>:\xef\xbb\xbf  Tiles per IPU: 1") == "[1,0]<stdout>:  Tiles per IPU: 1"
 
@@ -380,6 +381,7 @@ def test_text_may_hold_a_few_nul_runs_but_binary_is_refused():
     assert not looks_like_text(b"T\x00a\x00r\x00g\x00e\x00t\x00:\x00\n\x00" * 20)  # UTF-16 without its BOM
     assert not looks_like_text(b"\x7fELF\x02\x01\x01\x00" + bytes(8) + b"\x02\x00\x3e\x00\x01" + bytes(100))
     assert not looks_like_text(b"\x00\x01\x02\x03" * 1000)
+    assert not looks_like_text(b"\x89PNG\r\n\x1a\n" + bytes(64))
     # a UTF-16 log appended to a UTF-8 one, its BOM after a line end
     assert looks_like_text(text[:230] + "\ufeffMemory Usage:\n".encode("utf-16-le"))
     assert not looks_like_text(text[:230] + b"\xff\xfe" + bytes(range(1, 256)) * 3)
