@@ -189,6 +189,45 @@ def mutated(draw, name: str) -> bytes:
     return data
 
 
+LOG_VARIANTS = "run_log_variants"  # not a seed: the run log as logs really arrive (scripts/fuzz.py --formats)
+
+
+@st.composite
+def log_variants(draw) -> bytes:
+    """The run-log seed, mutated or not, as logs really arrive (issue #23, issue #26 items 11, 12): with NULs
+    (logrotate copytruncate's hole at the start, a stray NUL anywhere), byte-order marks in the middle (a UTF-8
+    BOM after a line end, a UTF-16 part appended with its BOM), then maybe compressed (gzip, two gzip members,
+    xz, bz2) and maybe cut."""
+    import bz2
+    import gzip
+    import lzma
+    data = draw(mutated("run_log")) if draw(st.booleans()) else SEEDS["run_log"]
+    for _ in range(draw(st.integers(1, 3))):
+        ends = [k + 1 for k, byte in enumerate(data) if byte == 10] or [0]
+        at = draw(st.sampled_from(ends))  # a line start
+        kind = draw(st.sampled_from(["hole", "nul", "bom8", "utf16", "bom16"]))
+        if kind == "hole":
+            data = bytes(draw(st.sampled_from([1, 100, 4095, 5000, 70_000]))) + data
+        elif kind == "nul":
+            anywhere = draw(st.integers(0, len(data)))
+            data = data[:anywhere] + b"\x00" * draw(st.integers(1, 3)) + data[anywhere:]
+        elif kind == "bom8":
+            data = data[:at] + b"\xef\xbb\xbf" + data[at:]
+        elif kind == "utf16":
+            data = data[:at] + data[at:].decode("utf-8", "replace").encode("utf-16")
+        else:
+            data = data[:at] + draw(st.sampled_from([b"\xff\xfe", b"\xfe\xff"])) + data[at:]
+    packing = draw(st.sampled_from([None, "gzip", "gzip members", "xz", "bz2"]))
+    if packing == "gzip members":
+        half = len(data) // 2
+        data = gzip.compress(data[:half], mtime=0) + gzip.compress(data[half:], mtime=0)
+    elif packing is not None:
+        data = {"gzip": lambda d: gzip.compress(d, mtime=0), "xz": lzma.compress, "bz2": bz2.compress}[packing](data)
+    if packing is not None and draw(st.booleans()):
+        data = data[:draw(st.integers(0, len(data) - 1))]  # cut short
+    return data
+
+
 def check_reading(path: str, *, skip_bad_members: bool = False, png: bool = False) -> str:
     """Read ``path`` and do with it all a command does: "ok", or "error" for a proper ReadError; else raises.
 
@@ -341,4 +380,5 @@ def write_case(directory: str, name: str, data: bytes) -> str:
     return path
 
 
-__all__ = ["FIELDS", "FORMATS", "SEEDS", "check_outputs", "check_reading", "mutated", "write_case"]
+__all__ = ["FIELDS", "FORMATS", "LOG_VARIANTS", "SEEDS", "check_outputs", "check_reading", "log_variants", "mutated",
+           "write_case"]

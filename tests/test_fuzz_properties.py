@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memreport.readers import read_path
-from tests.fuzzing import FORMATS, SEEDS, check_reading, mutated, write_case
+from tests.fuzzing import FORMATS, SEEDS, check_reading, log_variants, mutated, write_case
 
 EXAMPLES = 150
 PICTURES = 24  # inputs drawn as a PNG too, over all formats (a few tenths of a second each)
@@ -62,3 +62,18 @@ def test_mutations_draw_or_refuse_a_picture():
                 check_reading(path, png=True)
 
         pictures_hold()
+
+
+def test_logs_with_nuls_byte_order_marks_and_compression_read_or_raise_read_error():
+    """Issue #23, issue #26 items 11, 12: the run log with holes, mid-file BOMs, compressed, cut."""
+    with tempfile.TemporaryDirectory(prefix="memreport-fuzz-") as directory:
+        @settings(max_examples=EXAMPLES // 2, deadline=None, database=None,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+        @given(log_variants())
+        def reading_holds(data: bytes) -> None:
+            path = write_case(directory, "run_log", data)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                check_reading(path)
+
+        reading_holds()

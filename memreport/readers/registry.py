@@ -22,6 +22,7 @@ from typing import Callable
 
 from ..errors import ReadError, UnexpectedError, UnrecognisedFormat
 from ..model import CLI_NAMES, MemoryReport, OptionNames, resolve_target
+from . import compressed
 
 PREFIX_BYTES = 4096
 
@@ -47,6 +48,7 @@ class Reader:
     accept: Callable[[bytes], bool]
     read: Callable[[str, bytes, ReadOptions], list[MemoryReport]]
     extensions: tuple[str, ...] = ()
+    compressed: bool = False  # reads gzip, xz, bz2 and zstd files itself (streamed): others are told to decompress
 
 
 _READERS: list[Reader] = []
@@ -151,14 +153,80 @@ def read_prefix(path: str) -> bytes:
 
 
 def identify(path: str, prefix: bytes) -> Reader:
-    """The reader for a file: the first whose content test accepts it (extension breaks ties)."""
+    """The reader for a file: the first whose content test accepts it (extension breaks ties).
+
+    A compressed file (gzip, xz, bz2, zstd: by its magic bytes) is sniffed by
+    the start of what it holds, and its extension is the one before ``.gz``;
+    only a reader that streams compressed input may take it.
+    """
+    return _identify(path, prefix, _inner(path, prefix))
+
+
+def _inner(path: str, prefix: bytes) -> bytes:
+    """The first bytes of what a compressed file holds (``prefix`` itself when it is not compressed)."""
+    if not compressed.kind(prefix):
+        return prefix
+    try:
+        with open(path, "rb") as f:
+            return compressed.head(f, PREFIX_BYTES)
+    except OSError as exc:
+        raise ReadError(exc.strerror or str(exc), path=path) from None
+
+
+def _identify(path: str, prefix: bytes, inner: bytes) -> Reader:
     if not prefix:
         raise ReadError("empty file", path=path)
-    chosen = _sniffed(prefix, Path(path).suffix.lower())
+    packing = compressed.kind(prefix)
+    suffix = Path(path).suffix.lower()
+    if packing:
+        if not inner:
+            missing = packing == compressed.ZSTD and compressed.zstandard() is None
+            raise ReadError(f"{packing}-compressed: reading it needs the zstandard package (pip install "
+                            "'memreport[zstd]'), or decompress it first (unzstd)" if missing else
+                            f"{packing}-compressed, but nothing of it decompresses (the file is cut short or "
+                            "damaged)", path=path)
+        prefix, suffix = inner, Path(Path(path).stem).suffix.lower()
+    else:
+        prefix = _past_hole(path, prefix)
+    chosen = _sniffed(prefix, suffix)
     if chosen is None:
         names = ", ".join(r.description for r in readers())
-        raise UnrecognisedFormat(f"unrecognised format (expected {names})", path=path)
+        what = f"{packing}-compressed, and what it holds is in an " if packing else ""
+        raise UnrecognisedFormat(f"{what}unrecognised format (expected {names})", path=path)
+    if packing and not chosen.compressed:
+        raise ReadError(f"{packing}-compressed {chosen.description}: memreport streams compressed logs only; "
+                        f"decompress it first ({compressed.TOOLS[packing]})", path=path)
     return chosen
+
+
+HOLE_LIMIT = 64 << 20  # bytes of NULs looked past at a file's start for something to sniff
+
+
+def _past_hole(path: str, prefix: bytes) -> bytes:
+    """``prefix``, or when it is all NULs (logrotate's copytruncate leaves such a hole where the log was), one
+    NUL and the first bytes after the hole, for sniffing (``prefix`` if there are none within
+    :data:`HOLE_LIMIT`); SEEK_DATA skips a sparse hole without reading it."""
+    if prefix.strip(b"\x00") or len(prefix) < PREFIX_BYTES:
+        return prefix
+    try:
+        with open(path, "rb") as f:
+            try:
+                start = os.lseek(f.fileno(), 0, getattr(os, "SEEK_DATA", os.SEEK_SET))  # a sparse hole: skipped
+            except OSError:
+                start = 0
+            f.seek(start)
+            while start < HOLE_LIMIT:
+                chunk = f.read(1 << 20)
+                if not chunk:
+                    return prefix
+                body = chunk.lstrip(b"\x00")
+                if body:
+                    return b"\x00" + body[:PREFIX_BYTES - 1] if len(body) >= PREFIX_BYTES - 1 else \
+                        b"\x00" + body + f.read(PREFIX_BYTES - 1 - len(body))
+                start += len(chunk)
+    except OSError:
+        pass
+    return prefix
 
 
 def read_path(path: str | os.PathLike, options: ReadOptions | None = None) -> list[MemoryReport]:
@@ -166,7 +234,9 @@ def read_path(path: str | os.PathLike, options: ReadOptions | None = None) -> li
     path = os.fspath(path)
     options = options or ReadOptions()
     prefix = read_prefix(path)
-    reader = identify(path, prefix)
+    inner = _inner(path, prefix)  # the reader sees the start of the text, decompressed
+    reader = _identify(path, prefix, inner)
+    prefix = inner
     with reading(path, reader.description):
         reports = reader.read(path, prefix, options)
     if not reports:

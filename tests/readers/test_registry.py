@@ -137,3 +137,99 @@ def test_a_file_loads_the_reader_modules_its_choice_needs_and_no_more(name, pref
     chosen, modules = run.stdout.splitlines()
     assert chosen == reader
     assert set(loaded) <= set(modules.split()) and not set(unloaded) & set(modules.split()), modules
+
+
+# -- compressed input (issue #23), NULs and byte-order marks (issue #26 items 11, 12) -------------------------
+
+def _small_summary() -> str:
+    """A Mk2 summary of 4 tiles, as Poplar prints it."""
+    import numpy as np
+
+    from tests.synth import text as synth
+    ex = np.array([100_000, 120_000, 90_000, 700_000])
+    summary = synth.summary_from_tiles(ex, ex + 1_000, num_ipus=1, tiles_per_ipu=4, bytes_per_tile=638_976,
+                                       clock_hz=1.33e9, graph={"Number of vertices": 10}, detailed=1)
+    return synth.summary_text(summary)
+
+
+def _target(report) -> tuple:
+    return report.target.bytes_per_tile, report.target.num_tiles, report.target.clock_hz
+
+
+@pytest.mark.parametrize("kind", ["gzip", "xz", "bz2", "zstd"])
+def test_a_compressed_log_is_read_by_its_content(tmp_path, kind):
+    """``memreport run.log.gz`` was "unrecognised format": any name, the compression told by its magic."""
+    import bz2
+    import gzip
+    import lzma
+    data = ("2023-06-29 run started\n" * 2000 + _small_summary()).encode()
+    packed = {"gzip": lambda d: gzip.compress(d, mtime=0), "xz": lzma.compress, "bz2": bz2.compress,
+              "zstd": lambda d: pytest.importorskip("zstandard").ZstdCompressor().compress(d)}[kind](data)
+    path = tmp_path / "run.log.compressed"
+    path.write_bytes(packed)
+    [report] = read_path(path)
+    assert _target(report) == (638_976, 4, 1.33e9) and report.position.line == 2001
+    assert report.printed.max_excluding_gaps.bytes == 700_000 and report.printed.max_excluding_gaps.tile == 3
+
+
+def test_a_cut_compressed_log_keeps_what_it_read_and_says_where_it_ends(tmp_path):
+    import gzip
+
+    from tests.synth import logs
+    data = (_small_summary() + "".join(logs.Filler(400_000, 3).text())).encode()
+    whole = gzip.compress(data, mtime=0)
+    path = tmp_path / "run.log.gz"
+    path.write_bytes(whole[:len(whole) * 3 // 4])
+    [report] = read_path(path)
+    assert _target(report) == (638_976, 4, 1.33e9)
+    assert report.notes[-1].startswith(f"the gzip stream is cut short: it ends at compressed byte "
+                                       f"{len(whole) * 3 // 4:,} without its end marker, after ")
+    assert report.notes[-1].endswith(" bytes of text: what follows is missing")
+    path.write_bytes(gzip.compress(b"run started\n" * 20_000, mtime=0)[:200])  # no report before the cut
+    with pytest.raises(ReadError, match=r"run\.log\.gz: the gzip stream is cut short: it ends at compressed byte "
+                                        r"200 without its end marker, after [\d,]+ bytes of text; no memory "
+                                        r"information found"):
+        read_path(path)
+
+
+def test_a_compressed_archive_or_garbage_is_named_not_guessed(tmp_path):
+    import gzip
+    path = tmp_path / "pod.a.gz"
+    path.write_bytes(gzip.compress(b"!<arch>\n" + bytes(200), mtime=0))
+    with pytest.raises(ReadError, match=r"gzip-compressed ar archive of tile ELF files: memreport streams "
+                                        r"compressed logs only; decompress it first \(gunzip\)"):
+        read_path(path)
+    path.write_bytes(gzip.compress(bytes(range(256)) * 20, mtime=0))
+    with pytest.raises(ReadError, match=r"gzip-compressed, and what it holds is in an unrecognised format"):
+        read_path(path)
+    path.write_bytes(b"\x1f\x8b\x08" + bytes(range(256)))
+    with pytest.raises(ReadError, match=r"gzip-compressed, but nothing of it decompresses \(the file is cut "
+                                        r"short or damaged\)"):
+        read_path(path)
+
+
+@pytest.mark.parametrize("hole", [1, 100, 5000, 70_000])
+def test_a_hole_of_nuls_before_a_log_leaves_it_a_log(tmp_path, hole):
+    """Issue #26 item 11: logrotate's copytruncate leaves a hole of NULs where the log was; one NUL in the
+    first 4 KiB made the log "unrecognised format" (at 5 KiB it was fine)."""
+    path = tmp_path / "run.log"
+    path.write_bytes(b"run started\n" * 3 + bytes(hole) + _small_summary().encode())
+    [report] = read_path(path)
+    assert _target(report) == (638_976, 4, 1.33e9)
+    path.write_bytes(b"\x01\x00\x02\x00\x10\x03\x00" * 40 + bytes(hole) + bytes(range(1, 32)) * 200)  # binary
+    with pytest.raises(ReadError, match="unrecognised format"):
+        read_path(path)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16-le"])
+def test_a_byte_order_mark_before_a_summary_keeps_its_target(tmp_path, encoding):
+    """Issue #26 item 12: a log concatenated with one saved with a BOM, right before its summary, lost the
+    Target section (arch and tile memory unknown, exit 0); a UTF-16 log, its BOM first, is read as well."""
+    path = tmp_path / "run.log"
+    tail = "\ufeff" + _small_summary()
+    if encoding == "utf-8":
+        path.write_bytes(b"first log\n" * 3 + tail.encode())
+    else:
+        path.write_bytes(tail.encode("utf-16-le"))
+    [report] = read_path(path)
+    assert _target(report) == (638_976, 4, 1.33e9)

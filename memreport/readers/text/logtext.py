@@ -21,19 +21,21 @@ import io
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO, cast
+from typing import BinaryIO
 
 import numpy as np
 
 from ...errors import ReadError
+from .. import compressed
 from .needles import NeedleSearch
+from .textstream import TextStream
 
 CHUNK_BYTES = 1 << 20       # read and searched at once (a window that stays in the CPU's cache)
 MAX_LINE_BYTES = 1 << 20    # a longer line is cut here (a log of one endless line still streams)
 FIRST_READ_BYTES = 4 << 10  # what lines() reads first
+PREFIX_BYTES = 4 << 10      # what is sniffed for compression and encoding
 COUNT_BYTES = 1 << 18       # line ends are counted this much at a time (the comparison stays in the CPU's cache)
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 UTF8_BOM = codecs.BOM_UTF8
@@ -49,43 +51,63 @@ class LogLine:
 
 
 def decode_line(raw: bytes | bytearray | memoryview) -> str:
-    """A line's text: UTF-8 (bytes that are not become U+FFFD), without ``\\r`` before its end."""
-    return bytes(raw).decode("utf-8", "replace").rstrip("\r")
+    """A line's text: UTF-8 (bytes that are not become U+FFFD), without ``\\r`` before its end, without the NULs
+    before it (the hole logrotate's copytruncate leaves; a NUL inside a line stays, for the reader to refuse)
+    and byte-order marks (logs concatenated or appended to: ``\\ufeffTarget:`` is still the Target heading)."""
+    raw = bytes(raw)
+    if raw[:1] == b"\x00":
+        raw = raw.lstrip(b"\x00")
+    if UTF8_BOM in raw:
+        raw = raw.replace(UTF8_BOM, b"")
+    return raw.decode("utf-8", "replace").rstrip("\r")
 
 
 class LogFile:
-    """A log opened for searching: UTF-8 as it is, UTF-16 (PowerShell's ``>``) transcoded to a spool file.
+    """A log opened for searching: UTF-8 as it is; UTF-16 (PowerShell's ``>``) and compressed logs (gzip, xz,
+    bz2, zstd: recognised by content) decoded as a stream, in bounded memory (:mod:`.textstream`).
 
     Use as a context manager. ``path`` must be a regular file; offsets and
-    line numbers refer to the (UTF-8) text.
+    line numbers refer to the (UTF-8, decompressed) text. A compressed
+    stream that is cut or damaged ends the text where it stops, and
+    :attr:`cut` says where: :meth:`find` then raises a ReadError once it has
+    yielded every line before the cut, unless ``keep_cut`` (the caller notes
+    the cut itself, keeping what was read).
     """
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike, *, keep_cut: bool = False) -> None:
         self.path = os.fspath(path)
+        self.keep_cut = keep_cut
         try:
-            self._file: io.BufferedIOBase = open(self.path, "rb")  # noqa: SIM115 - closed by close() or __exit__
+            self._file: io.BufferedIOBase | TextStream = open(self.path, "rb")  # noqa: SIM115 - closed by close()
         except OSError as exc:
             raise ReadError(exc.strerror or str(exc), path=self.path) from None
-        head = self._file.read(4)
+        self.compression = compressed.kind(self._file.read(PREFIX_BYTES))
         self._file.seek(0)
-        self.encoding = "utf-8"
+        head = compressed.head(self._file, 4)
+        self._file.seek(0)
+        self.encoding = "utf-16" if head.startswith(UTF16_BOMS) else "utf-8"
         self.start = len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0
-        if head.startswith(UTF16_BOMS):
-            self.encoding = "utf-16"
-            self._file = self._transcoded(self._file)
-        self.size = os.fstat(self._file.fileno()).st_size
+        self._stream: TextStream | None = None
+        self._size = os.fstat(self._file.fileno()).st_size
+        if self.compression or self.encoding == "utf-16":
+            self._file.close()  # the stream opens the file itself, each time it starts
+            self._stream = self._file = TextStream(self.path, self.compression, self.encoding == "utf-16")
 
-    @staticmethod
-    def _transcoded(raw: io.BufferedIOBase) -> io.BufferedIOBase:
-        """UTF-16 text as UTF-8, in a temporary file, a chunk at a time."""
-        decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
-        spool = cast(io.BufferedIOBase, tempfile.TemporaryFile())  # noqa: SIM115 - closed with the LogFile
-        with raw:
-            while chunk := raw.read(CHUNK_BYTES):
-                spool.write(decoder.decode(chunk).encode("utf-8"))
-            spool.write(decoder.decode(b"", final=True).encode("utf-8"))
-        spool.seek(0)
-        return spool
+    @property
+    def size(self) -> int:
+        """The text's size in bytes. A stream's is known once read to its end: until then, what is decoded."""
+        return self._size if self._stream is None else self._stream.end
+
+    @property
+    def cut(self) -> str | None:
+        """Why a compressed text stopped before its end (None: it did not, or it is not compressed)."""
+        return None if self._stream is None else self._stream.cut
+
+    def _progress(self, offset: int) -> tuple[int, int]:
+        """(done, total) for a progress display, in the file's bytes (compressed ones for a compressed log)."""
+        if self._stream is None:
+            return offset, self._size
+        return self._stream.raw_position, self._stream.raw_size
 
     def __enter__(self) -> LogFile:
         return self
@@ -115,7 +137,7 @@ class LogFile:
         if not search.needles:
             return
         chunk, carried = CHUNK_BYTES, MAX_LINE_BYTES
-        if self.size - self.start < CHUNK_BYTES:  # the file fits in one read: no 2 MB buffer for a small file
+        if self._stream is None and self.size - self.start < CHUNK_BYTES:  # fits in one read: no 2 MB buffer
             chunk, carried = self.size - self.start + 1, 0
         buf = bytearray(chunk + carried)
         view = memoryview(buf)
@@ -145,7 +167,9 @@ class LogFile:
                 buf[:carry] = buf[stop:filled]  # same length: the buffer keeps its size
                 filled = carry
             if progress is not None:
-                progress(offset, self.size)
+                progress(*self._progress(offset))
+        if self.cut and not self.keep_cut:
+            raise ReadError(f"{self.cut}: the rest of the log is missing", path=self.path)
 
     @staticmethod
     def _hits(buf: bytearray, stop: int, search: NeedleSearch, offset: int, no: int,
@@ -252,11 +276,9 @@ class LogFile:
 
     def ends_unterminated(self, offset: int) -> bool:
         """Whether the line starting at ``offset`` is the file's last and has no line end (a file cut short)."""
-        if self.size - offset > MAX_LINE_BYTES + 1:
-            return False
         self._file.seek(offset)
-        tail = self._file.read()
-        return bool(tail) and b"\n" not in tail
+        tail = self._file.read(MAX_LINE_BYTES + 2)
+        return bool(tail) and len(tail) <= MAX_LINE_BYTES + 1 and b"\n" not in tail
 
     def copy_to(self, target: BinaryIO) -> None:
         """The whole (UTF-8) text into ``target``."""
@@ -281,13 +303,43 @@ def line_ends(buf: bytearray, start: int, stop: int, scratch: np.ndarray | None 
 
 
 def looks_like_text(prefix: bytes) -> bool:
-    """Whether the first bytes of a file read as text: UTF-16 with its BOM, or no NUL and mostly UTF-8."""
-    if prefix.startswith(UTF16_BOMS):
-        return True
-    if b"\x00" in prefix:
+    """Whether the first bytes of a file read as text: UTF-16 with its BOM, or mostly UTF-8 with NULs only in a
+    few runs (the hole logrotate's copytruncate leaves); a UTF-16 text appended after a line end, with its BOM,
+    is text too. A compressed file is judged by what it holds."""
+    if compressed.kind(prefix):
+        prefix = compressed.head(prefix)
+        if not prefix:
+            return True  # bz2 and zstd give nothing before a whole block: the stream will tell
+    if not prefix:
         return False
+    if prefix.startswith(UTF16_BOMS):
+        return _utf16_text(prefix)
+    for bom in UTF16_BOMS:
+        at = prefix.find(b"\n" + bom)
+        if at >= 0:
+            return looks_like_text(prefix[:at + 1]) and _utf16_text(prefix[at + 1:])
+    if b"\x00" in prefix:
+        if len(_NUL_RUN.findall(prefix)) > MAX_NUL_RUNS:
+            return False  # NULs scattered about: binary (or UTF-16 without its BOM)
+        prefix = prefix.replace(b"\x00", b"")
+        if not prefix:
+            return True  # a hole and nothing else yet: the registry looks past it (see its read_prefix)
+        text = prefix.decode("utf-8", "replace")  # NULs among control bytes or bytes not UTF-8: binary (a PNG)
+        return text.count("\ufffd") + len(_CONTROL.findall(prefix)) <= len(text) // 100 + 1
     text = prefix.decode("utf-8", "replace")
     return text.count("\ufffd") <= len(text) // 100 + 2  # a cut multi-byte character at the end is fine
+
+
+_NUL_RUN = re.compile(rb"\x00+")
+_CONTROL = re.compile(rb"[\x01-\x06\x0e-\x1a\x1c-\x1f\x7f]")  # no text holds these (tabs, ESC, \b, \f do)
+MAX_NUL_RUNS = 4  # NUL runs a text's first 4 KiB may hold: holes; a binary file has them everywhere
+
+
+def _utf16_text(prefix: bytes) -> bool:
+    """Whether UTF-16 bytes starting with their BOM read as text (a cut character at the end is fine)."""
+    codec = "utf-16-le" if prefix.startswith(codecs.BOM_UTF16_LE) else "utf-16-be"
+    text = prefix[2:len(prefix) // 2 * 2].decode(codec, "replace")
+    return text.count("\ufffd") <= len(text) // 100 + 2 and "\x00" not in text
 
 
 # -- what terminals and launchers add to a line -----------------------------------------------------

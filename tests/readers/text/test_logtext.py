@@ -1,11 +1,14 @@
 """Logs: the streamed needle scan against a plain reading, line numbers, long lines, encodings, line helpers."""
 from __future__ import annotations
 
+import contextlib
+import itertools
 import random
 
 import numpy as np
 import pytest
 
+from memreport.errors import ReadError
 from memreport.readers.text import logtext, needles
 from memreport.readers.text.logtext import LogFile, Tag, clean, looks_like_text, split_tag, strip_progress_bar
 
@@ -211,3 +214,176 @@ def test_line_numbers_stay_exact_when_windows_are_counted_in_pieces(tmp_path, mo
     path = tmp_path / "run.log"
     path.write_bytes(data)
     assert found(path, [b"memory"]) == plain_hits(data, [b"memory"])
+
+
+# -- compressed and streamed logs (issue #23), NULs and byte-order marks (issue #26 items 11, 12) ---------------
+
+def _compress(kind: str, data: bytes) -> bytes:
+    import bz2
+    import gzip
+    import lzma
+    if kind == "gzip":
+        return gzip.compress(data, mtime=0)
+    if kind == "xz":
+        return lzma.compress(data)
+    if kind == "bz2":
+        return bz2.compress(data)
+    return pytest.importorskip("zstandard").ZstdCompressor().compress(data)
+
+
+def _mixed_log(lines: int = 3000, seed: int = 11) -> bytes:
+    """A run log's mix: launcher tags, progress bars with carriage returns, CRLF, UTF-8, memory mentions."""
+    rng = random.Random(seed)
+    words = ["[1,0]<stdout>:Memory Usage:", "Graph compilation:  45%|████▌     | 45/100 [00:12<00:15]\r"
+             "Graph compilation: 100%|██████████| 100/100 [00:20<00:00]", "Ending phase: y\r", "emory",
+             "\u00e9t\u00e9", "x" * 120, "", "09:38:52.878 15288 PO:ENGINE   [I]     Starting phase: z"]
+    return "\n".join(" ".join(rng.choice(words) for _ in range(rng.randrange(0, 4)))
+                     for _ in range(lines)).encode() + b"\n"
+
+
+@pytest.mark.parametrize("kind", ["gzip", "xz", "bz2", "zstd"])
+def test_a_compressed_log_reads_as_its_text_in_a_kept_window(tmp_path, monkeypatch, kind):
+    """Windows of 101 bytes, 20 KB of the 58 KB text kept (the lines before a hit reach 4 KB back): hits,
+    the lines around each and the line numbers are the plain reading's, never reading further back than what
+    is kept, over gzip, xz, bz2 and zstd (when zstandard is installed), recognised by content only."""
+    from memreport.readers.text import textstream
+    monkeypatch.setattr(logtext, "CHUNK_BYTES", 101)
+    monkeypatch.setattr(logtext, "MAX_LINE_BYTES", 1024)
+    monkeypatch.setattr(textstream, "CHUNK_BYTES", 1000)
+    monkeypatch.setattr(textstream, "KEEP_BYTES", 20_000)
+    data = _mixed_log(800)
+    path = tmp_path / "run.txt"  # no telling extension
+    path.write_bytes(_compress(kind, data))
+    wanted = [b"emory", b"ing phase: "]
+    every = [t for _, _, t in plain_lines(data)]
+    with LogFile(path) as log:
+        assert log.compression == kind and log.cut is None
+        hits = []
+        for hit in log.find(wanted):
+            hits.append((hit.no, hit.offset, hit.text))
+            before = log.lines_before(hit.offset, hit.no, max_lines=2, max_bytes=4000)
+            assert [ln.text for ln in before] == every[max(0, hit.no - 3):hit.no - 1]
+            after = [ln.text for ln in itertools.islice(log.lines(hit.offset, hit.no), 3)]
+            assert after == every[hit.no - 1:hit.no + 2]
+        assert hits == plain_hits(data, wanted)
+        assert log.size == len(data) and log._stream is not None and log._stream.rewinds == 0
+
+
+def plain_lines(data: bytes) -> list[tuple[int, int, str]]:
+    return plain_hits(data, [b""])[:data.count(b"\n")]
+
+
+def test_concatenated_gzip_members_are_one_log(tmp_path):
+    """CI logs appended to: ``cat a.gz b.gz`` reads as ``zcat`` reads it."""
+    path = tmp_path / "ci.log.gz"
+    path.write_bytes(_compress("gzip", b"first job\nMemory Usage: a\n") + _compress("gzip", b"second\nMemory x\n"))
+    assert found(path, [b"Memory"]) == [(2, 10, "Memory Usage: a"), (4, 33, "Memory x")]
+
+
+def test_reading_far_back_starts_the_stream_again(tmp_path, monkeypatch):
+    from memreport.readers.text import textstream
+    monkeypatch.setattr(textstream, "CHUNK_BYTES", 100)
+    monkeypatch.setattr(textstream, "KEEP_BYTES", 300)
+    data = b"".join(b"line %04d\n" % k for k in range(500))
+    path = tmp_path / "run.log.xz"
+    path.write_bytes(_compress("xz", data))
+    with LogFile(path) as log:
+        assert [ln.text for ln in itertools.islice(log.lines(4000, 401), 2)] == ["line 0400", "line 0401"]
+        assert [ln.text for ln in log.lines_before(50, 6)] == [f"line {k:04d}" for k in range(5)]
+        assert log._stream.rewinds == 1
+        assert log.ends_unterminated(4990) is False and log.size == 5000
+
+
+@pytest.mark.parametrize("keep_cut", [False, True])
+def test_a_cut_stream_yields_what_it_holds_then_names_the_cut(tmp_path, keep_cut):
+    """A gzip file cut short: every line before the cut is found; then find() raises naming the compressed
+    offset and how much text came out, or (``keep_cut``) leaves that to the caller through ``cut``."""
+    import gzip
+    data = b"".join(b"Memory line %05d of a run that went on\n" % k for k in range(20_000))
+    whole = gzip.compress(data, mtime=0)
+    path = tmp_path / "run.log.gz"
+    path.write_bytes(whole[:len(whole) // 2])
+    with LogFile(path, keep_cut=keep_cut) as log:
+        hits = []
+        with contextlib.ExitStack() as stack:
+            if not keep_cut:
+                stack.enter_context(pytest.raises(ReadError, match=r"the gzip stream is cut short: it ends at "
+                                                  rf"compressed byte {len(whole) // 2:,} without its end marker, "
+                                                  r"after [\d,]+ bytes of text: the rest of the log is missing"))
+            hits.extend(log.find([b"Memory"]))
+        text = int(log.cut.split("after ")[1].split(" bytes")[0].replace(",", ""))
+        assert 0 < text < len(data) and log.size == text
+        assert [(h.no, h.offset, h.text) for h in hits] == plain_hits(data[:text], [b"Memory"])  # the cut line too
+
+
+def test_damaged_data_is_named_as_such(tmp_path):
+    import gzip
+    whole = bytearray(gzip.compress(b"Memory Usage: 1\n" * 5000, mtime=0))
+    whole[60:80] = bytes(20)
+    path = tmp_path / "run.log.gz"
+    path.write_bytes(bytes(whole))
+    with LogFile(path) as log, pytest.raises(ReadError, match=r"the gzip stream is damaged before compressed byte"):
+        list(log.find([b"Memory"]))
+
+
+def test_utf16_is_transcoded_as_a_stream_not_into_a_temporary_file(tmp_path, monkeypatch):
+    """Issue #26: UTF-16 logs were transcoded whole into $TMPDIR (memory on tmpfs); gzip'd UTF-16 too."""
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a temporary file")
+    monkeypatch.setattr(tempfile, "TemporaryFile", refuse)
+    data = _mixed_log(500)
+    for name, raw in (("ps.log", data.decode().encode("utf-16")),
+                      ("ps.log.gz", _compress("gzip", data.decode().encode("utf-16-be")[:0] + "\ufeff".encode(
+                          "utf-16-be") + data.decode().encode("utf-16-be")))):
+        path = tmp_path / name
+        path.write_bytes(raw)
+        assert found(path, [b"emory"]) == plain_hits(data, [b"emory"])
+
+
+def test_a_compressed_log_takes_bounded_memory(tmp_path, monkeypatch):
+    """26 MB of text through gzip, 2 MiB of it kept: the peak of Python's allocations is the text kept, the
+    window (2 MiB) and the chunks decoded ahead (about 1 MiB each), whatever the size of the text."""
+    import tracemalloc
+
+    from memreport.readers.text import textstream
+    monkeypatch.setattr(textstream, "KEEP_BYTES", 2 << 20)
+    data = (b"x" * 99 + b"\n") * 999 + b"Memory Usage:\n"
+    data *= 26_000_000 // len(data)
+    path = tmp_path / "big.log.gz"
+    path.write_bytes(_compress("gzip", data))
+    tracemalloc.start()
+    try:
+        with LogFile(path) as log:
+            count = sum(1 for _ in log.find([b"emory"]))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert count == data.count(b"Memory")
+    assert len(data) > 25_000_000 and peak < 12 << 20, peak
+
+
+def test_nul_runs_and_byte_order_marks_leave_a_line_as_it_reads():
+    """Issue #26 items 11, 12: copytruncate's hole of NULs before a line, a BOM of a concatenated log."""
+    assert logtext.decode_line(b"\x00\x00\x00Target:") == "Target:"
+    assert logtext.decode_line(b"Tar\x00get:") == "Tar\x00get:"  # inside a line: for the reader to refuse
+    assert logtext.decode_line(b"\xef\xbb\xbfTarget:\r") == "Target:"
+    assert logtext.decode_line(b"[1,0]<stdout>:\xef\xbb\xbf  Tiles per IPU: 1") == "[1,0]<stdout>:  Tiles per IPU: 1"
+
+
+def test_text_may_hold_a_few_nul_runs_but_binary_is_refused():
+    """Issue #26 item 11: a NUL (or a hole of them) in the first 4 KiB was "unrecognised format"."""
+    text = b"2023-01-01 run started\n" * 100
+    assert looks_like_text(text[:100] + b"\x00" + text[100:])
+    assert looks_like_text(bytes(3000) + text)
+    assert looks_like_text(bytes(4096))  # nothing but a hole yet: the registry looks past it
+    assert not looks_like_text(b"T\x00a\x00r\x00g\x00e\x00t\x00:\x00\n\x00" * 20)  # UTF-16 without its BOM
+    assert not looks_like_text(b"\x7fELF\x02\x01\x01\x00" + bytes(8) + b"\x02\x00\x3e\x00\x01" + bytes(100))
+    assert not looks_like_text(b"\x00\x01\x02\x03" * 1000)
+    assert not looks_like_text(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    # a UTF-16 log appended to a UTF-8 one, its BOM after a line end
+    assert looks_like_text(text[:230] + "\ufeffMemory Usage:\n".encode("utf-16-le"))
+    assert not looks_like_text(text[:230] + b"\xff\xfe" + bytes(range(1, 256)) * 3)
+    # compressed: judged by what it holds
+    assert looks_like_text(_compress("gzip", text)) and not looks_like_text(_compress("gzip", bytes(range(256)) * 9))

@@ -62,11 +62,22 @@ def read_poplar_text(path: str, prefix: bytes, options: ReadOptions) -> list[Mem
     if pointer is not None:
         raise ReadError(f"a Git LFS pointer, not the file itself (the real file: {pointer}): fetch it with "
                         "`git lfs pull`")
-    with LogFile(path) as log:
-        if log.encoding == "utf-8" and REP_EVENT.search(prefix[:PREFIX_BYTES].decode("utf-8", "replace")):
-            return read_rep(log, path, options.progress)
-        return LogScan(log, path, options.progress).run()
+    with LogFile(path, keep_cut=True) as log:
+        try:
+            if log.encoding == "utf-8" and REP_EVENT.search(prefix[:PREFIX_BYTES].decode("utf-8", "replace")):
+                reports = read_rep(log, path, options.progress)
+            else:
+                reports = LogScan(log, path, options.progress).run()
+        except ReadError as exc:
+            if log.cut:  # what went wrong is most likely the cut
+                raise ReadError(f"{log.cut}; {exc.message}", line=exc.line, offset=exc.offset) from None
+            raise
+        if log.cut:  # a compressed log cut short: what was read stands, and says so (a ReadError if nothing)
+            if not reports:
+                raise ReadError(log.cut)
+            reports = [r.evolve(notes=r.notes + (f"{log.cut}: what follows is missing",)) for r in reports]
+        return reports
 
 
 READER = register(Reader(FORMAT, "text: a Poplar summary, a TensorFlow .rep trace or a log", accept,
-                         read_poplar_text, (".txt", ".rep", ".log")))
+                         read_poplar_text, (".txt", ".rep", ".log"), compressed=True))
