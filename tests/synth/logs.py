@@ -197,3 +197,16 @@ def tensorflow_saved(path: str) -> str:
     """TensorFlow SDK 1.4-2.0's INFO line after writing graph.txt on an out-of-memory error."""
     return ("2021-03-01 10:00:02.000000: I tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc:2102] "
             f"The out of memory summary text report saved to {path}\n")
+
+
+# ---------------------------------------------------------------- shapes that once cost far more than their size
+
+def ranks_one_after_another(summaries: list[str]) -> str:
+    """poprun: rank r prints ``summaries[r]`` under its tag, one rank after another, and nothing after it."""
+    return "".join(tagged(text, rank) for rank, text in enumerate(summaries))
+
+
+def lookalike_lines(count: int, between: str = "") -> str:
+    """A line that looks like part of a summary but never makes one (``3 tile(s) out of memory`` alone),
+    ``count`` times, each after ``between`` (formatted with ``k``, the 0-based count)."""
+    return "".join(between.format(k=k) + "3 tile(s) out of memory\n" for k in range(count))

@@ -80,9 +80,14 @@ LOOKBACK_BYTES = 256 << 10
 MAX_GAP_LINES = 40              # prose or log lines between two parts of one summary
 MAX_BLANK_RUN = 40              # blank or elided lines in a row before a summary counts as paused
 MAX_FOREIGN_LINES = 20_000      # lines of other processes or streams passed over after a summary's last line
+# ...but no more than this many, plus FOREIGN_PER_RUN times the widest run of them between two of the summary's
+# own lines: after the last rank's summary, the other ranks' summaries are not read again for each (issue #26).
+FOREIGN_SLACK = 256
+FOREIGN_PER_RUN = 4
 MAX_SUMMARY_LINES = 250_000     # no summary Poplar prints is this long
 MAX_REPORTS = 1_000             # per file
 MAX_MESSAGES = 1_000            # per report
+MAX_REFUSED = 1_000             # lines remembered as not starting a summary
 
 # A line that can belong only to a summary: where one is read from (case as Poplar prints it). A run of digits
 # is tried from its start only (the lookbehind): from every digit it was quadratic on a line of digits.
@@ -107,6 +112,16 @@ class Region:
     end: int               # offset of the line after its last line
     ended_by: LogLine | None = None    # the line that ended it (None: the file's end)
     next_start: LogLine | None = None  # a heading there that starts another summary
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """A look back from ``hit``: the summary's first line found (``start``, with summary text ``first``)."""
+
+    hit: LogLine
+    content: str  # the hit's summary text
+    start: LogLine
+    first: str
 
 
 @dataclass
@@ -144,6 +159,8 @@ class LogScan:
         self.found: list[_Found] = []
         self.target_only: int | None = None   # a Target section with no memory figures (for the error)
         self.last_body: dict[str, str] = {}   # process -> the text of its last line read for messages
+        self.walked: dict[Signature, _Walk] = {}  # signature -> the last look back from a line of it
+        self.refused: set[str] = set()  # summary texts that cannot start a summary (read_region's None at once)
 
     # -- the pass
 
@@ -227,7 +244,13 @@ class LogScan:
         """The summary holding the line ``hit`` (whose summary text is ``content``), or None if it is not one."""
         key = (signature.tag, signature.logged)
         start, first = self._first_line(hit, signature, content, self.consumed.get(key, self.log.start))
+        if start is hit and content in self.refused:
+            return None  # the same line again: refused again
         region = read_region(self.log, start, first, signature, self.utf16)
+        if region is None and start is hit:
+            if len(self.refused) >= MAX_REFUSED:
+                self.refused.clear()
+            self.refused.add(content)
         if region is None or region.summary.has_figures():
             return region
         self._consume(region)  # not a summary, and not to be read again for its next line
@@ -240,16 +263,37 @@ class LogScan:
 
         The window grows only while every line in it may be part of the
         summary, so a line that merely looks like a summary's costs a few KB.
+        The look back from the previous such line of this signature is
+        remembered: a look back that reaches that line unstopped ends there
+        (lines that look like a summary's but never make one, repeated, cost
+        one look back each, not one per line; issue #26).
         """
+        previous = self.walked.get(signature)
+        if previous is not None and previous.hit.offset >= floor and previous.start.offset >= floor:
+            if previous.hit.no == hit.no - 1 and summary_like(previous.content.strip()):  # no line between
+                if previous.start is previous.hit and heading_kind(previous.content.strip()) is None:
+                    start, first = hit, content
+                else:
+                    start, first = previous.start, previous.first
+                self.walked[signature] = _Walk(hit, content, start, first)
+                return start, first
+            floor = previous.hit.offset
+        else:
+            previous = None
         window = 2 << 10
         while True:
             before = self.log.lines_before(hit.offset, hit.no, floor=floor, max_lines=LOOKBACK_LINES,
                                            max_bytes=window)
             start, first, stopped = _walk_back(before, hit, signature, content)
-            if stopped or window >= LOOKBACK_BYTES or len(before) >= LOOKBACK_LINES or \
-                    (before and before[0].offset <= floor) or (not before and hit.offset - window <= floor):
-                return start, first
+            reached = (before and before[0].offset <= floor) or (not before and hit.offset - window <= floor)
+            if stopped or window >= LOOKBACK_BYTES or len(before) >= LOOKBACK_LINES or reached:
+                break
             window *= 8
+        if previous is not None and not stopped and before and before[0].offset == previous.hit.offset and \
+                previous.start.offset < previous.hit.offset:
+            start, first = previous.start, previous.first  # a heading above the previous line, all lines between
+        self.walked[signature] = _Walk(hit, content, start, first)
+        return start, first
 
 
 def _walk_back(before: list[LogLine], hit: LogLine, signature: Signature, content: str
@@ -272,8 +316,11 @@ def _walk_back(before: list[LogLine], hit: LogLine, signature: Signature, conten
         stripped = text.strip()
         if not summary_like(stripped):
             return start, first, True
-        if heading_kind(stripped):
+        kind = heading_kind(stripped)
+        if kind:
             start, first = ln, text
+            if kind == "target":  # nothing comes before a summary's Target
+                return start, first, True
     return start, first, False
 
 
@@ -297,7 +344,7 @@ def read_region(log: LogFile, start: LogLine, first: str, signature: Signature, 
     parser = Parser()
     provisional = True   # the first line may carry a header the others lack
     gap: int | None = None
-    blanks = foreign = 0
+    blanks = foreign = widest = 0
     last: LogLine | None = None
     end: int | None = None
     ended_by: LogLine | None = None
@@ -322,10 +369,12 @@ def read_region(log: LogFile, start: LogLine, first: str, signature: Signature, 
                     provisional = False
         if content is None:
             foreign += 1
-            if foreign > MAX_FOREIGN_LINES:
+            if foreign > MAX_FOREIGN_LINES or \
+                    (last is not None and foreign > FOREIGN_SLACK + FOREIGN_PER_RUN * widest):
                 ended_by = ended_by or ln
                 break
             continue
+        widest = max(widest, foreign)
         if gap is not None and ("\ufffd" in content or "\x00" in content):
             content = ""  # undecodable text between two parts of a summary: passed over like any other
         elif content and not content.strip("\x00"):
