@@ -34,16 +34,23 @@ from .messages import find_messages
 from .parser import Parser, heading_kind, summary_like
 from .prefixes import Signature, literal_prefix, split_line
 from .report import MESSAGES_FORMAT, messages_report, summary_report
+from .runs import NEEDLES as RUN_NEEDLES
+from .runs import Runs, boundary_worth_reading, run_note
 from .summary import Summary
 from .values import ELISION, Line
 
-NEEDLES = (b"emory",)
+NEEDLES = (b"emory", *RUN_NEEDLES)  # memory text; where runs begin and end (.runs)
 # Around the needle ("emory" at ``at``), what a line must hold to be read at all: the words of _START and of
 # the messages (.messages). Looked at in the raw bytes, a few around the needle, so a log that often says
 # "memory" for other reasons stays fast.
 _AFTER = (b"Memory Usage", b"Memory Per-Tile", b"Memory per Replica", b"memory usage")
 _BEFORE = (b"of ", b"Total ", b"total ", b"Max tile ")
 _HOST_BUFFER = re.compile(rb"buffer \d+ $")
+
+
+def worth_line(buf: bytearray, at: int) -> bool:
+    """Whether the needle at ``buf[at]`` is worth its line: "emory" in memory text's words, or a run's edge."""
+    return worth_reading(buf, at) if buf[at] == 0x65 else boundary_worth_reading(buf, at)
 
 
 def worth_reading(buf: bytearray, at: int) -> bool:
@@ -72,7 +79,8 @@ def may_be_worth_reading(window: np.ndarray, at: np.ndarray) -> np.ndarray:
     digit = (c3 >= 0x30) & (c3 <= 0x39)
     after_word = (c2 == 0x20) & ((c3 == 0x66) | (c3 == 0x6C) | (c3 == 0x65))  # "of ", "otal ", "tile "
     host_buffer = (c2 == 0x0A) & (c3 == 0x20)
-    return np.concatenate([at[at < 3], near[(c1 == 0x4D) | digit | after_word | host_buffer]])
+    other = window[near] != 0x65  # another needle than "emory" (.runs): worth_line looks at it
+    return np.concatenate([at[at < 3], near[(c1 == 0x4D) | digit | after_word | host_buffer | other]])
 
 
 LOOKBACK_LINES = 400            # a summary's first heading is at most this far above its first "emory"
@@ -132,6 +140,7 @@ class _Found:
     region: Region | None
     messages: list[OutOfMemoryMessage] = field(default_factory=list)
     dropped: int = 0
+    run: object = None  # the .runs run it belongs to
 
 
 def content_line(ln: LogLine, content: str, utf16: bool) -> Line:
@@ -161,13 +170,16 @@ class LogScan:
         self.last_body: dict[str, str] = {}   # process -> the text of its last line read for messages
         self.walked: dict[Signature, _Walk] = {}  # signature -> the last look back from a line of it
         self.refused: set[str] = set()  # summary texts that cannot start a summary (read_region's None at once)
+        self.runs = Runs(log)
 
     # -- the pass
 
     def run(self) -> list[MemoryReport]:
-        for hit in self.log.find(NEEDLES, progress=self.progress, keep=worth_reading,
-                                 sift=may_be_worth_reading):
+        for hit in self.log.find(NEEDLES, progress=self.progress, keep=worth_line, sift=may_be_worth_reading):
             line = split_line(hit.text)
+            if self.runs.take(hit, line.tag.process, line.body):
+                self.last_body.pop(line.tag.process, None)  # the same message in the next run is news
+                continue
             key = (line.tag, line.logged)
             if hit.offset < self.consumed.get(key, 0):
                 continue
@@ -194,8 +206,12 @@ class LogScan:
 
     def _add_summary(self, region: Region, process: str) -> None:
         self.last_body.pop(process, None)  # a message repeated after a summary is news: another compile's
+        run = self.runs.at(region.first, process, summary=True)
         waiting = self.pending.pop(process, None)
-        found = _Found(region.first, region)
+        if waiting is not None and waiting.run is not run:  # another program's messages: a report of their own
+            self.found.append(waiting)
+            waiting = None
+        found = _Found(region.first, region, run=run)
         if waiting is not None:
             found.messages, found.dropped = waiting.messages, waiting.dropped
         self.found.append(found)
@@ -207,9 +223,13 @@ class LogScan:
         self.consumed[key] = max(self.consumed.get(key, 0), region.end)
 
     def _add_message(self, process: str, message: OutOfMemoryMessage) -> None:
+        run = self.runs.at(message.line, process, summary=False)
         found = self.pending.get(process)
+        if found is not None and found.run is not run:  # each program's messages are its own report
+            self.found.append(self.pending.pop(process))
+            found = None
         if found is None:
-            found = self.pending[process] = _Found(message.line, None)
+            found = self.pending[process] = _Found(message.line, None, run=run)
             self._check_count()
         if any(_same(message, m) for m in found.messages[-8:]):  # a message logged, then raised, then printed
             return
@@ -226,16 +246,23 @@ class LogScan:
         """The reports in file order, each with its position (its first line, its place among them)."""
         self.found.sort(key=lambda f: f.line)
         placed: list[tuple[int, MemoryReport]] = []
-        for found in self.found:
+        log_note = self.runs.note()
+        for k, found in enumerate(self.found):
             notes = [f"{found.dropped:,} more out-of-memory message(s) were not kept (at most {MAX_MESSAGES:,})"] \
                 if found.dropped else []
+            run = self.runs.describe(found.run) if found.run is not None else None  # type: ignore[arg-type]
+            if run is not None:
+                notes.append(run_note(run))
+            if k == 0 and log_note:
+                notes.append(log_note)
+            at = None if run is None else ReportPosition(found.line, 1, 1, run)
             if found.region is None:
-                placed.append((found.line, messages_report(found.messages, self.path, notes)))
+                placed.append((found.line, messages_report(found.messages, self.path, notes).evolve(position=at)))
                 continue
             for report in summary_report(found.region.summary, self.path, messages=found.messages,
                                          extra_notes=notes):
                 first = report.oom_messages[0].line if report.format == MESSAGES_FORMAT else found.line
-                placed.append((first, report))
+                placed.append((first, report.evolve(position=at)))
         return positioned(placed)
 
     # -- one summary
@@ -447,7 +474,9 @@ def _cut_short(log: LogFile, ln: LogLine, exc: ReadError) -> ReadError:
 
 
 def positioned(placed: list[tuple[int, MemoryReport]]) -> list[MemoryReport]:
-    """Reports given with their first lines, in file order, each knowing its position."""
+    """Reports given with their first lines, in file order, each knowing its position (and keeping its run)."""
     placed = sorted(placed, key=lambda p: p[0])
-    return [report.evolve(position=ReportPosition(line, k, len(placed)))
+    return [report.evolve(position=ReportPosition(line, k, len(placed),
+                                                  report.position.run if report.position else None))
             for k, (line, report) in enumerate(placed, 1)]
+
