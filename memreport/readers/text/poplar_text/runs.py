@@ -23,14 +23,14 @@ from ....model import LogRun
 from ..logtext import LogFile, LogLine
 from .prefixes import split_line
 
-NEEDLES = (b"Poplar version", b"Trying to attach to IPU", b"terminate called after throwing",
+CYCLES = b"Total cycles"  # an execution summary's first figure (the scan names a summary of cycles only)
+NEEDLES = (CYCLES, b"Poplar version", b"Trying to attach to IPU", b"terminate called after throwing",
            b"Traceback (most recent call last)")
 _LAUNCH = re.compile(r"(?P<kind>Poplar version|Trying to attach to IPU)\b")
 _TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<type>[^']{1,200})'")
 _TRACEBACK = "Traceback (most recent call last):"
 _CHAINED = ("During handling of the above exception", "The above exception was the direct cause")
 TRACEBACK_LINES = 400   # a traceback's final line is at most this far below its first
-CHAINED_GAP = 4         # lines between a traceback's end and the next of one chained exception
 MAX_RUNS = 100_000      # runs kept per log (more are counted)
 MAX_SHOWN = 20          # failed runs named in the log's note
 MAX_TEXT = 120          # characters of an error kept
@@ -38,7 +38,7 @@ MAX_TEXT = 120          # characters of an error kept
 
 def boundary_worth_reading(buf: bytearray, at: int) -> bool:
     """Whether a needle at ``buf[at]`` is one of :data:`NEEDLES` (the scan's other needle has its own test)."""
-    return buf.startswith((b"Poplar v", b"Trying t", b"terminate", b"Traceback"), at)
+    return buf.startswith((b"Poplar v", b"Trying t", b"terminate", b"Traceback", CYCLES), at)
 
 
 @dataclass
@@ -103,9 +103,7 @@ class Runs:
 
     def _fail(self, hit: LogLine, process: str, thrown: str | None) -> None:
         run = self.current.get(process)
-        chained = run is not None and thrown is None and not run.dead and run.closes_at is not None and \
-            hit.no - run.closes_at <= CHAINED_GAP  # "During handling of the above exception...": the same error
-        if run is None or (self._ended(run, hit.no) and not chained) or run.dead:
+        if run is None or self._ended(run, hit.no) or run.dead:
             run = self._new(process, hit.no)
         end, text = self._error_end(hit, process, thrown)
         if run.failure is None:
@@ -121,15 +119,18 @@ class Runs:
                 if "what():" in body:
                     return no, what
             return hit.no, what
-        final = None
+        final, after = None, 0
         for no, body in _lines(self.log, hit, TRACEBACK_LINES, process):
-            if not body.strip() or body[:1].isspace() or body.startswith(_TRACEBACK) or body.startswith(_CHAINED):
-                if final is not None and not body.strip():
+            text = body.strip()
+            if final is not None:  # after the final line: a chained exception's next traceback, or the end
+                after += 1
+                if text.startswith(_CHAINED):
+                    final = None
+                elif text or after > 2:
                     break
                 continue
-            final = (no, body)
-            if not body.rstrip().endswith(":"):
-                break
+            if text and not body[:1].isspace() and not text.startswith(_TRACEBACK):
+                final, after = (no, body), 0
         if final is None:
             return hit.no + TRACEBACK_LINES, "a Python traceback (its final line is not in the log)"
         return final[0], _short(f"Python error: {final[1].strip()}")

@@ -106,6 +106,9 @@ _START_WORDS = re.compile(r"Memory|memory usage|tile\(s\) out|Max tile")
 # The first line of a summary under a header its other lines lack (a Python logger's multi-line record).
 _FIRST_HEADING = re.compile(r"(?:^|\s)(?P<heading>(?:Target|Graph|Memory Usage ?|By Tile \(Excluding Gaps\)|"
                             r"Tile ?# ?[\d,]+ memory usage) ?:)\s*$")
+_CYCLES = re.compile(r"\s*Total cycles\s*:")
+_MEMORY_OPTION = ("Poplar prints memory from the graph profile: set the engine option "
+                  "autoReport.outputGraphProfile to true")
 _LOOKED_FOR = ("a Poplar memory summary (Target, Memory Usage or By Tile sections), a 'Tile # N memory usage:' "
                "block or an out-of-memory message")
 
@@ -171,6 +174,7 @@ class LogScan:
         self.walked: dict[Signature, _Walk] = {}  # signature -> the last look back from a line of it
         self.refused: set[str] = set()  # summary texts that cannot start a summary (read_region's None at once)
         self.runs = Runs(log)
+        self.cycles_only: int | None = None  # a summary's Execution part with no memory text (for the error)
 
     # -- the pass
 
@@ -179,6 +183,9 @@ class LogScan:
             line = split_line(hit.text)
             if self.runs.take(hit, line.tag.process, line.body):
                 self.last_body.pop(line.tag.process, None)  # the same message in the next run is news
+                continue
+            if _CYCLES.match(line.body):
+                self.cycles_only = self.cycles_only or hit.no
                 continue
             key = (line.tag, line.logged)
             if hit.offset < self.consumed.get(key, 0):
@@ -201,6 +208,9 @@ class LogScan:
         if not self.found:
             found = f" (a Target section at line {self.target_only:,} gives no memory figures)" \
                 if self.target_only else ""
+            if self.cycles_only:
+                raise ReadError(f"no memory information found: the summary at line {self.cycles_only:,} holds cycle "
+                                f"counts, no memory figures (its Execution part only); {_MEMORY_OPTION}")
             raise ReadError(f"no memory information found{found}: looked for {_LOOKED_FOR}")
         return self._reports()
 
