@@ -20,6 +20,13 @@ disturb less than wall time. The timing helpers are ``scripts/bench.py``'s.
     python scripts/bench_logs.py --sample run.log --size-mb 2   # the same log in 2 MB
     python scripts/bench_logs.py --gzip           # the 0.5 % log gzip'd (gzip -6): memreport FILE.gz against
                                                   # zcat FILE.gz | grep -c 'Memory Usage' (issue #23)
+    python scripts/bench_logs.py --shapes         # the costly shapes' CPU per byte next to a plain log's
+
+``--shapes`` reads, in this process (start-up left out), logs of shapes that
+once cost far more than their size (issue #26 items 5, 6): poprun ranks
+printing a summary one after another, and lines that look like part of a
+summary but never make one; next to a plain log (other output, one summary
+at its end) and a log of the same summaries printed by one process.
 """
 from __future__ import annotations
 
@@ -31,6 +38,7 @@ import shlex
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -95,6 +103,69 @@ def write_gzip(path: str, source: str) -> None:
     os.replace(path + ".part", path)
 
 
+def small_summary(seed: int) -> str:
+    """A summary of a 16-tile ipu1 program, as each rank of a small poprun job prints it."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    excluding = rng.integers(60_000, 250_000, 16)
+    return synth.summary_text(synth.summary_from_tiles(
+        excluding, excluding + 2_048, num_ipus=1, tiles_per_ipu=16, bytes_per_tile=262_144, clock_hz=1.6e9,
+        graph={"Number of vertices": 1_200, "Number of edges": 2_400}, detailed=2))
+
+
+def shapes(size_mb: float) -> dict[str, Callable[[str], None]]:
+    """Writers of each shape's log (about ``size_mb`` MB each), by name."""
+    count = max(1, int(size_mb * MB / len(small_summary(0).encode())))
+    texts = [small_summary(k) for k in range(min(count, 64))]
+    ranks = [texts[k % len(texts)] for k in range(count)]
+
+    def text(make: Callable[[], str]) -> Callable[[str], None]:
+        return lambda path: logs.write_log(path, [make()])
+    return {
+        "plain log (one summary at its end)": lambda path: logs.write_log(path, [logs.Filler(int(size_mb * MB), 7),
+                                                                                  texts[0]]),
+        "summaries of one process": text(lambda: "".join(t + "step done\n" for t in ranks)),
+        "poprun ranks one after another": text(lambda: logs.ranks_one_after_another(ranks)),
+        "lookalike lines alone": text(lambda: logs.lookalike_lines(int(size_mb * MB) // 24)),
+        "lookalike lines between output": text(lambda: logs.lookalike_lines(int(size_mb * MB) // 32, "step {k}\n")),
+    }
+
+
+def cpu_per_byte(path: str, repeat: int) -> tuple[float, int]:
+    """The least CPU seconds per byte of ``repeat`` reads of ``path`` in this process, and its report count
+    (0: no memory information)."""
+    import time
+
+    from memreport.errors import ReadError
+    from memreport.readers import read_path
+    best, found = float("inf"), 0
+    for _ in range(repeat):
+        start = time.process_time()
+        try:
+            found = len(read_path(path))
+        except ReadError:
+            found = 0
+        best = min(best, time.process_time() - start)
+    return best / os.path.getsize(path), found
+
+
+def run_shapes(data_dir: str, size_mb: float, repeat: int, fresh: bool, out: str | None) -> int:
+    figures = {}
+    for k, (name, make) in enumerate(shapes(size_mb).items()):
+        path = ensure(os.path.join(data_dir, f"shape{k}_{size_mb:g}mb.v{GENERATOR_VERSION}.log"), make, fresh=fresh)
+        per_byte, found = cpu_per_byte(path, repeat)
+        figures[name] = {"bytes": os.path.getsize(path), "reports": found, "cpu_us_per_byte": per_byte * 1e6}
+    plain = next(iter(figures.values()))["cpu_us_per_byte"]
+    print(f"{'shape':<34} {'MB':>6} {'reports':>7} {'CPU us/B':>9} {'x plain':>8}")
+    for name, f in figures.items():
+        print(f"{name:<34} {f['bytes'] / MB:>6.2f} {f['reports']:>7} {f['cpu_us_per_byte']:>9.4f} "
+              f"{f['cpu_us_per_byte'] / plain:>8.1f}")
+    if out:
+        with open(out, "w") as f:
+            json.dump({"machine": machine(), "repeat": repeat, "shapes": figures}, f, indent=2)
+    return 0
+
+
 def memreport_command() -> list[str]:
     """The ``memreport`` installed beside this interpreter (a venv's), else bench.py's choice: bench.py asks
     pyenv first, which finds pyenv's own install even when a venv is first on the PATH."""
@@ -135,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"only write the README's log to PATH ({SAMPLE_MB} MB, or --size-mb)")
     parser.add_argument("--gzip", action="store_true",
                         help="only the 0.5 %% log, gzip'd: memreport against zcat | grep -c (issue #23)")
+    parser.add_argument("--shapes", action="store_true",
+                        help="the costly shapes (issue #26 items 5, 6), in process: CPU per byte against a plain log")
     args = parser.parse_args(argv)
     if args.sample:
         if args.size_mb is not None and args.size_mb < 1:
@@ -147,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     if repeat < 1 or size_mb < 1:
         parser.error("--repeat and --size-mb must be at least 1")
     os.makedirs(args.data_dir, exist_ok=True)
+    if args.shapes:
+        return run_shapes(args.data_dir, args.size_mb if args.size_mb is not None else (0.5 if args.quick else 4),
+                          repeat, args.regenerate, args.json)
     precompile()
     gnu_time = _gnu_time()
     rows: list[Row] = []

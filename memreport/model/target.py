@@ -122,16 +122,26 @@ class OptionNames:
 
 
 CLI_NAMES = OptionNames()
+_BYTES_RULE = "262,144 B per tile is ipu1 (Mk1), 638,976 B ipu2 (Mk2, Bow)"
 PYTHON_NAMES = OptionNames("tile_memory=", "arch=", python=True)
 
 
 def inferred_arch(tiles_per_ipu: int | None, bytes_per_tile: int | None) -> str | None:
     """The first arch (ipu1, then ipu2) with exactly these nominal figures; None when none has them.
 
-    ipu2 and ipu21 share their figures (docs/FORMATS.md §6): ipu2 is named.
+    With tiles per IPU unknown, bytes per tile alone decide: 262,144 B is
+    ipu1, 638,976 B ipu2 (Mk2 and Bow). ipu2 and ipu21 share their figures
+    (docs/FORMATS.md §6): ipu2 is named.
     """
+    if bytes_per_tile is None:
+        return None
     return next((a.name for a in ARCHES.values()
-                 if (a.tiles_per_ipu, a.bytes_per_tile) == (tiles_per_ipu, bytes_per_tile)), None)
+                 if a.bytes_per_tile == bytes_per_tile and tiles_per_ipu in (None, a.tiles_per_ipu)), None)
+
+
+def min_ipus(tile: int, tiles_per_ipu: int) -> int:
+    """The IPUs a program using tile ``tile`` (a global id) spans at least: ceil((tile + 1) / tiles per IPU)."""
+    return -(-(tile + 1) // tiles_per_ipu)
 
 
 def resolve_target(stated: StatedTarget, *, tile_memory: int | None = None, arch: str | None = None,
@@ -152,7 +162,10 @@ def resolve_target(stated: StatedTarget, *, tile_memory: int | None = None, arch
     name = stated.arch
     if arch is None and name is None and stated.infer_arch:
         name = inferred_arch(stated.tiles_per_ipu, stated.bytes_per_tile)
-        if name is not None:
+        if name is not None and stated.tiles_per_ipu is None:
+            notes.append(f"arch {name} inferred from the {stated.source_kind}'s {stated.bytes_per_tile:,} B per tile "
+                         f"(it names no arch; {_BYTES_RULE})")
+        elif name is not None:
             notes.append(f"arch {name} inferred from the {stated.source_kind}'s {stated.tiles_per_ipu:,} tiles per "
                          f"IPU x {stated.bytes_per_tile:,} B per tile (it names no arch)")
     if arch is not None:
@@ -174,7 +187,7 @@ def resolve_target(stated: StatedTarget, *, tile_memory: int | None = None, arch
                          f"{stated.bytes_per_tile:,}")
         bytes_per_tile = tile_memory
     num_ipus = stated.num_ipus
-    if num_ipus is None and tiles_per_ipu:
+    if num_ipus is None and tiles_per_ipu and (num_tiles or not stated.infer_arch):  # 0 tiles: unknown, not 1 IPU
         num_ipus = max(1, math.ceil(num_tiles / tiles_per_ipu))
     target = Target(num_tiles=num_tiles, arch=name, num_ipus=num_ipus, tiles_per_ipu=tiles_per_ipu,
                     bytes_per_tile=bytes_per_tile, clock_hz=stated.clock_hz, type=stated.type)

@@ -178,12 +178,42 @@ class OutOfMemoryMessage:
 
 
 @dataclass(frozen=True)
+class LogRun:
+    """The run (one program, one process) of a log that a report comes from (issue #23).
+
+    ``index`` is its place among the log's ``count`` runs (1-based, in order
+    of their first lines); ``first_line`` and ``last_line`` the lines of it
+    the reader saw (a launch line, memory text, the error that ended it);
+    ``process`` the launcher tag's ``job,rank`` (None untagged); ``failure``
+    what ended it (an uncaught C++ exception, a Python error), None when no
+    error was seen.
+    """
+
+    index: int
+    count: int
+    first_line: int
+    last_line: int
+    process: str | None = None
+    failure: str | None = None
+
+    def __post_init__(self) -> None:
+        if not (1 <= self.index <= self.count and 1 <= self.first_line <= self.last_line):
+            raise ValueError(f"a log run needs 1 <= index <= count and 1 <= first_line <= last_line, not {self}")
+
+    @property
+    def failed(self) -> bool:
+        return self.failure is not None
+
+
+@dataclass(frozen=True)
 class ReportPosition:
-    """Where a report lies in the file that holds it: its first line and its place among the file's reports."""
+    """Where a report lies in the file that holds it: its first line and its place among the file's reports;
+    for a log of several runs (or a failed one), the run it comes from."""
 
     line: int   # 1-based line of the report's first line
     index: int  # 1-based, in file order
     count: int  # how many reports the file holds
+    run: LogRun | None = None
 
     def __post_init__(self) -> None:
         if not (self.line >= 1 and 1 <= self.index <= self.count):

@@ -197,3 +197,44 @@ def tensorflow_saved(path: str) -> str:
     """TensorFlow SDK 1.4-2.0's INFO line after writing graph.txt on an out-of-memory error."""
     return ("2021-03-01 10:00:02.000000: I tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc:2102] "
             f"The out of memory summary text report saved to {path}\n")
+
+
+# ---------------------------------------------------------------- shapes that once cost far more than their size
+
+def ranks_one_after_another(summaries: list[str]) -> str:
+    """poprun: rank r prints ``summaries[r]`` under its tag, one rank after another, and nothing after it."""
+    return "".join(tagged(text, rank) for rank, text in enumerate(summaries))
+
+
+def lookalike_lines(count: int, between: str = "") -> str:
+    """A line that looks like part of a summary but never makes one (``3 tile(s) out of memory`` alone),
+    ``count`` times, each after ``between`` (formatted with ``k``, the 0-based count)."""
+    return "".join(between.format(k=k) + "3 tile(s) out of memory\n" for k in range(count))
+
+
+# ---------------------------------------------------------------- many programs in one log (issue #23)
+
+MK1_BYTES_PER_TILE = 262_144
+
+
+def sweep_run(params: tuple[int, ...], failure: tuple[int, int] | None, seed: int = 0,
+              capacity: int = MK1_BYTES_PER_TILE) -> str:
+    """One run of a benchmark sweep on Mk1, as its script prints it: the parameter line (``72,128,1``), the
+    attach line, the graph build time, then its timings, or an uncaught out-of-memory error (``failure`` is
+    the tile and the bytes used its message states)."""
+    rng = random.Random(seed)
+    text = (",".join(str(p) for p in params) + "\n" "Trying to attach to IPU 0 - attached\n"
+            f"Building graph took {rng.uniform(0.2, 2):.5f}s\n")
+    if failure is None:
+        return text + f"Compiling took {rng.uniform(5, 60):.5f}s\nRunning took {rng.uniform(0.001, 0.1):.5f}s\n"
+    return text + cpp_terminate(tile_memory_message(failure[0], failure[1], capacity))
+
+
+def sweep_log(runs: Iterable[tuple[tuple[int, ...], tuple[int, int] | None]]) -> str:
+    """A sweep's log: its runs one after another (see :func:`sweep_run`)."""
+    return "".join(sweep_run(params, failure, k) for k, (params, failure) in enumerate(runs))
+
+
+def cut(text: str, start: int, end: int) -> str:
+    """A fragment of ``text`` cut at both ends: from mid-line ``start`` to mid-line ``end`` (character offsets)."""
+    return text[start:end]

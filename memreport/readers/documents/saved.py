@@ -338,7 +338,8 @@ def _position(value: Any, path: str) -> ReportPosition | None:
     if value is None:
         return None
     node = mapping(value, path)
-    return ReportPosition(*(whole_number(_get(node, key, path), f"{path}.{key}") for key in ("line", "index", "count")))
+    line, index, count = (whole_number(_get(node, key, path), f"{path}.{key}") for key in ("line", "index", "count"))
+    return ReportPosition(line, index, count)
 
 
 def _detailed(value: Any, path: str) -> tuple[TileDetail, ...]:

@@ -79,10 +79,10 @@ def test_a_log_of_messages_only_is_a_report_of_what_they_state(tmp_path):
     text = logs.log_text([
         logs.Filler(40_000, 1),
         logs.popart_error(logs.tile_memory_message(5, 700_001, CAPACITY)),
-        logs.python_traceback(logs.tile_memory_message(5, 700_001, CAPACITY)),  # the same error, raised
-        logs.cpp_terminate(logs.tile_memory_message(1, 674_752, CAPACITY)),      # tut4, SDK 2.1
+        logs.popart_error(logs.tile_memory_message(1, 674_752, CAPACITY)),
         logs.tensorflow_error(logs.exchange_message(3)),
         logs.popart_error(logs.code_message(7)),
+        logs.python_traceback(logs.code_message(7)),  # the same error, raised: it ends the program
         logs.Filler(2_000, 2)])
     path = write(tmp_path, text)
     report, = read_path(path)
@@ -99,7 +99,7 @@ def test_a_log_of_messages_only_is_a_report_of_what_they_state(tmp_path):
     out = CliRunner().invoke(main, [str(path)]).stdout
     first = logs.line_of(text, "on tile 5")
     assert f"Source:   {path} (line {first:,})\nFormat:   out-of-memory messages\n" \
-           f"Target:   arch unknown, tiles unknown, 638,976 B (624.0 KiB) per tile\n" in out
+           f"Target:   ipu2, tiles unknown (1,472 per IPU), 638,976 B (624.0 KiB) per tile\n" in out
     assert "Out of memory:\n  at least 4 tile(s) out of memory" in out
     assert (f"  line {first:,}  tile-memory  tile 5: 700,001 B used, tiles have 638,976 B: out of memory by "
             "61,025 B\n") in out
@@ -115,8 +115,8 @@ def test_a_log_of_messages_only_is_a_report_of_what_they_state(tmp_path):
     assert any(n.startswith("out-of-memory count: at least 4 tile(s)") for n in doc["notes"])
     csv = CliRunner().invoke(main, [str(path), "--format", "csv"]).stdout.splitlines()
     assert csv == ["tile,ipu,member,excluding_gaps,including_gaps,out_of_memory,oom_message,oom_bytes_used,stated_by",
-                   "5,,,,,true,tile-memory,700001,message", "1,,,,,true,tile-memory,674752,message",
-                   "3,,,,,true,exchange,,message", "7,,,,,true,code,,message"]
+                   "5,0,,,,true,tile-memory,700001,message", "1,0,,,,true,tile-memory,674752,message",
+                   "3,0,,,,true,exchange,,message", "7,0,,,,true,code,,message"]  # the IPU: ipu2's tiles per IPU
     gate = CliRunner().invoke(main, [str(path), "--fail-on-oom", "-o", str(tmp_path / "out.txt")])
     assert gate.exit_code == 3
     assert gate.stderr == (f"memreport: gate failed: at least 4 tile(s) out of memory in {path} (line {first:,}) "

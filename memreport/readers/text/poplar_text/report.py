@@ -18,7 +18,9 @@ from ....model import (
     PrintedSummary,
     StatedTarget,
     SummaryReport,
+    Target,
     TileDetail,
+    min_ipus,
     resolve_target,
 )
 from .summary import Scope, Summary, TileBlock
@@ -195,9 +197,21 @@ def messages_report(messages: Sequence[OutOfMemoryMessage], source: str,
     """A report of out-of-memory messages alone: what they state, and nothing else (docs/FORMATS.md §8.6)."""
     capacity = stated_capacity(messages)
     stated = StatedTarget(num_tiles=0, bytes_per_tile=capacity, source_kind="out-of-memory message",
-                          bytes_unknown_reason=None if capacity is not None else "no message states it")
+                          bytes_unknown_reason=None if capacity is not None else "no message states it",
+                          infer_arch=True)
+    target = resolve_target(stated)[0]
     notes = ["per-tile values: none; the log holds no memory summary, only out-of-memory messages, and they "
-             "state at most one tile's bytes each", "the tile count is unknown", *extra_notes]
-    return SummaryReport(source=source, format=MESSAGES_FORMAT, target=resolve_target(stated)[0],
-                         breakdown_kind="data type", notes=tuple(notes), stated=stated,
-                         oom_messages=tuple(messages))
+             "state at most one tile's bytes each", "the tile count is unknown", *_spans(messages, target),
+             *extra_notes]
+    return SummaryReport(source=source, format=MESSAGES_FORMAT, target=target, breakdown_kind="data type",
+                         notes=tuple(notes), stated=stated, oom_messages=tuple(messages))
+
+
+def _spans(messages: Sequence[OutOfMemoryMessage], target: Target) -> list[str]:
+    """What the highest tile the messages name implies: a tile past one IPU's means more IPUs."""
+    tiles = [m.tile for m in messages if m.names_tile and m.tile is not None]
+    per_ipu = target.tiles_per_ipu
+    if not tiles or not per_ipu or max(tiles) < per_ipu:
+        return []
+    return [f"tile {max(tiles):,} is past one {target.arch or 'IPU'}'s {per_ipu:,} tiles: the program spans at least "
+            f"{min_ipus(max(tiles), per_ipu):,} IPUs"]

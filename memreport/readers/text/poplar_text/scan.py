@@ -34,16 +34,23 @@ from .messages import find_messages
 from .parser import Parser, heading_kind, summary_like
 from .prefixes import Signature, literal_prefix, split_line
 from .report import MESSAGES_FORMAT, messages_report, summary_report
+from .runs import NEEDLES as RUN_NEEDLES
+from .runs import Runs, boundary_worth_reading, run_note
 from .summary import Summary
 from .values import ELISION, Line
 
-NEEDLES = (b"emory",)
+NEEDLES = (b"emory", *RUN_NEEDLES)  # memory text; where runs begin and end (.runs)
 # Around the needle ("emory" at ``at``), what a line must hold to be read at all: the words of _START and of
 # the messages (.messages). Looked at in the raw bytes, a few around the needle, so a log that often says
 # "memory" for other reasons stays fast.
 _AFTER = (b"Memory Usage", b"Memory Per-Tile", b"Memory per Replica", b"memory usage")
 _BEFORE = (b"of ", b"Total ", b"total ", b"Max tile ")
 _HOST_BUFFER = re.compile(rb"buffer \d+ $")
+
+
+def worth_line(buf: bytearray, at: int) -> bool:
+    """Whether the needle at ``buf[at]`` is worth its line: "emory" in memory text's words, or a run's edge."""
+    return worth_reading(buf, at) if buf[at] == 0x65 else boundary_worth_reading(buf, at)
 
 
 def worth_reading(buf: bytearray, at: int) -> bool:
@@ -72,7 +79,8 @@ def may_be_worth_reading(window: np.ndarray, at: np.ndarray) -> np.ndarray:
     digit = (c3 >= 0x30) & (c3 <= 0x39)
     after_word = (c2 == 0x20) & ((c3 == 0x66) | (c3 == 0x6C) | (c3 == 0x65))  # "of ", "otal ", "tile "
     host_buffer = (c2 == 0x0A) & (c3 == 0x20)
-    return np.concatenate([at[at < 3], near[(c1 == 0x4D) | digit | after_word | host_buffer]])
+    other = window[near] != 0x65  # another needle than "emory" (.runs): worth_line looks at it
+    return np.concatenate([at[at < 3], near[(c1 == 0x4D) | digit | after_word | host_buffer | other]])
 
 
 LOOKBACK_LINES = 400            # a summary's first heading is at most this far above its first "emory"
@@ -80,9 +88,14 @@ LOOKBACK_BYTES = 256 << 10
 MAX_GAP_LINES = 40              # prose or log lines between two parts of one summary
 MAX_BLANK_RUN = 40              # blank or elided lines in a row before a summary counts as paused
 MAX_FOREIGN_LINES = 20_000      # lines of other processes or streams passed over after a summary's last line
+# ...but no more than this many, plus FOREIGN_PER_RUN times the widest run of them between two of the summary's
+# own lines: after the last rank's summary, the other ranks' summaries are not read again for each (issue #26).
+FOREIGN_SLACK = 256
+FOREIGN_PER_RUN = 4
 MAX_SUMMARY_LINES = 250_000     # no summary Poplar prints is this long
 MAX_REPORTS = 1_000             # per file
 MAX_MESSAGES = 1_000            # per report
+MAX_REFUSED = 1_000             # lines remembered as not starting a summary
 
 # A line that can belong only to a summary: where one is read from (case as Poplar prints it). A run of digits
 # is tried from its start only (the lookbehind): from every digit it was quadratic on a line of digits.
@@ -93,6 +106,9 @@ _START_WORDS = re.compile(r"Memory|memory usage|tile\(s\) out|Max tile")
 # The first line of a summary under a header its other lines lack (a Python logger's multi-line record).
 _FIRST_HEADING = re.compile(r"(?:^|\s)(?P<heading>(?:Target|Graph|Memory Usage ?|By Tile \(Excluding Gaps\)|"
                             r"Tile ?# ?[\d,]+ memory usage) ?:)\s*$")
+_CYCLES = re.compile(r"\s*Total cycles\s*:")
+_MEMORY_OPTION = ("Poplar prints memory from the graph profile: set the engine option "
+                  "autoReport.outputGraphProfile to true")
 _LOOKED_FOR = ("a Poplar memory summary (Target, Memory Usage or By Tile sections), a 'Tile # N memory usage:' "
                "block or an out-of-memory message")
 
@@ -109,6 +125,16 @@ class Region:
     next_start: LogLine | None = None  # a heading there that starts another summary
 
 
+@dataclass(frozen=True)
+class _Walk:
+    """A look back from ``hit``: the summary's first line found (``start``, with summary text ``first``)."""
+
+    hit: LogLine
+    content: str  # the hit's summary text
+    start: LogLine
+    first: str
+
+
 @dataclass
 class _Found:
     """A report in the making: a summary or only messages, with the messages before it."""
@@ -117,6 +143,7 @@ class _Found:
     region: Region | None
     messages: list[OutOfMemoryMessage] = field(default_factory=list)
     dropped: int = 0
+    run: object = None  # the .runs run it belongs to
 
 
 def content_line(ln: LogLine, content: str, utf16: bool) -> Line:
@@ -144,13 +171,22 @@ class LogScan:
         self.found: list[_Found] = []
         self.target_only: int | None = None   # a Target section with no memory figures (for the error)
         self.last_body: dict[str, str] = {}   # process -> the text of its last line read for messages
+        self.walked: dict[Signature, _Walk] = {}  # signature -> the last look back from a line of it
+        self.refused: set[str] = set()  # summary texts that cannot start a summary (read_region's None at once)
+        self.runs = Runs(log)
+        self.cycles_only: int | None = None  # a summary's Execution part with no memory text (for the error)
 
     # -- the pass
 
     def run(self) -> list[MemoryReport]:
-        for hit in self.log.find(NEEDLES, progress=self.progress, keep=worth_reading,
-                                 sift=may_be_worth_reading):
+        for hit in self.log.find(NEEDLES, progress=self.progress, keep=worth_line, sift=may_be_worth_reading):
             line = split_line(hit.text)
+            if self.runs.take(hit, line.tag.process, line.body):
+                self.last_body.pop(line.tag.process, None)  # the same message in the next run is news
+                continue
+            if _CYCLES.match(line.body):
+                self.cycles_only = self.cycles_only or hit.no
+                continue
             key = (line.tag, line.logged)
             if hit.offset < self.consumed.get(key, 0):
                 continue
@@ -172,13 +208,20 @@ class LogScan:
         if not self.found:
             found = f" (a Target section at line {self.target_only:,} gives no memory figures)" \
                 if self.target_only else ""
+            if self.cycles_only:
+                raise ReadError(f"no memory information found: the summary at line {self.cycles_only:,} holds cycle "
+                                f"counts, no memory figures (its Execution part only); {_MEMORY_OPTION}")
             raise ReadError(f"no memory information found{found}: looked for {_LOOKED_FOR}")
         return self._reports()
 
     def _add_summary(self, region: Region, process: str) -> None:
         self.last_body.pop(process, None)  # a message repeated after a summary is news: another compile's
+        run = self.runs.at(region.first, process, summary=True)
         waiting = self.pending.pop(process, None)
-        found = _Found(region.first, region)
+        if waiting is not None and waiting.run is not run:  # another program's messages: a report of their own
+            self.found.append(waiting)
+            waiting = None
+        found = _Found(region.first, region, run=run)
         if waiting is not None:
             found.messages, found.dropped = waiting.messages, waiting.dropped
         self.found.append(found)
@@ -190,9 +233,13 @@ class LogScan:
         self.consumed[key] = max(self.consumed.get(key, 0), region.end)
 
     def _add_message(self, process: str, message: OutOfMemoryMessage) -> None:
+        run = self.runs.at(message.line, process, summary=False)
         found = self.pending.get(process)
+        if found is not None and found.run is not run:  # each program's messages are its own report
+            self.found.append(self.pending.pop(process))
+            found = None
         if found is None:
-            found = self.pending[process] = _Found(message.line, None)
+            found = self.pending[process] = _Found(message.line, None, run=run)
             self._check_count()
         if any(_same(message, m) for m in found.messages[-8:]):  # a message logged, then raised, then printed
             return
@@ -209,16 +256,23 @@ class LogScan:
         """The reports in file order, each with its position (its first line, its place among them)."""
         self.found.sort(key=lambda f: f.line)
         placed: list[tuple[int, MemoryReport]] = []
-        for found in self.found:
+        log_note = self.runs.note()
+        for k, found in enumerate(self.found):
             notes = [f"{found.dropped:,} more out-of-memory message(s) were not kept (at most {MAX_MESSAGES:,})"] \
                 if found.dropped else []
+            run = self.runs.describe(found.run) if found.run is not None else None  # type: ignore[arg-type]
+            if run is not None:
+                notes.append(run_note(run))
+            if k == 0 and log_note:
+                notes.append(log_note)
+            at = None if run is None else ReportPosition(found.line, 1, 1, run)
             if found.region is None:
-                placed.append((found.line, messages_report(found.messages, self.path, notes)))
+                placed.append((found.line, messages_report(found.messages, self.path, notes).evolve(position=at)))
                 continue
             for report in summary_report(found.region.summary, self.path, messages=found.messages,
                                          extra_notes=notes):
                 first = report.oom_messages[0].line if report.format == MESSAGES_FORMAT else found.line
-                placed.append((first, report))
+                placed.append((first, report.evolve(position=at)))
         return positioned(placed)
 
     # -- one summary
@@ -227,7 +281,13 @@ class LogScan:
         """The summary holding the line ``hit`` (whose summary text is ``content``), or None if it is not one."""
         key = (signature.tag, signature.logged)
         start, first = self._first_line(hit, signature, content, self.consumed.get(key, self.log.start))
+        if start is hit and content in self.refused:
+            return None  # the same line again: refused again
         region = read_region(self.log, start, first, signature, self.utf16)
+        if region is None and start is hit:
+            if len(self.refused) >= MAX_REFUSED:
+                self.refused.clear()
+            self.refused.add(content)
         if region is None or region.summary.has_figures():
             return region
         self._consume(region)  # not a summary, and not to be read again for its next line
@@ -240,16 +300,37 @@ class LogScan:
 
         The window grows only while every line in it may be part of the
         summary, so a line that merely looks like a summary's costs a few KB.
+        The look back from the previous such line of this signature is
+        remembered: a look back that reaches that line unstopped ends there
+        (lines that look like a summary's but never make one, repeated, cost
+        one look back each, not one per line; issue #26).
         """
+        previous = self.walked.get(signature)
+        if previous is not None and previous.hit.offset >= floor and previous.start.offset >= floor:
+            if previous.hit.no == hit.no - 1 and summary_like(previous.content.strip()):  # no line between
+                if previous.start is previous.hit and heading_kind(previous.content.strip()) is None:
+                    start, first = hit, content
+                else:
+                    start, first = previous.start, previous.first
+                self.walked[signature] = _Walk(hit, content, start, first)
+                return start, first
+            floor = previous.hit.offset
+        else:
+            previous = None
         window = 2 << 10
         while True:
             before = self.log.lines_before(hit.offset, hit.no, floor=floor, max_lines=LOOKBACK_LINES,
                                            max_bytes=window)
             start, first, stopped = _walk_back(before, hit, signature, content)
-            if stopped or window >= LOOKBACK_BYTES or len(before) >= LOOKBACK_LINES or \
-                    (before and before[0].offset <= floor) or (not before and hit.offset - window <= floor):
-                return start, first
+            reached = (before and before[0].offset <= floor) or (not before and hit.offset - window <= floor)
+            if stopped or window >= LOOKBACK_BYTES or len(before) >= LOOKBACK_LINES or reached:
+                break
             window *= 8
+        if previous is not None and not stopped and before and before[0].offset == previous.hit.offset and \
+                previous.start.offset < previous.hit.offset:
+            start, first = previous.start, previous.first  # a heading above the previous line, all lines between
+        self.walked[signature] = _Walk(hit, content, start, first)
+        return start, first
 
 
 def _walk_back(before: list[LogLine], hit: LogLine, signature: Signature, content: str
@@ -272,8 +353,11 @@ def _walk_back(before: list[LogLine], hit: LogLine, signature: Signature, conten
         stripped = text.strip()
         if not summary_like(stripped):
             return start, first, True
-        if heading_kind(stripped):
+        kind = heading_kind(stripped)
+        if kind:
             start, first = ln, text
+            if kind == "target":  # nothing comes before a summary's Target
+                return start, first, True
     return start, first, False
 
 
@@ -297,7 +381,7 @@ def read_region(log: LogFile, start: LogLine, first: str, signature: Signature, 
     parser = Parser()
     provisional = True   # the first line may carry a header the others lack
     gap: int | None = None
-    blanks = foreign = 0
+    blanks = foreign = widest = 0
     last: LogLine | None = None
     end: int | None = None
     ended_by: LogLine | None = None
@@ -322,10 +406,12 @@ def read_region(log: LogFile, start: LogLine, first: str, signature: Signature, 
                     provisional = False
         if content is None:
             foreign += 1
-            if foreign > MAX_FOREIGN_LINES:
+            if foreign > MAX_FOREIGN_LINES or \
+                    (last is not None and foreign > FOREIGN_SLACK + FOREIGN_PER_RUN * widest):
                 ended_by = ended_by or ln
                 break
             continue
+        widest = max(widest, foreign)
         if gap is not None and ("\ufffd" in content or "\x00" in content):
             content = ""  # undecodable text between two parts of a summary: passed over like any other
         elif content and not content.strip("\x00"):
@@ -398,7 +484,9 @@ def _cut_short(log: LogFile, ln: LogLine, exc: ReadError) -> ReadError:
 
 
 def positioned(placed: list[tuple[int, MemoryReport]]) -> list[MemoryReport]:
-    """Reports given with their first lines, in file order, each knowing its position."""
+    """Reports given with their first lines, in file order, each knowing its position (and keeping its run)."""
     placed = sorted(placed, key=lambda p: p[0])
-    return [report.evolve(position=ReportPosition(line, k, len(placed)))
+    return [report.evolve(position=ReportPosition(line, k, len(placed),
+                                                  report.position.run if report.position else None))
             for k, (line, report) in enumerate(placed, 1)]
+

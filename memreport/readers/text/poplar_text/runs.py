@@ -1,0 +1,186 @@
+"""A log is a sequence of programs: where one ends and the next begins (docs/FORMATS.md §8, issue #23).
+
+A shell loop or a sweep script runs one program after another into one log;
+``poprun`` interleaves ranks, each a process of its own (its launcher tag).
+Per process, a run begins at its first line of interest or at a launch
+line (``Poplar version``, ``Trying to attach to IPU 0 - attached``) once the
+run before has begun for real, and a run ends at an uncaught error: a C++
+``terminate called after throwing an instance of '...'`` (then its
+``what():`` line: the process is gone) or a Python traceback (through its
+final error line). After a traceback the same process may still print a
+summary (``traceback.print_exc()``, then PopART's ``getSummaryReport()``):
+that summary stays in the failed run; anything else after it is a new run.
+
+Only the lines the scan's needles find are looked at, plus a few lines
+after an error's first line to find where the error ends.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ....model import LogRun
+from ..logtext import LogFile, LogLine
+from .prefixes import split_line
+
+CYCLES = b"Total cycles"  # an execution summary's first figure (the scan names a summary of cycles only)
+NEEDLES = (CYCLES, b"Poplar version", b"Trying to attach to IPU", b"terminate called after throwing",
+           b"Traceback (most recent call last)")
+_LAUNCH = re.compile(r"(?P<kind>Poplar version|Trying to attach to IPU)\b")
+_TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<type>[^']{1,200})'")
+_TRACEBACK = "Traceback (most recent call last):"
+_CHAINED = ("During handling of the above exception", "The above exception was the direct cause")
+TRACEBACK_LINES = 400   # a traceback's final line is at most this far below its first
+MAX_RUNS = 100_000      # runs kept per log (more are counted)
+MAX_SHOWN = 20          # failed runs named in the log's note
+MAX_TEXT = 120          # characters of an error kept
+
+
+def boundary_worth_reading(buf: bytearray, at: int) -> bool:
+    """Whether a needle at ``buf[at]`` is one of :data:`NEEDLES` (the scan's other needle has its own test)."""
+    return buf.startswith((b"Poplar v", b"Trying t", b"terminate", b"Traceback", CYCLES), at)
+
+
+@dataclass
+class _Run:
+    process: str
+    first: int
+    last: int
+    launches: set[str] = field(default_factory=set)
+    content: bool = False           # memory text seen in it
+    failure: str | None = None      # what ended it
+    closes_at: int | None = None    # the error's last line
+    dead: bool = False              # ended by a C++ abort: nothing more can come from it
+    index: int = 0                  # 1-based, in file order (0: past MAX_RUNS, counted only)
+
+
+class Runs:
+    """The runs of one log, per process, as its lines of interest come (in file order)."""
+
+    def __init__(self, log: LogFile) -> None:
+        self.log = log
+        self.kept: list[_Run] = []
+        self.count = 0
+        self.failed = 0
+        self.current: dict[str, _Run] = {}
+
+    def _new(self, process: str, no: int) -> _Run:
+        self.count += 1
+        run = _Run(process, no, no, index=self.count if self.count <= MAX_RUNS else 0)
+        if run.index:
+            self.kept.append(run)
+        self.current[process] = run
+        return run
+
+    def _ended(self, run: _Run, no: int) -> bool:
+        return run.failure is not None and run.closes_at is not None and no > run.closes_at
+
+    def take(self, hit: LogLine, process: str, body: str) -> bool:
+        """Note a line that begins or ends a run; False when it is neither (a line of memory text, perhaps)."""
+        if "Tr" in body or "Poplar v" in body:
+            launch = _LAUNCH.search(body)
+            if launch is not None and not body.startswith(_TRACEBACK):
+                self._launch(hit.no, process, launch["kind"], body)
+                return True
+        if body.startswith(_TRACEBACK) or body.endswith(_TRACEBACK):
+            self._fail(hit, process, None)
+            return True
+        terminate = _TERMINATE.search(body) if "terminate called" in body else None
+        if terminate is not None:
+            self._fail(hit, process, terminate["type"])
+            return True
+        return False
+
+    def _launch(self, no: int, process: str, kind: str, body: str) -> None:
+        run = self.current.get(process)
+        succeeded = kind != "Trying to attach to IPU" or "attached" in body
+        if run is None or self._ended(run, no) or run.dead or run.failure is not None or run.content or \
+                kind in run.launches:
+            run = self._new(process, no)
+        if succeeded:
+            run.launches.add(kind)
+        run.last = max(run.last, no)
+
+    def _fail(self, hit: LogLine, process: str, thrown: str | None) -> None:
+        run = self.current.get(process)
+        if run is None or self._ended(run, hit.no) or run.dead:
+            run = self._new(process, hit.no)
+        end, text = self._error_end(hit, process, thrown)
+        if run.failure is None:
+            self.failed += 1
+        run.failure, run.closes_at, run.dead = text, end, thrown is not None
+        run.last = max(run.last, end)
+
+    def _error_end(self, hit: LogLine, process: str, thrown: str | None) -> tuple[int, str]:
+        """Where an error that starts at ``hit`` ends (its message's line), and what it says."""
+        if thrown is not None:
+            what = _short(f"terminate called after throwing an instance of '{thrown}'")
+            for no, body in _lines(self.log, hit, 3, process):
+                if "what():" in body:
+                    return no, what
+            return hit.no, what
+        final, after = None, 0
+        for no, body in _lines(self.log, hit, TRACEBACK_LINES, process):
+            text = body.strip()
+            if final is not None:  # after the final line: a chained exception's next traceback, or the end
+                after += 1
+                if text.startswith(_CHAINED):
+                    final = None
+                elif text or after > 2:
+                    break
+                continue
+            if text and not body[:1].isspace() and not text.startswith(_TRACEBACK):
+                final, after = (no, body), 0
+        if final is None:
+            return hit.no + TRACEBACK_LINES, "a Python traceback (its final line is not in the log)"
+        return final[0], _short(f"Python error: {final[1].strip()}")
+
+    def at(self, no: int, process: str, summary: bool) -> _Run:
+        """The run memory text at line ``no`` of ``process`` belongs to (a new one after a run that ended)."""
+        run = self.current.get(process)
+        if run is None or (self._ended(run, no) and (run.dead or not summary)):
+            run = self._new(process, no)
+        run.content = True
+        run.last = max(run.last, no)
+        return run
+
+    def describe(self, run: _Run) -> LogRun | None:
+        """The run as the model holds it; None when the log is one run (nothing to tell apart)."""
+        if run.index == 0 or self.count <= 1:
+            return None
+        return LogRun(index=run.index, count=self.count, first_line=run.first, last_line=run.last,
+                      process=run.process or None, failure=run.failure)
+
+    def note(self) -> str | None:
+        """The log's runs in one sentence (None for one run)."""
+        if self.count <= 1:
+            return None
+        failed = [r.index for r in self.kept if r.failure is not None]
+        shown = ", ".join(str(k) for k in failed[:MAX_SHOWN]) + (", ..." if len(failed) > MAX_SHOWN else "")
+        ranks = {r.process for r in self.kept if r.process}
+        across = f" across {len(ranks):,} launcher-tagged processes" if len(ranks) > 1 else ""
+        failures = f"; {self.failed:,} failed: run(s) {shown}" if self.failed else "; none failed"
+        return f"the log holds {self.count:,} runs (programs){across}{failures}"
+
+
+def run_note(run: LogRun) -> str:
+    """Which run of its log a report comes from, and how that run ended."""
+    process = f", rank {run.process}" if run.process else ""
+    lines = f"line {run.first_line:,}" if run.first_line == run.last_line else \
+        f"lines {run.first_line:,}-{run.last_line:,}"
+    ended = f"it failed: {run.failure}" if run.failure else "no error seen in it"
+    return f"run {run.index:,} of {run.count:,} in the log ({lines}{process}): {ended}"
+
+
+def _lines(log: LogFile, hit: LogLine, limit: int, process: str):
+    """(line number, text without tag and logger header) of up to ``limit`` lines of ``process`` from ``hit``."""
+    for seen, ln in enumerate(log.lines(hit.offset, hit.no), 1):
+        if seen > limit:
+            return
+        line = split_line(ln.text)
+        if line.tag.process == process:
+            yield ln.no, line.body
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 3] + "..."

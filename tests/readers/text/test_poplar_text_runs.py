@@ -1,0 +1,141 @@
+"""A log of many runs (memreport/readers/text/poplar_text/runs.py; issue #23; docs/FORMATS.md §8).
+
+Fixtures: a benchmark sweep on Mk1 (parameter lines, attach lines, graph
+build times, runs that pass and fail, identical failures, a tile number past
+one IPU), poprun-tagged ranks, PopART's error then a Python traceback then
+its summary, chained tracebacks, fragments cut at both ends, and a summary
+of cycles only.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memreport.cli import main
+from memreport.errors import ReadError
+from memreport.model import LogRun, min_ipus
+from memreport.readers import read_path
+from tests.readers.text.test_poplar_text import SMALL_TEXT, facts
+from tests.synth import logs
+
+TERMINATE = "terminate called after throwing an instance of 'poplar::graph_memory_allocation_error'"
+# A sweep: runs 2, 3, 4 and 6 fail; 3 and 4 with the same message; 6 on a tile of the second IPU.
+SWEEP = [((72, 128, 1), None), ((72, 256, 1), (0, 525_496)), ((144, 256, 1), (0, 525_496)),
+         ((144, 256, 2), (0, 525_496)), ((36, 64, 1), None), ((288, 512, 2), (1_300, 401_000))]
+
+
+def write(tmp_path: Path, text: str, name: str = "run.log") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_each_failure_of_a_sweep_is_its_own_report(tmp_path):
+    text = logs.sweep_log(SWEEP)
+    reports = read_path(write(tmp_path, text))
+    what = [no for no, line in enumerate(text.splitlines(), 1) if "what():" in line]
+    starts = [no for no, line in enumerate(text.splitlines(), 1) if line.count(",") == 2]
+    assert [(r.oom_messages[0].tile, r.oom_messages[0].bytes_used, r.oom_messages[0].line) for r in reports] == [
+        (0, 525_496, what[0]), (0, 525_496, what[1]), (0, 525_496, what[2]), (1_300, 401_000, what[3])]
+    assert [len(r.oom_messages) for r in reports] == [1, 1, 1, 1]  # identical messages of three runs all kept
+    assert [r.position.run for r in reports] == [
+        LogRun(index, 6, starts[index - 1] + 1, what[k], None, TERMINATE) for k, index in enumerate((2, 3, 4, 6))]
+    assert reports[0].notes[-3:-1] == (
+        f"run 2 of 6 in the log (lines {starts[1] + 1}-{what[0]}): it failed: {TERMINATE}",
+        "the log holds 6 runs (programs); 4 failed: run(s) 2, 3, 4, 6")
+    assert not any(n.startswith("the log holds") for r in reports[1:] for n in r.notes)
+
+
+def test_what_a_sweeps_numbers_imply(tmp_path):
+    """262,144 B per tile is ipu1; tile 1,300 is on an ipu1's second IPU (1,216 tiles each)."""
+    reports = read_path(write(tmp_path, logs.sweep_log(SWEEP)))
+    last = reports[-1].target
+    assert (last.arch, last.tiles_per_ipu, last.bytes_per_tile, last.num_ipus, last.num_tiles) == \
+        ("ipu1", 1_216, 262_144, None, 0)  # the IPU count and the tile count stay unknown
+    assert "tile 1,300 is past one ipu1's 1,216 tiles: the program spans at least 2 IPUs" in reports[-1].notes
+    assert not any("spans at least" in n for n in reports[0].notes)
+    assert reports[0].notes[-1] == ("arch ipu1 inferred from the out-of-memory message's 262,144 B per tile (it names "
+                                    "no arch; 262,144 B per tile is ipu1 (Mk1), 638,976 B ipu2 (Mk2, Bow))")
+    assert [min_ipus(t, 1_216) for t in (0, 1_215, 1_216, 2_431, 2_432)] == [1, 1, 2, 2, 3]
+    message = logs.cpp_terminate(logs.tile_memory_message(3, 700_000, 638_976))
+    report, = read_path(write(tmp_path, message))
+    assert (report.target.arch, report.target.tiles_per_ipu) == ("ipu2", 1_472)
+
+
+def test_runs_in_json_key_by_key(tmp_path):
+    text = logs.sweep_log(SWEEP[:3])
+    doc = json.loads(CliRunner().invoke(main, [str(write(tmp_path, text)), "--format", "json"]).stdout)
+    what = [no for no, line in enumerate(text.splitlines(), 1) if "what():" in line]
+    assert [r["position"] for r in doc["reports"]] == [
+        {"line": what[0], "index": 1, "count": 2, "run": {"index": 2, "count": 3, "first_line": 7,
+                                                          "last_line": what[0], "process": None,
+                                                          "failure": TERMINATE}},
+        {"line": what[1], "index": 2, "count": 2, "run": {"index": 3, "count": 3, "first_line": what[0] + 2,
+                                                          "last_line": what[1], "process": None,
+                                                          "failure": TERMINATE}}]
+    assert [r["out_of_memory_messages"][0]["bytes_used"] for r in doc["reports"]] == [525_496, 525_496]
+
+
+def test_a_log_of_one_run_says_nothing_of_runs(tmp_path):
+    text = logs.log_text([logs.Filler(3_000, 1), SMALL_TEXT])
+    report, = read_path(write(tmp_path, text))
+    assert report.position.run is None and not any("run" in n.split(":")[0] for n in report.notes)
+
+
+def test_poprun_ranks_are_processes_of_their_own(tmp_path):
+    """Two ranks fail with the same message at once: two runs, two reports."""
+    error = logs.cpp_terminate(logs.tile_memory_message(2, 700_000, 638_976))
+    text = logs.interleave(logs.tagged("Trying to attach to IPU 0 - attached\n" + error, 0, "stderr"),
+                           logs.tagged("Trying to attach to IPU 1 - attached\n" + error, 1, "stderr"))
+    reports = read_path(write(tmp_path, text))
+    assert [(r.position.run.process, r.position.run.index, r.oom_messages[0].line) for r in reports] == [
+        ("1,0", 1, 5), ("1,1", 2, 6)]
+    assert reports[0].notes[-2] == "the log holds 2 runs (programs) across 2 launcher-tagged processes; 2 failed: " \
+                                   "run(s) 1, 2"
+
+
+def test_a_summary_after_a_python_traceback_stays_in_its_run(tmp_path):
+    """PopART logs the error, Python prints the traceback, the script prints getSummaryReport(); then the
+    next program launches and fits."""
+    message = logs.tile_memory_message(5, 700_000, 638_976)
+    text = logs.log_text([logs.popart_error(message), logs.python_traceback(message), SMALL_TEXT,
+                          "Poplar version 3.3.0 (de1f8de2a7)\n", SMALL_TEXT])
+    failed, passed = read_path(write(tmp_path, text))
+    assert facts(failed) == facts(passed)
+    assert [m.line for m in failed.oom_messages] == [1] and passed.oom_messages == ()
+    assert failed.position.run.failure == f"Python error: popart_core.popart_exception: {message}"[:117] + "..."
+    assert (failed.position.run.index, passed.position.run.index, passed.position.run.failure) == (1, 2, None)
+
+
+def test_chained_tracebacks_are_one_error(tmp_path):
+    message = logs.tile_memory_message(5, 700_000, 638_976)
+    chained = (logs.python_traceback(message) + "\nDuring handling of the above exception, another exception "
+               "occurred:\n\n" + logs.python_traceback("compilation failed", "RuntimeError"))
+    first, second = read_path(write(tmp_path, chained + logs.python_traceback(message)))
+    assert [(r.oom_messages[0].line, r.position.run.first_line, r.position.run.last_line) for r in (first, second)] \
+        == [(4, 1, 11), (15, 12, 15)]  # the chain ends at its last final line; the next traceback is a new program
+    assert first.position.run.failure == "Python error: RuntimeError: compilation failed"
+
+
+def test_fragments_cut_at_both_ends(tmp_path):
+    """A piece of a sweep's log from mid-line to mid-line: the runs it shows, the cut line left alone."""
+    text = logs.sweep_log(SWEEP)
+    start = text.index("what():") + 3
+    end = text.index("Trying to attach", text.index("36,64,1")) + 9
+    reports = read_path(write(tmp_path, logs.cut(text, start, end)))
+    assert [(r.oom_messages[0].tile, r.position.run.index, r.position.run.count) for r in reports] == [
+        (0, 1, 3), (0, 2, 3), (0, 3, 3)]
+
+
+def test_a_summary_of_cycles_only_is_named(tmp_path):
+    text = ("Execution:\n\n  Total cycles:                                  12,345,678 (approx 9,282.5 microseconds)\n"
+            "\n  Cycles by vertex type:\n    poplin::ConvPartial1x1Out<half,float,true,false>  (1,216 instances):"
+            "  2,345,678\n")
+    with pytest.raises(ReadError) as info:
+        read_path(write(tmp_path, text))
+    assert str(info.value) == (f"{tmp_path / 'run.log'}: no memory information found: the summary at line 3 holds "
+                               "cycle counts, no memory figures (its Execution part only); Poplar prints memory from "
+                               "the graph profile: set the engine option autoReport.outputGraphProfile to true")
