@@ -26,7 +26,8 @@ from ...errors import ReadError
 BASE = ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory"]
 _TEXT_BASE = (2,)        # member
 _UNREAD = (5,)           # out_of_memory: a figure the reading computes again
-_BLOCK_ROWS = 4096       # rows whose integer cells are parsed at once: bounds the temporary arrays
+_SCAN_BYTES = 1 << 20    # bytes searched for separators at once
+_BLOCK_ROWS = 1024       # rows whose integer cells are parsed at once: bounds the temporary arrays
 _MAX_DIGITS = 18         # below 2**63
 _COMMA, _NEWLINE, _ZERO = 0x2C, 0x0A, 0x30
 
@@ -90,8 +91,7 @@ def _read_plain(body: bytes) -> Table:
         raise ReadError(f"not a CSV memreport wrote: field larger than field limit ({csv.field_size_limit()})", line=1)
     width = len(header)
     raw = np.frombuffer(body, dtype=np.uint8)
-    seps = np.flatnonzero((raw == _COMMA) | (raw == _NEWLINE))
-    seps = seps[np.searchsorted(seps, end) + 1:]  # past the header's line end
+    seps = _separators(raw, end + 1)
     newlines = raw[seps] == _NEWLINE
     rows = int(np.count_nonzero(newlines))
     if seps.size != rows * width or not newlines[width - 1::width].all():
@@ -119,7 +119,7 @@ def _integer_block(raw: np.ndarray, seps: np.ndarray, first: int, stop: int, wid
                    header: list[str], header_end: int) -> np.ndarray:
     """Rows ``first`` to ``stop`` of the integer columns ``numbers``, -1 where blank: every cell of the rows at
     once, a digit position at a time from the last (the bytes read in file order)."""
-    ends = seps[first * width:stop * width]
+    ends = seps[first * width:stop * width].astype(np.int64)
     starts = np.empty_like(ends)
     starts[0] = (seps[first * width - 1] if first else header_end) + 1
     starts[1:] = ends[:-1] + 1
@@ -150,6 +150,20 @@ def _bad_cell_at(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray, header: 
                  row: int, column: int) -> ReadError:
     cell = row * width + column
     return _bad_cell(header, column, _cell(raw, starts[cell], ends[cell]), first + row + 2)
+
+
+def _separators(raw: np.ndarray, start: int) -> np.ndarray:
+    """Where the commas and line ends from ``start`` are, found a megabyte at a time (int32 below 2 GiB)."""
+    kind = np.dtype(np.int32 if raw.size < 2**31 else np.int64)
+    parts = []
+    for at in range(start, raw.size, _SCAN_BYTES):
+        block = raw[at:at + _SCAN_BYTES]
+        found = block == _COMMA
+        found |= block == _NEWLINE
+        where = np.flatnonzero(found).astype(kind)
+        where += at
+        parts.append(where)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=kind)
 
 
 def _count_error(seps: np.ndarray, newlines: np.ndarray, width: int, header_end: int) -> None:
@@ -183,7 +197,11 @@ def _cell(raw: np.ndarray, start: int, stop: int) -> str:
 
 def _read_with_csv(body: bytes) -> Table:
     """A CSV with quotes (or a bare carriage return, a NUL): ``csv.reader`` a row at a time."""
-    text = io.StringIO(_decode(body, 1), newline="")
+    try:
+        text = io.StringIO(body.decode("utf-8"), newline="")
+    except UnicodeDecodeError as exc:
+        raise ReadError(f"cannot read the CSV: not UTF-8 text ({exc.reason})",
+                        line=body.count(b"\n", 0, exc.start) + 1) from None
     reader = csv.reader(text)
     try:
         header = _header(next(reader, []))

@@ -63,7 +63,9 @@ def _report(source: str, module: str | None, names: list[str], table: Table, row
     def column(k: int) -> tuple[np.ndarray, np.ndarray]:
         values = table.integers.pop(k) if rows is None else table.integers[k][rows]  # one report: the table's own
         present = values >= 0
-        return np.where(present, values, 0), present
+        if not present.all():
+            values[~present] = 0
+        return values, present
 
     tiles, _ = column(0)
     if not np.array_equal(tiles, np.arange(n)):
