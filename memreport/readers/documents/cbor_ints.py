@@ -36,7 +36,7 @@ _MAX_RUNS = 64  # past this many runs of one item width per thousand items, lane
 LANE_BYTES = 90
 OVERLAP_BYTES = 24  # how far into a lane its walk should have met the walk of the lane before
 _MAX_RETAKEN = 64   # lanes walked again in Python, at most, when their walks had not met by then
-_MIXED = "mixed"
+LANES_MIN_ITEMS = 16384  # below this, a walk's fixed cost (some sixty steps) is more than cbor2's for the list
 
 
 def cbor_ints(data: bytes, at: int, count: int) -> tuple[np.ndarray, int] | None:
@@ -46,13 +46,15 @@ def cbor_ints(data: bytes, at: int, count: int) -> tuple[np.ndarray, int] | None
         return None
     buf = np.frombuffer(data, dtype=np.uint8)
     found = _runs(buf, at, count)
-    if found is _MIXED:
-        return _lanes(buf, at, count)
-    return found  # type: ignore[return-value]
+    if isinstance(found, float):  # mixed widths, this many bytes an item so far
+        return _lanes(buf, at, count, found) if count >= LANES_MIN_ITEMS else None
+    return found
 
 
-def _runs(buf: np.ndarray, at: int, count: int) -> tuple[np.ndarray, int] | str | None:
-    """Decoded a run of equal-width items at a time; :data:`_MIXED` when the widths change too often."""
+def _runs(buf: np.ndarray, at: int, count: int) -> tuple[np.ndarray, int] | float | None:
+    """Decoded a run of equal-width items at a time; the bytes an item took so far when the widths change too
+    often for runs to pay."""
+    start = at
     out = np.empty(count, dtype=np.int64)
     done = runs = 0
     window = 64
@@ -78,7 +80,7 @@ def _runs(buf: np.ndarray, at: int, count: int) -> tuple[np.ndarray, int] | str 
         at += width * run
         runs += 1
         if (runs > 2 and done < 16 * runs) or runs > _MAX_RUNS + done * _MAX_RUNS // 1000:
-            return _MIXED  # short runs: lanes are quicker
+            return (at - start) / done  # short runs: lanes are quicker
     return out, at
 
 
@@ -104,10 +106,11 @@ def _signed(values: np.ndarray, heads: np.ndarray) -> np.ndarray:
     return values
 
 
-def _lanes(buf: np.ndarray, at: int, count: int) -> tuple[np.ndarray, int] | None:
-    """The chain of ``count`` items found by lanes, in a window of the bytes that grows until it holds them."""
+def _lanes(buf: np.ndarray, at: int, count: int, item_bytes: float = 3.0) -> tuple[np.ndarray, int] | None:
+    """The chain of ``count`` items found by lanes, in a window of the bytes that grows until it holds them
+    (at first ``item_bytes`` a item, and some more)."""
     remaining = buf.size - at
-    window = min(remaining, 3 * count + LANE_BYTES)
+    window = min(remaining, int(count * item_bytes * 1.1) + 4 * LANE_BYTES)
     while True:
         starts = _chain(buf[at:at + window])
         if starts is None:
@@ -125,7 +128,7 @@ def _lanes(buf: np.ndarray, at: int, count: int) -> tuple[np.ndarray, int] | Non
                 return None if values is None else (values, end)
         if window == remaining:
             return None  # the document ends before the list does
-        window = min(remaining, 2 * window)
+        window = min(remaining, 2 * window)  # more wide items than the first ones said
 
 
 def _chain(seg: np.ndarray) -> np.ndarray | None:

@@ -96,6 +96,8 @@ def test_json_declines_what_it_cannot_vouch_for():
 def test_damaged_profiles_read_exactly_like_the_reference(tmp_path, monkeypatch, encoding, mixed):
     rng = random.Random(3)
     document = mixed_doc(300) if mixed else doc()  # mixed: integers of several widths (CBOR decoded by lanes)
+    from memreport.readers.documents import cbor_ints
+    monkeypatch.setattr(cbor_ints, "LANES_MIN_ITEMS", 256)
     base = encode_json(document, indent=True) if encoding == "json" else encode_cbor(document)
     path = tmp_path / f"p.{encoding}"
     outcomes = set()
@@ -254,6 +256,9 @@ def test_a_realistic_profile_decodes_to_the_reference_tree(encoding, tmp_path, m
     """Most values small, a third of them 0: CBOR items of 1, 2 and 3 bytes mixed, JSON numbers of 1 to 5 digits."""
     import json
 
+    from memreport.readers.documents import cbor_ints
+    monkeypatch.setattr(cbor_ints, "LANES_MIN_ITEMS", 256)  # lanes for these 700-tile lists too
+
     from tests.synth.profile import _plain
     document = mixed_doc()
     data = {"json": lambda: encode_json(document), "indented": lambda: encode_json(document, indent=True),
@@ -292,8 +297,9 @@ def lists_of_mixed_widths():
 
 
 @pytest.mark.parametrize("name,values", list(lists_of_mixed_widths()))
-def test_integer_lists_of_mixed_widths_decode_exactly(name, values):
+def test_integer_lists_of_mixed_widths_decode_exactly(name, values, monkeypatch):
     from memreport.readers.documents import cbor_ints
+    monkeypatch.setattr(cbor_ints, "LANES_MIN_ITEMS", 256)  # lanes for these short lists too
     data, at = cbor_list(values)
     found = cbor_ints.cbor_ints(data, at, len(values))
     assert found is not None, name
@@ -306,9 +312,10 @@ def test_integer_lists_of_mixed_widths_decode_exactly(name, values):
 
 
 @pytest.mark.parametrize("lanes", [True, False])
-def test_lists_the_array_decoder_must_not_read_are_declined(lanes):
+def test_lists_the_array_decoder_must_not_read_are_declined(lanes, monkeypatch):
     """Not an integer, past int64, cut short: None, and cbor2 says what is wrong."""
     from memreport.readers.documents import cbor_ints
+    monkeypatch.setattr(cbor_ints, "LANES_MIN_ITEMS", 256)
     decode = (lambda d, at, n: cbor_ints._lanes(np.frombuffer(d, dtype=np.uint8), at, n)) if lanes else \
         cbor_ints.cbor_ints
     rng = np.random.default_rng(4)
@@ -321,7 +328,7 @@ def test_lists_the_array_decoder_must_not_read_are_declined(lanes):
     assert decode(data[:len(data) - 40], at, len(base)) is None
 
 
-def test_lanes_out_of_step_are_walked_again():
+def test_lanes_out_of_step_are_walked_again(monkeypatch):
     """A lane whose walk has not met the one before by its meeting point is walked again from the true chain."""
     from memreport.readers.documents import cbor_ints
     rng = np.random.default_rng(11)
@@ -334,10 +341,7 @@ def test_lanes_out_of_step_are_walked_again():
         calls.append(original(*args))
         return calls[-1]
 
-    cbor_ints._retake = spy
-    try:
-        found = cbor_ints._lanes(np.frombuffer(data, dtype=np.uint8), at, len(values))
-    finally:
-        cbor_ints._retake = original
+    monkeypatch.setattr(cbor_ints, "_retake", spy)
+    found = cbor_ints._lanes(np.frombuffer(data, dtype=np.uint8), at, len(values))
     assert calls and calls[0]  # some lanes were walked again
     assert found is not None and found[0].tolist() == values
