@@ -31,7 +31,7 @@ for _major in (0x00, 0x20):
     _ITEM_BYTES[_major + 24:_major + 28] = (2, 3, 5, 9)
 _WIDTH = _ITEM_BYTES.astype(np.uint8)
 _STEP = np.maximum(_ITEM_BYTES, 1).astype(np.int32)  # a walk steps over a byte that starts no integer
-_MAX_RUNS = 64  # past this many runs of one item width per thousand items, lanes are quicker
+_MIN_RUN = 512  # items a run of one width must hold on average to be quicker than lanes (a run costs ~70 us)
 # Lane starts lie a multiple of every item width apart: on a list of one width, every lane starts on an item.
 LANE_BYTES = 90
 OVERLAP_BYTES = 24  # how far into a lane its walk should have met the walk of the lane before
@@ -78,9 +78,9 @@ def _runs(buf: np.ndarray, at: int, count: int) -> tuple[np.ndarray, int] | floa
         out[done:done + run] = _signed(values, heads[:run])
         done += run
         at += width * run
-        runs += 1
-        if (runs > 2 and done < 16 * runs) or runs > _MAX_RUNS + done * _MAX_RUNS // 1000:
-            return (at - start) / done  # short runs: lanes are quicker
+        runs += run < want  # a run cut by a change of width, not by the window
+        if runs > 2 and done < _MIN_RUN * runs:
+            return (at - start) / done  # short runs: lanes (or cbor2) are quicker
     return out, at
 
 
