@@ -51,7 +51,7 @@ QUICK_PROFILES = (1472,)
 ARCHIVE_SHAPES = (("short", False, False), ("long", True, False), ("long_index", True, True),
                   ("short_index", False, True))
 # Profile encodings: orjson's compact JSON, json.dump's default ", " / ": " separators, CBOR. (suffix, label)
-PROFILE_SHAPES = (("json", "JSON"), ("spaced.json", "JSON (spaced)"), ("cbor", "CBOR"))
+PROFILE_SHAPES = (("json", "JSON"), ("spaced.json", "JSON (spaced)"), ("cbor", "CBOR"), ("csv", "memreport CSV"))
 TEXT_PATTERN = bytes(range(0x40, 0x80))  # a stand-in for instructions: any bytes do
 
 
@@ -153,43 +153,33 @@ def write_variant(path: str, source: str, long_names: bool, symbol_index: bool) 
     os.replace(tmp, path)
 
 
-# Poplar's categories (docs/FORMATS.md §2) and the share of a tile's bytes each gets here.
-PROFILE_SHARES = {
-    "variable": 0.36, "constant": 0.03, "controlCode": 0.08, "controlId": 0.005, "controlTable": 0.01,
-    "copyDescriptor": 0.01, "globalExchangeCode": 0.02, "hostExchangeCode": 0.03, "internalExchangeCode": 0.1,
-    "hostExchangePacketHeader": 0.005, "globalExchangePacketHeader": 0.005, "instrumentationResults": 0.002,
-    "stack": 0.06, "vertexCode": 0.12, "vertexFieldData": 0.07, "vectorListDescriptor": 0.02,
-    "vertexInstanceState": 0.073,
-}
+PROFILE_VERSION = 2  # 2: realistic mixed widths (issue #26, item 8); bump when the profiles change
 
 
 def profile_document(num_tiles: int) -> dict:
-    """A pod-scale graph profile: every category in every region, liveness, per-tile including gaps."""
-    from tests.synth.profile import build_profile, split_categories
-    excluding = tile_layout(num_tiles).sum(axis=1)
-    rng = np.random.default_rng(11)
-    categories = split_categories(excluding, BYTES_PER_TILE, PROFILE_SHARES)
-    for name, regions in categories.items():
-        interleaved = np.zeros(num_tiles, dtype=np.int64)
-        if name in ("variable", "constant"):  # a little interleaved memory on some tiles
-            some = rng.random(num_tiles) < 0.1
-            interleaved[some] = regions["nonInterleaved"][some] // 8
-            regions["nonInterleaved"] = regions["nonInterleaved"] - interleaved
-        regions["interleaved"] = interleaved
-    variables = categories["variable"]["nonInterleaved"] + categories["variable"]["interleaved"]
-    return build_profile(excluding, including_gaps=excluding + rng.integers(0, 48 * 1024, num_tiles),
-                         categories=categories, num_ipus=max(1, num_tiles // TILES_PER_IPU),
+    """A pod-scale graph profile as Poplar writes them: 17 categories x 3 regions, values 0..20,000 with 30 %
+    zeros (per-tile lists of mixed CBOR widths and JSON lengths), including gaps and liveness."""
+    from tests.synth.profile import mixed_profile
+    return mixed_profile(num_tiles, seed=11, num_ipus=max(1, num_tiles // TILES_PER_IPU),
                          tiles_per_ipu=TILES_PER_IPU, bytes_per_tile=BYTES_PER_TILE, clock_hz=1.33e9,
                          graph={"numVertices": 40 * num_tiles, "numEdges": 90 * num_tiles,
-                                "numVars": 12 * num_tiles, "numComputeSets": 2_400},
-                         always_live=excluding - variables, not_always_live_max=variables)
+                                "numVars": 12 * num_tiles, "numComputeSets": 2_400})
 
 
 def write_profile(path: str, num_tiles: int, encoding: str) -> None:
     """Write a JSON or CBOR graph profile made with tests.synth.profile."""
     from tests.synth.profile import _plain, encode_cbor, encode_json
     doc = profile_document(num_tiles)
-    if encoding == "spaced.json":  # Python's json.dump with its default ", " and ": " separators
+    if encoding == "csv":  # memreport's own CSV of the profile: a baseline CI keeps (issue #26, item 7)
+        import memreport
+        from memreport.analysis import summarize_all
+        from memreport.render.table import render_csv
+        source = path + ".json"
+        with open(source, "wb") as f:
+            f.write(encode_json(doc))
+        blob = render_csv(summarize_all([memreport.read(source)])).encode()
+        os.unlink(source)
+    elif encoding == "spaced.json":  # Python's json.dump with its default ", " and ": " separators
         blob = json.dumps(doc, default=_plain).encode()
     else:
         blob = encode_json(doc) if encoding == "json" else encode_cbor(doc)
@@ -334,10 +324,45 @@ def profile_commands(path: str, encoding: str) -> list[Command]:
     if encoding.endswith("json"):
         code = "import orjson, sys; orjson.loads(open(sys.argv[1], 'rb').read())"
         cmds.append(Command("python: orjson.loads", [sys.executable, "-c", code, path]))
+    elif encoding == "csv":
+        code = "import csv, sys; list(csv.reader(open(sys.argv[1], newline='')))"
+        cmds.append(Command("python: list(csv.reader)", [sys.executable, "-c", code, path]))
     else:
         code = "import cbor2, sys; cbor2.load(open(sys.argv[1], 'rb'))"
         cmds.append(Command("python: cbor2.load", [sys.executable, "-c", code, path]))
     return cmds
+
+
+IN_PROCESS_CODE = """import gc, statistics, sys, time
+import memreport
+path, encoding, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if encoding == "cbor":
+    import cbor2
+    bare = lambda: cbor2.load(open(path, "rb"))
+else:
+    import orjson
+    bare = lambda: orjson.loads(open(path, "rb").read())
+ours = lambda: memreport.read(path)
+ours(); bare()
+times = {"bare": [], "ours": []}
+for _ in range(repeat):
+    for name, call in (("bare", bare), ("ours", ours)):
+        gc.collect()
+        start = time.thread_time()
+        result = call()
+        times[name].append(time.thread_time() - start)
+        del result
+print(statistics.median(times["ours"]), statistics.median(times["bare"]))
+"""
+
+
+def in_process(path: str, encoding: str, repeat: int) -> tuple[float, float]:
+    """CPU seconds (this thread's, medians) of ``memreport.read`` and of the bare decoder, alternating in one
+    process: the decoding alone, without either's start-up."""
+    out = subprocess.run([sys.executable, "-c", IN_PROCESS_CODE, path, "cbor" if encoding == "cbor" else "json",
+                          str(max(repeat, 3))], capture_output=True, text=True, check=True,
+                         env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}).stdout.split()
+    return float(out[0]), float(out[1])
 
 
 def bench(cmds: list[Command], repeat: int, gnu_time: bool) -> None:
@@ -415,7 +440,12 @@ def targets(rows: list[Row]) -> list[tuple[str, str, bool | None]]:
                            ref.ratio <= 1.0))
         result.append((f"{big.input}: peak memory at most 120 MB", f"{big.peak_rss_mb:.0f} MB",
                        big.peak_rss_mb <= 120))
-    for big in (r for r in rows if " profile" in r.input and r.command == ours):
+    for big in (r for r in rows if r.input.startswith("memreport CSV") and r.command == ours):
+        result.append((f"{big.input}: peak at most 20x the file ({big.size_mb:.1f} MB)",
+                       f"{big.peak_rss_mb:.0f} MB = {big.peak_rss_mb / big.size_mb:.1f}x in all"
+                       + (f", {(big.peak_rss_mb - baseline.peak_rss_mb) / big.size_mb:.1f}x above start-up"
+                          if baseline is not None else ""), big.peak_rss_mb <= 20 * big.size_mb))
+    for big in (r for r in rows if " profile" in r.input and r.command == ours and "CSV" not in r.input):
         bare = "python: cbor2.load" if big.input.startswith("CBOR") else "python: orjson.loads"
         ref = next(r for r in rows if r.input == big.input and r.command == bare)
         assert ref.ratio is not None
@@ -491,6 +521,7 @@ def main(argv: list[str] | None = None) -> int:
     precompile()
     gnu_time = _gnu_time()
     rows: list[Row] = []
+    decoding: list[tuple[str, str, bool | None]] = []
 
     version = Command("memreport --version", memreport_argv() + ["--version"])
     baseline = Command(BASELINE_LABEL, [sys.executable, "-c", BASELINE_CODE])
@@ -510,11 +541,16 @@ def main(argv: list[str] | None = None) -> int:
             rows += rows_for(f"archive ({shape}), {tiles:,} tiles", path, cmds)
     for tiles in profiles:
         for encoding, label in PROFILE_SHAPES:
-            path = ensure(os.path.join(args.data_dir, f"profile_{tiles}_tiles.v{GENERATOR_VERSION}.{encoding}"),
+            path = ensure(os.path.join(args.data_dir, f"profile_{tiles}_tiles.v{PROFILE_VERSION}.{encoding}"),
                           write_profile, tiles, encoding, fresh=args.regenerate)
             cmds = profile_commands(path, encoding)
             bench(cmds, repeat, gnu_time)
             rows += rows_for(f"{label} profile, {tiles:,} tiles", path, cmds)
+            if encoding != "csv" and tiles >= POD_TILES:  # a target at pod scale, as the others
+                ours, bare = in_process(path, encoding, repeat)
+                decoding.append((f"{label} profile, {tiles:,} tiles: memreport.read at most 1.0x the bare "
+                                 "decoder in process (CPU)", f"{ours:.3f} s against {bare:.3f} s = {ours / bare:.2f}x",
+                                 ours <= bare))
 
     print(f"memreport benchmark: {repeat} timed run(s) per command, alternating; medians; "
           f"ours/this = memreport's median / this command's median (wall, then CPU: user + system)")
@@ -522,6 +558,7 @@ def main(argv: list[str] | None = None) -> int:
     found = targets([r for r in rows if r.input == "start-up" or (r.input.endswith(" tiles")
                      and int(r.input.rsplit(" ", 2)[1].replace(",", "")) >= POD_TILES)])
     print("ours/this for start-up: memreport --version's median / this command's median")
+    found += decoding
     print_targets(found)
     if not any(r.input.endswith(" tiles") and int(r.input.rsplit(" ", 2)[1].replace(",", "")) >= POD_TILES
                for r in rows):

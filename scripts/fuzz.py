@@ -38,7 +38,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from memreport.errors import ReadError, UnexpectedError
-from tests.fuzzing import FORMATS, LOG_VARIANTS, check_reading, log_variants, mutated, write_case
+from tests.fuzzing import FUZZ_FORMATS, LOG_VARIANTS, check_reading, hostile_input, write_case
 
 BATCH = 200  # inputs per format before moving to the next (--minutes, --inputs)
 
@@ -103,7 +103,7 @@ class Fuzzer:
         @hypothesis_seed(seed)
         @settings(max_examples=examples, deadline=None, database=None, derandomize=False,
                   suppress_health_check=list(HealthCheck), phases=["generate"])
-        @given(log_variants() if name == LOG_VARIANTS else mutated(name))
+        @given(hostile_input(name))  # a seed's mutations, or a hostile shape (saved reports)
         def batch(data: bytes) -> None:
             self.one("run_log" if name == LOG_VARIANTS else name, data)
 
@@ -120,8 +120,7 @@ def fuzz(args: argparse.Namespace, seed: int, inputs: int | None) -> Fuzzer:
         batch = min(BATCH, max(1, inputs // len(args.formats))) if inputs else BATCH  # every format, even in short runs
         while True:
             for name in args.formats:
-                index = (FORMATS + [LOG_VARIANTS]).index(name)
-                fuzzer.run(name, batch if endless else args.examples, seed + round_no * 1000 + index)
+                fuzzer.run(name, batch if endless else args.examples, seed + round_no * 1000 + FUZZ_FORMATS.index(name))
                 if args.minutes and time.monotonic() - started > args.minutes * 60:
                     return fuzzer
                 if inputs and sum(fuzzer.tried.values()) >= inputs:
@@ -172,7 +171,7 @@ def main() -> int:
     parser.add_argument("--minutes", type=float, help="run round-robin over the formats for this long")
     parser.add_argument("--inputs", type=int, help="run round-robin over the formats for this many inputs in all")
     parser.add_argument("--examples", type=int, default=500, help="inputs per format (without --minutes/--inputs)")
-    parser.add_argument("--formats", nargs="*", choices=FORMATS + [LOG_VARIANTS], default=FORMATS + [LOG_VARIANTS])
+    parser.add_argument("--formats", nargs="*", choices=FUZZ_FORMATS, default=FUZZ_FORMATS)
     parser.add_argument("--processes", type=int, default=1, help="fuzz in this many processes (one per core)")
     parser.add_argument("--png-every", type=int, default=100, metavar="N",
                         help="also draw the PNG of every Nth input that reads (0: never); a picture takes tenths "

@@ -245,6 +245,9 @@ def check_reading(path: str, *, skip_bad_members: bool = False, png: bool = Fals
         assert "MemoryError" not in message, message  # an allocation out of proportion to a small input
         return "error"
     assert reports and all(isinstance(r, MemoryReport) for r in reports)
+    if _read_back(path):  # a saved report keeps its source's format, but not its bytes: no reference to compare
+        check_outputs(reports, os.path.dirname(path), png=png)
+        return "ok"
     if reports[0].format == "archive":
         _same_as_reference(path, reports[0])
     if reports[0].format in ("json-profile", "cbor-profile"):
@@ -253,6 +256,13 @@ def check_reading(path: str, *, skip_bad_members: bool = False, png: bool = Fals
         _same_as_reference_tensor_map(path, reports[0])
     check_outputs(reports, os.path.dirname(path), png=png)
     return "ok"
+
+
+def _read_back(path: str) -> bool:
+    """Whether memreport reads ``path`` as one of its own saved reports (JSON or CSV)."""
+    from memreport.readers.registry import identify
+    with open(path, "rb") as f:
+        return identify(path, f.read(4096)).name in ("saved", "saved-csv")
 
 
 def check_outputs(reports: Sequence[MemoryReport], directory: str, *, png: bool = False) -> None:
@@ -372,13 +382,119 @@ def _same_as_reference_tensor_map(path: str, report: MemoryReport) -> None:
     assert ours.tensors == reference.tensors
 
 
+# ---------------------------------------------------------------- hostile saved reports (issue #26, item 9)
+# A saved report is a baseline CI keeps and people edit: these shapes change its decoded tree (a key
+# dropped, a value of the wrong type, NaN, a huge integer, nested junk), and its CSV cell by cell,
+# where byte mutations would mostly break the JSON syntax and stop at the decoder.
+
+#: shape name -> file suffix; inputs made by :func:`hostile_input`, not by mutating a seed's bytes
+HOSTILE_SUFFIXES = {"saved_json_hostile": ".json", "saved_csv_hostile": ".csv"}
+FUZZ_FORMATS = FORMATS + sorted(HOSTILE_SUFFIXES) + [LOG_VARIANTS]  # every shape scripts/fuzz.py runs
+HOSTILE_VALUES: list = ["abc", "", "ipu9", "ipu2", "-1", [1], [], [[1]], [[]], {}, {"a": [None]}, None, True, False,
+                        -1, 0, 1, 7, 2**63, 2**64, -2**63 - 1, 10**30, 1.5, 1e308, -0.0, [1.5], ["x"], [True], [-1],
+                        [2**63], [None], [{}], float("nan"), float("inf")]
+_HOSTILE_CELLS = ["", "-1", "1e5", "1.0", " 7", "+3", "\u0663", "99999999999999999999", "18446744073709551616",
+                  '"4,2"', "x", "\x00", "0x10", "007", '"', "a\r\nb"]
+
+
+def saved_documents() -> list:
+    """memreport/1 documents of every kind of report, decoded: tiles with symbols, skipped members and
+    program-step liveness; printed summaries with detailed tiles and out-of-memory messages; a tensor map."""
+    if not _SAVED_DOCUMENTS:
+        import tempfile
+
+        from memreport.readers.elf.symbols import with_symbols
+        from memreport.render.table import render_json
+        with tempfile.TemporaryDirectory() as directory:
+            for name in ("archive", "text_summary", "run_log", "rep_trace", "tensor_map"):
+                path = write_case(directory, name, SEEDS[name])
+                reports = read_path(path, ReadOptions(skip_bad_members=True))
+                reports = [with_symbols(r, [0, 1, 2]) if r.format == "archive" else r for r in reports]
+                _SAVED_DOCUMENTS.append(json.loads(render_json(summarize_all(reports, top=2, tiles_asked=[1]))))
+        _SAVED_DOCUMENTS.append(json.loads(SEEDS["saved_json"]))
+    return _SAVED_DOCUMENTS
+
+
+_SAVED_DOCUMENTS: list = []
+
+
+def _places(node, path: tuple = ()) -> list[tuple]:
+    """Paths to every value of a decoded document (of a long list, its first two items and its last)."""
+    places = [path]
+    if isinstance(node, dict):
+        for key, value in node.items():
+            places += _places(value, path + (key,))
+    elif isinstance(node, list):
+        for i in sorted({0, 1, len(node) - 1} & set(range(len(node)))):
+            places += _places(node[i], path + (i,))
+    return places
+
+
+@st.composite
+def hostile_tree(draw, documents: Sequence | None = None):
+    """A saved document with one to three changes to its tree: a value replaced by a hostile one, a key or an
+    item dropped, a value wrapped in a list or an object, a value copied from elsewhere in the document."""
+    import copy
+    doc = copy.deepcopy(draw(st.sampled_from(documents or saved_documents())))
+    for _ in range(draw(st.integers(1, 3))):
+        places = [p for p in _places(doc) if p]
+        *parents, key = draw(st.sampled_from(places))
+        holder = doc
+        for step in parents:
+            holder = holder[step]
+        action = draw(st.sampled_from(["replace", "replace", "replace", "drop", "list", "object", "copy"]))
+        if action == "drop":
+            del holder[key]
+        elif action == "list":
+            holder[key] = [holder[key]]
+        elif action == "object":
+            holder[key] = {"values": holder[key]}
+        elif action == "copy":
+            *other_parents, other_key = draw(st.sampled_from(places))
+            other = doc
+            for step in other_parents:
+                other = other[step]
+            holder[key] = copy.deepcopy(other[other_key])
+        else:
+            holder[key] = copy.deepcopy(draw(st.sampled_from(HOSTILE_VALUES)))
+    return doc
+
+
+@st.composite
+def _hostile_csv(draw) -> bytes:
+    """The CSV seed with one to three cells (or header names) replaced by hostile text, quoted where needed."""
+    rows = list(csv.reader(io.StringIO(SEEDS["saved_csv"].decode())))
+    for _ in range(draw(st.integers(1, 3))):
+        row = draw(st.integers(0, len(rows) - 1))
+        column = draw(st.integers(0, len(rows[row]) - 1))
+        rows[row][column] = draw(st.sampled_from(_HOSTILE_CELLS) | st.text(max_size=6))
+    if draw(st.booleans()):  # a row too short or too long
+        row = draw(st.integers(1, len(rows) - 1))
+        rows[row] = rows[row][:-1] if draw(st.booleans()) else rows[row] + ["0"]
+    out = io.StringIO()
+    csv.writer(out, lineterminator=draw(st.sampled_from(["\n", "\r\n"]))).writerows(rows)
+    return out.getvalue().encode("utf-8", "surrogatepass")
+
+
+def hostile_input(name: str) -> st.SearchStrategy[bytes]:
+    """Inputs of shape ``name``: a hostile shape of :data:`HOSTILE_SUFFIXES`, else :func:`mutated` seeds."""
+    if name == "saved_json_hostile":
+        return hostile_tree().map(lambda doc: json.dumps(doc).encode())
+    if name == "saved_csv_hostile":
+        return _hostile_csv()
+    if name == LOG_VARIANTS:
+        return log_variants()
+    return mutated(name)
+
+
 def write_case(directory: str, name: str, data: bytes) -> str:
     """``data`` written as ``directory/case<suffix>`` (the suffix of seed ``name``)."""
-    path = os.path.join(directory, "case" + SUFFIXES[name])
+    path = os.path.join(directory, "case" + (SUFFIXES.get(name) or HOSTILE_SUFFIXES[name]))
     with open(path, "wb") as f:
         f.write(data)
     return path
 
 
-__all__ = ["FIELDS", "FORMATS", "LOG_VARIANTS", "SEEDS", "check_outputs", "check_reading", "log_variants", "mutated",
+__all__ = ["FIELDS", "FORMATS", "FUZZ_FORMATS", "HOSTILE_SUFFIXES", "LOG_VARIANTS", "SEEDS", "check_outputs",
+           "check_reading", "hostile_input", "hostile_tree", "log_variants", "mutated", "saved_documents",
            "write_case"]

@@ -43,11 +43,12 @@ def test_quick_mode_on_tiny_inputs(tmp_path):
     assert {t["target"] for t in data["targets"]} == {"memreport --version under 0.3 s"}
     # The inputs are kept for the next run, and the archive is one size -A can read.
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".json" or "profile" in p.name) == [
-        "ipu2_48_tiles.v1.a", "profile_48_tiles.v1.cbor", "profile_48_tiles.v1.json",
-        "profile_48_tiles.v1.spaced.json"]
-    spaced = (tmp_path / "profile_48_tiles.v1.spaced.json").read_bytes()
+        "ipu2_48_tiles.v1.a", "profile_48_tiles.v2.cbor", "profile_48_tiles.v2.csv", "profile_48_tiles.v2.json",
+        "profile_48_tiles.v2.spaced.json"]
+    spaced = (tmp_path / "profile_48_tiles.v2.spaced.json").read_bytes()
     assert b'", "' in spaced and b'": ' in spaced and json.loads(spaced) == json.loads(
-        (tmp_path / "profile_48_tiles.v1.json").read_bytes())
+        (tmp_path / "profile_48_tiles.v2.json").read_bytes())
+    assert ("memreport CSV profile, 48 tiles", "python: list(csv.reader)") in commands  # issue #26, item 7
 
 
 @needs_size

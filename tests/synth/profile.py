@@ -60,6 +60,42 @@ def split_categories(excluding_gaps: Sequence[int] | np.ndarray, bytes_per_tile:
     return result
 
 
+# Poplar's memory categories (docs/FORMATS.md §2) and the regions a profile splits each into.
+POPLAR_CATEGORIES = ("variable", "constant", "controlCode", "controlId", "controlTable", "copyDescriptor",
+                     "globalExchangeCode", "hostExchangeCode", "internalExchangeCode", "hostExchangePacketHeader",
+                     "globalExchangePacketHeader", "instrumentationResults", "stack", "vertexCode",
+                     "vertexFieldData", "vectorListDescriptor", "vertexInstanceState")
+PROFILE_REGIONS = ("nonInterleaved", "interleaved", "overflowed")
+
+
+def mixed_categories(num_tiles: int, *, high: int = 20_000, zeros: float = 0.3,
+                     seed: int = 0) -> dict[str, dict[str, np.ndarray]]:
+    """Every category in every region, as a real profile has them: values 0..``high`` with a share ``zeros``
+    of exact zeros, so a per-tile list mixes CBOR integers of 1, 2 and 3 bytes and JSON numbers of 1 to 5
+    digits (issue #26, item 8: a list of one width is the decoders' easy case)."""
+    rng = np.random.default_rng(seed)
+    categories = {}
+    for name in POPLAR_CATEGORIES:
+        regions = {}
+        for region in PROFILE_REGIONS:
+            values = rng.integers(0, high + 1, num_tiles)
+            values[rng.random(num_tiles) < zeros] = 0
+            regions[region] = values
+        categories[name] = regions
+    return categories
+
+
+def mixed_profile(num_tiles: int, *, seed: int = 0, **options: Any) -> dict:
+    """A profile of :func:`mixed_categories` (17 categories x 3 regions), with including gaps and liveness."""
+    categories = mixed_categories(num_tiles, seed=seed)
+    excluding = sum(sum(regions.values()) for regions in categories.values())
+    variables = sum(categories["variable"].values())
+    rng = np.random.default_rng(seed + 1)
+    return build_profile(excluding, including_gaps=excluding + rng.integers(0, 48 * 1024, num_tiles),
+                         categories=categories, always_live=excluding - variables, not_always_live_max=variables,
+                         **options)
+
+
 def build_profile(excluding_gaps: Sequence[int] | np.ndarray, *,
                   including_gaps: Sequence[int] | np.ndarray | None = None,
                   categories: Mapping[str, Mapping[str, Any]] | None = None,

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .cbor_ints import cbor_ints
 from .document import MAX_NESTING, SELF_DESCRIBE_TAG, UTF8_BOM, decode_json
 
 MIN_LIST_BYTES = 1024   # JSON: shorter lists are left to the ordinary decoder
@@ -338,7 +339,7 @@ def _cbor_item(data: bytes, fp: io.BytesIO, decoder, where: int, depth: int) -> 
         extra = _LENGTH_BYTES.get(info, 0)
         count = int.from_bytes(data[at + 1:at + 1 + extra], "big") if extra else info
         if count >= MIN_LIST_ITEMS:
-            found = _cbor_ints(data, at + 1 + extra, count)
+            found = cbor_ints(data, at + 1 + extra, count)
             if found is not None:
                 values, end = found
                 fp.seek(end)
@@ -352,60 +353,3 @@ def _cbor_item(data: bytes, fp: io.BytesIO, decoder, where: int, depth: int) -> 
                     return value
             return value
     return decoder.decode()
-
-
-# Bytes an integer item takes, by its initial byte (0 for anything else): major types 0 and 1,
-# additional information 0-23 in the byte itself, 24-27 followed by 1, 2, 4 or 8 bytes.
-_ITEM_BYTES = np.zeros(256, dtype=np.int64)
-for _major in (0x00, 0x20):
-    _ITEM_BYTES[_major:_major + 24] = 1
-    _ITEM_BYTES[_major + 24:_major + 28] = (2, 3, 5, 9)
-_MAX_RUNS = 64  # past this many runs of one item width per thousand items, cbor2 is quicker
-
-
-def _cbor_ints(data: bytes, at: int, count: int) -> tuple[np.ndarray, int] | None:
-    """``count`` CBOR integers from ``at``, decoded a run of equal-width items at a time, and the end.
-
-    None when an item is not an integer, a value does not fit int64, or
-    the widths change too often for runs to pay.
-    """
-    if count > len(data) - at:  # each item takes a byte at least: a header claiming more lies
-        return None
-    buf = np.frombuffer(data, dtype=np.uint8)
-    out = np.empty(count, dtype=np.int64)
-    done = runs = 0
-    window = 64
-    while done < count:
-        if at >= buf.size:
-            return None
-        width = int(_ITEM_BYTES[buf[at]])
-        if width == 0:
-            return None
-        want = min(count - done, window, (buf.size - at) // width)
-        if want == 0:
-            return None
-        heads = buf[at:at + width * want:width]
-        differ = np.flatnonzero(_ITEM_BYTES[heads] != width)
-        run = int(differ[0]) if differ.size else want
-        window = window * 2 if run == want else 64
-        heads = heads[:run]
-        if width == 1:
-            values = (heads & 31).astype(np.int64)
-        else:
-            values = np.zeros(run, dtype=np.uint64)
-            for byte in range(1, width):
-                values <<= np.uint64(8)
-                values |= buf[at + byte:at + width * run:width]
-            if width == 9 and (values > np.uint64(_INT64.max)).any():
-                return None
-            values = values.astype(np.int64)
-        negative = heads >= 0x20
-        if negative.any():
-            values[negative] = -1 - values[negative]
-        out[done:done + run] = values
-        done += run
-        at += width * run
-        runs += 1
-        if runs > _MAX_RUNS + done * _MAX_RUNS // 1000:
-            return None
-    return out, at

@@ -222,7 +222,7 @@ def tile_array(value: Any, path: str, num_tiles: int | None = None, count_of: st
 
 
 def _integers(arr: np.ndarray, value: Any, path: str) -> np.ndarray:
-    if arr.size == 0:
+    if arr.size == 0 and arr.ndim == 1:
         return np.zeros(0, dtype=np.int64)
     if arr.ndim == 1 and arr.dtype.kind in "iu":
         if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:

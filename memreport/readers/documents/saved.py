@@ -13,13 +13,14 @@ memreport wrote these keys is refused with a clear message, never guessed at.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from ...errors import ReadError
 from ...model import (
+    ARCHES,
     Bin,
     Column,
     Histogram,
@@ -38,17 +39,17 @@ from ...model import (
     TileDetail,
     TileReport,
     TileSymbols,
+    resolve_target,
 )
 from ...model.schemas import DIFF_SCHEMA as DIFF_SCHEMA_NAME
 from ...model.schemas import REPORT_SCHEMA
 from ..registry import Reader, ReadOptions, register
 from .bulk_decode import decode_json_arrays
 from .document import decode_json, mapping, tile_array, whole_number
+from .fields import Node, kind_of
 
 SCHEMA, DIFF_SCHEMA = REPORT_SCHEMA, DIFF_SCHEMA_NAME  # the names are defined once, in model.schemas
 _SNIFF = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"schema"\s*:\s*"memreport(?:-diff)?/1"')
-_STATED_FIELDS = ("num_tiles", "arch", "arch_basis", "num_ipus", "tiles_per_ipu", "bytes_per_tile", "clock_hz",
-                  "type", "whole_ipus", "bytes_unknown_reason", "source_kind", "infer_arch")
 _MESSAGE_NUMBERS = ("tile", "bytes_used", "bytes_per_tile", "code_offset", "stream_bytes", "buffer_index")
 
 
@@ -76,7 +77,8 @@ def read_saved(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryRep
 
 
 def reports_from_document(tree: Any) -> list[MemoryReport]:
-    """The reports of a decoded memreport/1 document."""
+    """The reports of a decoded memreport/1 document; every field checked, a ReadError naming the first wrong
+    one by its path (``reports[0].stated_target.clock_hz``)."""
     doc = mapping(tree, "the document")
     if doc.get("schema") == DIFF_SCHEMA:
         raise ReadError("a memreport diff (memreport-diff/1) compares two reports and is not one: give the "
@@ -86,292 +88,212 @@ def reports_from_document(tree: Any) -> list[MemoryReport]:
     reports = doc.get("reports")
     if not isinstance(reports, list):
         raise ReadError("reports must be a list of reports")
-    return [_report(mapping(record, f"reports[{i}]"), f"reports[{i}]") for i, record in enumerate(reports)]
+    return [_report(Node(record, f"reports[{i}]")) for i, record in enumerate(reports)]
 
 
-def _get(node: Mapping, key: str, path: str) -> Any:
-    if key not in node:
-        raise ReadError(f"{path}.{key} is missing")
-    return node[key]
-
-
-def _text(node: Mapping, key: str, path: str, optional: bool = False) -> Any:
-    value = node.get(key) if optional else _get(node, key, path)
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise ReadError(f"{path}.{key} must be a string, not {type(value).__name__}")
-    return value
-
-
-def _int(node: Mapping, key: str, path: str, optional: bool = True) -> int | None:
-    value = node.get(key) if optional else _get(node, key, path)
-    return None if value is None else whole_number(value, f"{path}.{key}")
-
-
-def _texts(value: Any, path: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ReadError(f"{path} must be a list of strings")
-    return tuple(value)
-
-
-def _bytes_map(value: Any, path: str) -> dict[str, int]:
-    return {str(k): whole_number(v, f"{path}.{k}") for k, v in mapping(value, path).items()}
-
-
-def _report(record: Mapping, path: str) -> MemoryReport:
-    missing = [key for key in ("stated_target", "overrides", "source_notes") if key not in record]
+def _report(r: Node) -> MemoryReport:
+    missing = [key for key in ("stated_target", "overrides", "source_notes") if key not in r.map]
     if missing:
-        raise ReadError(f"{path} lacks {', '.join(missing)}: it was written by a memreport that did not save "
+        raise ReadError(f"{r.path} lacks {', '.join(missing)}: it was written by a memreport that did not save "
                         "reports to be read back; write it again with this one (memreport export FILE -o OUT.json)")
+    info = r.node("info")
     common: dict[str, Any] = {
-        "source": _text(record, "source", path), "format": _text(record, "format", path),
-        "module": _text(record, "module", path, optional=True), "target": _target(record, path),
-        "stated": _stated(record, path), "notes": _texts(record["source_notes"], f"{path}.source_notes"),
-        "info": dict(mapping(record.get("info") or {}, f"{path}.info")),
-        "breakdown_kind": _text(record, "breakdown_kind", path),
+        "source": r.text("source"), "format": r.text("format"), "module": r.text("module", required=False),
+        "target": _target(r), "stated": _stated(r), "notes": r.texts("source_notes", required=True),
+        "info": {} if info is None else dict(info.map), "breakdown_kind": r.text("breakdown_kind"),
     }
     try:
-        if record.get("tile_values") is not None:
-            return _tile_report(record, path, common)
-        if record.get("printed") is not None:
-            return SummaryReport(printed=_printed(mapping(record["printed"], f"{path}.printed"), f"{path}.printed"),
-                                 detailed_tiles=_detailed(record.get("detailed_tiles") or [], f"{path}.detailed_tiles"),
-                                 oom_messages=_messages(record.get("out_of_memory_messages") or [],
-                                                        f"{path}.out_of_memory_messages"),
-                                 position=_position(record.get("position"), f"{path}.position"), **common)
-        if record.get("tensor_map_data") is not None:
-            return TensorMapReport(tensor_map=_tensor_map(mapping(record["tensor_map_data"], f"{path}.tensor_map_data"),
-                                                          f"{path}.tensor_map_data"), **common)
-    except (TypeError, ValueError) as exc:  # the model's own checks: an edited or damaged document
-        raise ReadError(f"{path}: {exc}") from None
-    raise ReadError(f"{path} holds none of tile_values, printed or tensor_map_data: nothing to read back")
+        if r.raw("tile_values") is not None:
+            return _tile_report(r, common)
+        printed = r.node("printed")
+        if printed is not None:
+            return SummaryReport(printed=_printed(printed), detailed_tiles=_detailed(r),
+                                 oom_messages=_messages(r), position=_position(r.node("position")), **common)
+        tensor_map = r.node("tensor_map_data")
+        if tensor_map is not None:
+            return TensorMapReport(tensor_map=_tensor_map(tensor_map), **common)
+    except (TypeError, ValueError, OverflowError) as exc:  # the model's own checks: an edited or damaged document
+        raise ReadError(f"{r.path}: {exc}") from None
+    raise ReadError(f"{r.path} holds none of tile_values, printed or tensor_map_data: nothing to read back")
 
 
-def _target(record: Mapping, path: str) -> Target:
-    node = mapping(_get(record, "target", path), f"{path}.target")
-    clock = node.get("clock_hz")
-    if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float))):
-        raise ReadError(f"{path}.target.clock_hz must be a number")
-    try:
-        count = _get(node, "num_tiles", f"{path}.target")  # null: the source gave no tile count (kept as 0)
-        return Target(num_tiles=0 if count is None else whole_number(count, f"{path}.target.num_tiles"),
-                      arch=_text(node, "arch", f"{path}.target", optional=True),
-                      num_ipus=_int(node, "num_ipus", f"{path}.target"),
-                      tiles_per_ipu=_int(node, "tiles_per_ipu", f"{path}.target"),
-                      bytes_per_tile=_int(node, "bytes_per_tile", f"{path}.target"),
-                      clock_hz=None if clock is None else float(clock),
-                      type=_text(node, "type", f"{path}.target", optional=True))
+def _target(r: Node) -> Target:
+    node = r.child("target")
+    count = node.raw("num_tiles", required=True)  # null: the source gave no tile count (kept as 0)
+    try:  # ReadError is no ValueError: only the model's own checks are caught
+        return Target(num_tiles=0 if count is None else node.whole("num_tiles"), arch=node.text("arch", required=False),
+                      num_ipus=node.whole("num_ipus"), tiles_per_ipu=node.whole("tiles_per_ipu"),
+                      bytes_per_tile=node.whole("bytes_per_tile"), clock_hz=node.number("clock_hz"),
+                      type=node.text("type", required=False))
     except ValueError as exc:
-        raise ReadError(f"{path}.target: {exc}") from None
+        raise ReadError(f"{node.path}: {exc}") from None
 
 
-def _stated(record: Mapping, path: str) -> StatedTarget | None:
-    node = record["stated_target"]
+def _arch(node: Node, key: str) -> str | None:
+    name = node.text(key, required=False)
+    if name is not None and name not in ARCHES:
+        raise ReadError(f"{node.at(key)}: unknown arch {name!r} (one of {', '.join(ARCHES)})")
+    return name
+
+
+def _stated(r: Node) -> StatedTarget | None:
+    """What the source stated about its target and the overrides applied, checked as the reading will resolve
+    them (an arch memreport knows, a tile count an IPU system can have)."""
+    node = r.node("stated_target")
     if node is None:
         return None
-    where = f"{path}.stated_target"
-    node = mapping(node, where)
-    overrides = mapping(record["overrides"], f"{path}.overrides")
-    values: dict[str, Any] = {}
-    for key in _STATED_FIELDS:
-        value = node.get(key)
-        if key in ("num_tiles", "num_ipus", "tiles_per_ipu", "bytes_per_tile") and value is not None:
-            value = whole_number(value, f"{where}.{key}")
-        elif key == "clock_hz" and value is not None:
-            value = float(value)
-        elif key in ("whole_ipus", "infer_arch"):
-            value = bool(value)
-        elif key == "source_kind":
-            value = value if isinstance(value, str) else "source"
-        elif value is not None and not isinstance(value, str):
-            raise ReadError(f"{where}.{key} must be a string")
-        values[key] = value
-    if values["num_tiles"] is None:
-        raise ReadError(f"{where}.num_tiles is missing")
-    arch = overrides.get("arch")
-    if arch is not None and not isinstance(arch, str):
-        raise ReadError(f"{path}.overrides.arch must be a string")
-    return StatedTarget(**values, given_tile_memory=_int(overrides, "tile_memory", f"{path}.overrides"),
-                        given_arch=arch)
+    overrides = r.child("overrides")
+    stated = StatedTarget(
+        num_tiles=node.whole("num_tiles", required=True), arch=_arch(node, "arch"),
+        arch_basis=node.text("arch_basis", required=False), num_ipus=node.whole("num_ipus"),
+        tiles_per_ipu=node.whole("tiles_per_ipu"), bytes_per_tile=node.whole("bytes_per_tile"),
+        clock_hz=node.number("clock_hz"), type=node.text("type", required=False),
+        whole_ipus=bool(node.flag("whole_ipus", False)),
+        bytes_unknown_reason=node.text("bytes_unknown_reason", required=False),
+        source_kind=node.text("source_kind", required=False) or "source",
+        infer_arch=bool(node.flag("infer_arch", False)),
+        given_tile_memory=overrides.whole("tile_memory", positive=True), given_arch=_arch(overrides, "arch"))
+    try:
+        resolve_target(stated)
+    except ValueError as exc:
+        raise ReadError(f"{node.path}: {exc}") from None
+    return stated
 
 
-def _tile_report(record: Mapping, path: str, common: dict[str, Any]) -> TileReport:
-    where = f"{path}.tile_values"
-    values = mapping(record["tile_values"], where)
+def _tile_report(r: Node, common: dict[str, Any]) -> TileReport:
+    values = r.child("tile_values")
     n = common["target"].num_tiles
-
-    def array(value: Any, key: str) -> np.ndarray:
-        return tile_array(value, f"{where}.{key}", n)
-
     breakdown = {}
-    for name, node in mapping(values.get("breakdown") or {}, f"{where}.breakdown").items():
-        node = mapping(node, f"{where}.breakdown.{name}")
-        column_values = array(_get(node, "values", f"{where}.breakdown.{name}"), f"breakdown.{name}.values")
+    for name, value, where in values.items("breakdown"):
+        column = Node(value, where)
         present = None
-        if node.get("absent") is not None:
-            absent = tile_array(node["absent"], f"{where}.breakdown.{name}.absent")
+        absent = column.tiles("absent")
+        if absent is not None:
             if absent.size and int(absent.max()) >= n:
-                raise ReadError(f"{where}.breakdown.{name}.absent names a tile past {n - 1}")
+                raise ReadError(f"{column.at('absent')} names a tile past {n - 1}")
             present = np.ones(n, dtype=bool)
             present[absent] = False
-        breakdown[str(name)] = Column(column_values, present, counted=bool(node.get("counted", True)))
-    names = values.get("tile_names")
-    if names is not None:
-        names = list(_texts(names, f"{where}.tile_names"))
-    including = values.get("including_gaps")
-    skipped = tuple(SkippedMember(whole_number(_get(s, "tile", f"{path}.skipped_members[{i}]"),
-                                               f"{path}.skipped_members[{i}].tile"),
-                                  _text(s, "member", f"{path}.skipped_members[{i}]"),
-                                  _text(s, "reason", f"{path}.skipped_members[{i}]"))
-                    for i, s in enumerate(mapping(s, f"{path}.skipped_members[{i}]")
-                                          for i, s in enumerate(record.get("skipped_members") or [])))
-    steps = record.get("liveness_steps")
+        breakdown[name] = Column(column.array("values", n), present,
+                                 counted=bool(column.flag("counted", True)))
+    names = None if values.raw("tile_names") is None else list(values.texts("tile_names"))
+    skipped = tuple(SkippedMember(s.whole("tile", required=True), s.text("member"), s.text("reason"))
+                    for s in r.nodes("skipped_members"))
+    steps = None if r.raw("liveness_steps") is None else _steps(r, "liveness_steps")
     return TileReport(
-        excluding_gaps=array(_get(values, "excluding_gaps", where), "excluding_gaps"),
-        including_gaps=None if including is None else array(including, "including_gaps"),
-        breakdown=breakdown,
-        regions={str(k): array(v, f"regions.{k}") for k, v in mapping(values.get("regions") or {},
-                                                                         f"{where}.regions").items()},
-        tile_names=names, skipped=skipped, symbols=_symbol_tables(record, path),
-        liveness_steps=None if steps is None else _steps(steps, f"{path}.liveness_steps"), **common)
+        excluding_gaps=values.array("excluding_gaps", n),
+        including_gaps=values.tiles("including_gaps", n), breakdown=breakdown,
+        regions={name: tile_array(value, where, n) for name, value, where in values.items("regions")},
+        tile_names=names, skipped=skipped, symbols=_symbol_tables(r), liveness_steps=steps, **common)
 
 
-def _records(value: Any, path: str) -> Iterator[tuple[str, Mapping]]:
-    """(``path[i]``, the object) for each item of a list of objects; a ReadError naming the place otherwise."""
-    if not isinstance(value, list):
-        raise ReadError(f"{path} must be a list")
-    for i, node in enumerate(value):
-        where = f"{path}[{i}]"
-        yield where, mapping(node, where)
+def _steps(node: Node, key: str) -> tuple[ProgramLiveness, ...]:
+    return tuple(ProgramLiveness(s.whole("bytes", required=True), s.text("name", required=False),
+                                 _steps(s, "children"))
+                 for s in node.nodes(key, required=True))
 
 
-def _steps(value: Any, path: str) -> tuple[ProgramLiveness, ...]:
-    steps = []
-    for where, node in _records(value, path):
-        children = node.get("children")
-        steps.append(ProgramLiveness(whole_number(_get(node, "bytes", where), f"{where}.bytes"),
-                                     _text(node, "name", where, optional=True),
-                                     () if children is None else _steps(children, f"{where}.children")))
-    return tuple(steps)
+def _symbol(s: Node) -> Symbol:
+    return Symbol(name=s.text("name"), section=s.text("section"), size=s.whole("size") or 0,
+                  address=s.whole("address") or 0, kind=s.text("kind"), binding=s.text("binding"),
+                  demangled=s.text("demangled", required=False))
 
 
-def _symbol(node: Any, path: str) -> Symbol:
-    node = mapping(node, path)
-    return Symbol(name=_text(node, "name", path), section=_text(node, "section", path),
-                  size=_int(node, "size", path) or 0, address=_int(node, "address", path) or 0,
-                  kind=_text(node, "kind", path), binding=_text(node, "binding", path),
-                  demangled=_text(node, "demangled", path, optional=True))
-
-
-def _symbol_tables(record: Mapping, path: str) -> dict[int, TileSymbols]:
+def _symbol_tables(r: Node) -> dict[int, TileSymbols]:
     """The symbol tables the document holds, from its top tiles and the tiles asked for."""
     tables: dict[int, TileSymbols] = {}
     for key in ("top_tiles", "selected_tiles"):
-        for i, tile in enumerate(record.get(key) or []):
-            where = f"{path}.{key}[{i}]"
-            tile = mapping(tile, where)
-            node = tile.get("symbols")
+        for tile in r.nodes(key):
+            node = tile.node("symbols")
             if node is None:
                 continue
-            number = whole_number(_get(tile, "tile", where), f"{where}.tile")
-            where += ".symbols"
-            node = mapping(node, where)
-            has = node.get("has_symbol_table")
+            number = tile.whole("tile", required=True)
             tables.setdefault(number, TileSymbols(
-                tile=number, member=_text(node, "member", where, optional=True),
-                sections=_bytes_map(node.get("sections") or {}, f"{where}.sections"),
-                attributed=_bytes_map(node.get("attributed") or {}, f"{where}.attributed"),
-                symbols=tuple(_symbol(s, f"{where}.symbols[{j}]") for j, s in enumerate(node.get("symbols") or [])),
-                unsized=tuple(_symbol(s, f"{where}.unsized[{j}]") for j, s in enumerate(node.get("unsized") or [])),
-                has_symbol_table=None if has is None else bool(has),
-                num_symbols=_int(node, "num_symbols", where), symbol_bytes=_int(node, "symbol_bytes", where),
-                notes=_texts(node.get("notes") or [], f"{where}.notes")))
+                tile=number, member=node.text("member", required=False), sections=node.byte_counts("sections"),
+                attributed=node.byte_counts("attributed"), symbols=tuple(map(_symbol, node.nodes("symbols"))),
+                unsized=tuple(map(_symbol, node.nodes("unsized"))), has_symbol_table=node.flag("has_symbol_table"),
+                num_symbols=node.whole("num_symbols"), symbol_bytes=node.whole("symbol_bytes"),
+                notes=node.texts("notes")))
     return tables
 
 
-def _tile_bytes(value: Any, path: str) -> TileBytes | None:
-    if value is None:
-        return None
-    node = mapping(value, path)
-    return TileBytes(whole_number(_get(node, "tile", path), f"{path}.tile"),
-                     whole_number(_get(node, "bytes", path), f"{path}.bytes"))
+def _tile_bytes(node: Node | None) -> TileBytes | None:
+    return None if node is None else TileBytes(node.whole("tile", required=True), node.whole("bytes", required=True))
 
 
-def _printed(node: Mapping, path: str) -> PrintedSummary:
-    hist = node.get("histogram")
+def _printed(p: Node) -> PrintedSummary:
+    hist = p.node("histogram")
     histogram = None
     if hist is not None:
-        hist = mapping(hist, f"{path}.histogram")
-        bins = tuple(Bin(whole_number(b["low_kib"], f"{path}.histogram.bins[{i}].low_kib"),
-                         whole_number(b["high_kib"], f"{path}.histogram.bins[{i}].high_kib"),
-                         whole_number(b["count"], f"{path}.histogram.bins[{i}].count"))
-                     for i, b in enumerate(mapping(b, f"{path}.histogram.bins[{i}]")
-                                           for i, b in enumerate(hist.get("bins") or [])))
-        elided = hist.get("elided_before") or []
-        if not isinstance(elided, list):
-            raise ReadError(f"{path}.histogram.elided_before must be a list")
-        histogram = Histogram(whole_number(_get(hist, "bin_kib", f"{path}.histogram"), f"{path}.histogram.bin_kib"),
-                              bins, tuple(whole_number(v, f"{path}.histogram.elided_before") for v in elided))
-    return PrintedSummary(histogram=histogram,
-                          max_including_gaps=_tile_bytes(node.get("max_including_gaps"), f"{path}.max_including_gaps"),
-                          max_excluding_gaps=_tile_bytes(node.get("max_excluding_gaps"), f"{path}.max_excluding_gaps"),
-                          tiles_out_of_memory=_int(node, "tiles_out_of_memory", path),
-                          including_gaps=_int(node, "including_gaps", path),
-                          excluding_gaps=_int(node, "excluding_gaps", path))
+        bins = tuple(Bin(b.whole("low_kib", required=True), b.whole("high_kib", required=True),
+                         b.whole("count", required=True)) for b in hist.nodes("bins"))
+        elided = tuple(whole_number(v, f"{hist.at('elided_before')}[{i}]")
+                       for i, v in enumerate(hist.list("elided_before")))
+        histogram = Histogram(hist.whole("bin_kib", required=True, positive=True), bins, elided)
+    return PrintedSummary(histogram=histogram, max_including_gaps=_tile_bytes(p.node("max_including_gaps")),
+                          max_excluding_gaps=_tile_bytes(p.node("max_excluding_gaps")),
+                          tiles_out_of_memory=p.whole("tiles_out_of_memory"),
+                          including_gaps=p.whole("including_gaps"), excluding_gaps=p.whole("excluding_gaps"))
 
 
-def _messages(value: Any, path: str) -> tuple[OutOfMemoryMessage, ...]:
+def _messages(r: Node) -> tuple[OutOfMemoryMessage, ...]:
     """A summary's out-of-memory messages, from the fields the JSON states of each (docs/FORMATS.md §8.6)."""
     messages = []
-    for where, node in _records(value, path):
-        numbers: dict[str, Any] = {key: _int(node, key, where) for key in _MESSAGE_NUMBERS}
-        texts: dict[str, Any] = {key: _text(node, key, where, optional=True) for key in ("exchange", "saved_path",
-                                                                                           "archive")}
-        messages.append(OutOfMemoryMessage(kind=_text(node, "kind", where), line=whole_number(_get(node, "line", where),
-                                                                                            f"{where}.line"),
-                                           text=_text(node, "text", where), **numbers, **texts))
+    for m in r.nodes("out_of_memory_messages"):
+        numbers: dict[str, Any] = {key: m.whole(key) for key in _MESSAGE_NUMBERS}
+        texts: dict[str, Any] = {key: m.text(key, required=False) for key in ("exchange", "saved_path", "archive")}
+        messages.append(OutOfMemoryMessage(kind=m.text("kind"), line=m.whole("line", required=True),
+                                           text=m.text("text"), **numbers, **texts))
     return tuple(messages)
 
 
-def _position(value: Any, path: str) -> ReportPosition | None:
-    if value is None:
+def _position(node: Node | None) -> ReportPosition | None:
+    if node is None:
         return None
-    node = mapping(value, path)
-    line, index, count = (whole_number(_get(node, key, path), f"{path}.{key}") for key in ("line", "index", "count"))
-    return ReportPosition(line, index, count)
+    line, index, count = (node.whole(key, required=True) for key in ("line", "index", "count"))
+    return ReportPosition(line=line, index=index, count=count)
 
 
-def _detailed(value: Any, path: str) -> tuple[TileDetail, ...]:
+def _detailed(r: Node) -> tuple[TileDetail, ...]:
     details = []
-    for where, node in _records(value, path):
-        details.append(TileDetail(tile=whole_number(_get(node, "tile", where), f"{where}.tile"),
-                                  including_gaps=_int(node, "including_gaps", where),
-                                  excluding_gaps=_int(node, "excluding_gaps", where),
-                                  breakdown=_bytes_map(node.get("breakdown") or {}, f"{where}.breakdown"),
-                                  regions=_bytes_map(node.get("regions") or {}, f"{where}.regions"),
-                                  extra=dict(mapping(node.get("extra") or {}, f"{where}.extra"))))
+    for d in r.nodes("detailed_tiles"):
+        extra = d.node("extra")
+        details.append(TileDetail(tile=d.whole("tile", required=True), including_gaps=d.whole("including_gaps"),
+                                  excluding_gaps=d.whole("excluding_gaps"), breakdown=d.byte_counts("breakdown"),
+                                  regions=d.byte_counts("regions"), extra={} if extra is None else dict(extra.map)))
     return tuple(details)
 
 
-def _tensor_map(node: Mapping, path: str):
+# A tensor as saved: [name, computation, output index, shape, element type, has constant, has aliases,
+# elements, framework name]; "text?" may be null.
+_TENSOR_FIELDS = ("text", "text", "whole", "shape", "text", "flag", "flag", "whole", "text?")
+
+
+def _tensor_field(value: Any, kind: str, path: str) -> Any:
+    if kind == "whole":
+        return whole_number(value, path)
+    if kind == "flag" and not isinstance(value, bool):
+        raise ReadError(f"{path} must be true or false, not {kind_of(value)}")
+    if kind == "shape":
+        if not isinstance(value, list):
+            raise ReadError(f"{path} must be a list of whole numbers, not {kind_of(value)}")
+        return tuple(whole_number(d, f"{path}[{i}]") for i, d in enumerate(value))
+    if kind.startswith("text") and not isinstance(value, str) and not (kind == "text?" and value is None):
+        raise ReadError(f"{path} must be a string, not {kind_of(value)}")
+    return value
+
+
+def _tensor_map(t: Node):
     from ...model.tensor_map import Tensor, TensorMap
     tensors = []
-    for i, t in enumerate(_get(node, "tensors", path)):
-        where = f"{path}.tensors[{i}]"
-        if not isinstance(t, list) or len(t) != 9:
-            raise ReadError(f"{where} must be a list of 9 fields")
-        name, computation, index, shape, element_type, constant, aliases, elements, framework = t
-        tensors.append(Tensor(str(name), str(computation), whole_number(index, f"{where}[2]"),
-                              tuple(whole_number(d, f"{where}[3]") for d in shape), str(element_type),
-                              bool(constant), bool(aliases), whole_number(elements, f"{where}[7]"),
-                              None if framework is None else str(framework)))
-    return TensorMap(_text(node, "source", path), tuple(tensors),
-                     tile_array(_get(node, "pair_tensor", path), f"{path}.pair_tensor"),
-                     tile_array(_get(node, "pair_tile", path), f"{path}.pair_tile"),
-                     tile_array(_get(node, "pair_elements", path), f"{path}.pair_elements"),
-                     whole_number(_get(node, "num_tiles", path), f"{path}.num_tiles"),
-                     _texts(node.get("notes") or [], f"{path}.notes"))
+    for i, entry in enumerate(t.list("tensors", required=True)):
+        where = f"{t.at('tensors')}[{i}]"
+        if not isinstance(entry, list) or len(entry) != len(_TENSOR_FIELDS):
+            raise ReadError(f"{where} must be a list of {len(_TENSOR_FIELDS)} fields, not {kind_of(entry)}")
+        tensors.append(Tensor(*(_tensor_field(v, kind, f"{where}[{k}]")
+                                for k, (v, kind) in enumerate(zip(entry, _TENSOR_FIELDS)))))
+    return TensorMap(t.text("source"), tuple(tensors), t.array("pair_tensor"),
+                     t.array("pair_tile"), t.array("pair_elements"),
+                     t.whole("num_tiles", required=True), t.texts("notes"))
 
 
 register(Reader("saved", "memreport JSON", looks_like_saved, read_saved, (".json",)))

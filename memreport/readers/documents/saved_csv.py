@@ -12,16 +12,13 @@ as JSON (``memreport export``).
 """
 from __future__ import annotations
 
-import csv
-from collections.abc import Sequence
-
 import numpy as np
 
 from ...errors import ReadError
 from ...model import Column, MemoryReport, SkippedMember, StatedTarget, TileReport, resolve_target
 from ..registry import Reader, ReadOptions, register
+from .csv_table import BASE, Table, read_table
 
-BASE = ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory"]
 HEADER = ",".join(BASE).encode()
 TENSOR_COLUMNS = ("tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements")
 _NOT_COUNTED_SUFFIXES = (" (not allocated)", ".overlapped")
@@ -37,77 +34,64 @@ def looks_like_saved_csv(prefix: bytes) -> bool:
 def read_saved_csv(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
     """Every report of a memreport CSV (several when it has ``source`` and ``module`` columns)."""
     try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            reader = csv.reader(f)
-            try:
-                rows = list(reader)
-            except csv.Error as exc:  # a field past csv's limit (128 KiB), a NUL byte...
-                raise ReadError(f"not a CSV memreport wrote: {exc}", line=reader.line_num) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReadError(f"cannot read the CSV: {getattr(exc, 'strerror', None) or exc}") from None
-    header = rows[0]
-    width = len(header)
-    for line, row in enumerate(rows[1:], 2):
-        if len(row) != width:
-            raise ReadError(f"{len(row)} cells for {width} columns", line=line)
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise ReadError(f"cannot read the CSV: {exc.strerror or exc}") from None
+    table = read_table(data)
+    del data
+    header = table.header
     several = header[-2:] == ["source", "module"]
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, row in enumerate(rows[1:]):
-        key = (row[-2], row[-1]) if several else ("", "")
-        groups.setdefault(key, []).append(i + 1)
     names = header[len(BASE):len(header) - (2 if several else 0)]
-    reports: list[MemoryReport] = []
-    for (source, module), lines in groups.items():
-        reports.append(_report(path if not several else source, module or None, names,
-                               [rows[i] for i in lines], [i + 1 for i in lines]))
-    if not reports:
+    if table.rows == 0:
         raise ReadError("the CSV holds a header and no tile row (a text summary that detailed no tile?)")
-    return reports
+    if not several:
+        return [_report(path, None, names, table, None)]
+    groups: dict[tuple[str, str], int] = {}
+    sources, modules = table.texts[len(header) - 2], table.texts[len(header) - 1]
+    codes = np.fromiter((groups.setdefault(key, len(groups)) for key in zip(sources, modules)), dtype=np.int64,
+                        count=table.rows)
+    return [_report(source, module or None, names, table, np.flatnonzero(codes == code))
+            for (source, module), code in groups.items()]
 
 
-def _integers(cells: Sequence[str], what: str, lines: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """(values, present) of a column of integer cells; blank cells are absent (0 in values)."""
-    present = np.array([c != "" for c in cells], dtype=bool)
-    values = np.zeros(len(cells), dtype=np.int64)
-    filled = [c for c in cells if c]
-    if all(map(str.isdigit, filled)) and all(len(c) < 19 for c in filled):  # below 2**63: numpy parses them at once
-        values[present] = np.array(filled, dtype=np.int64)
+def _report(source: str, module: str | None, names: list[str], table: Table, rows: np.ndarray | None) -> TileReport:
+    """The report of ``rows`` of ``table`` (all of them when None)."""
+    n = table.rows if rows is None else rows.size
+    lines = table.lines if rows is None else table.lines[rows]
+
+    def column(k: int) -> tuple[np.ndarray, np.ndarray]:
+        values = table.integers.pop(k) if rows is None else table.integers[k][rows]  # one report: the table's own
+        present = values >= 0
+        if not present.all():
+            values[~present] = 0
         return values, present
-    for i in np.flatnonzero(present).tolist():
-        cell = cells[i]
-        if not cell.isdigit() or len(cell) >= 19:
-            raise ReadError(f"column {what!r}: {cell[:40]!r} is not a byte count", line=lines[i])
-    raise AssertionError("unreachable")  # pragma: no cover
 
-
-def _report(source: str, module: str | None, names: list[str], rows: list[list[str]],
-            lines: list[int]) -> TileReport:
-    n = len(rows)
-    columns = list(zip(*rows)) if rows else [()] * (len(BASE) + len(names))
-    tiles, _ = _integers(columns[0], "tile", lines)
+    tiles, _ = column(0)
     if not np.array_equal(tiles, np.arange(n)):
         raise ReadError("the rows are not tiles 0, 1, 2... in order: a text summary's CSV holds only its detailed "
-                        "tiles (save it with 'memreport export' to read it back)", line=lines[0])
-    excluding, known = _integers(columns[3], "excluding_gaps", lines)
+                        "tiles (save it with 'memreport export' to read it back)", line=int(lines[0]))
+    excluding, known = column(3)
     if not known.any():
         raise ReadError("no tile has excluding_gaps: a tensor map's CSV counts elements, not bytes")
-    member = list(columns[2])
+    cells = table.texts[2]
+    member = cells if rows is None else [cells[i] for i in rows.tolist()]
     skipped = tuple(SkippedMember(int(t), member[t], "skipped when the CSV was written (the CSV does not say why)")
                     for t in np.flatnonzero(~known).tolist())
-    including, has_including = _integers(columns[4], "including_gaps", lines)
+    including, has_including = column(4)
     notes: list[str] = []
     breakdown: dict[str, Column] = {}
     regions: dict[str, np.ndarray] = {}
     for k, name in enumerate(names):
-        values, present = _integers(columns[len(BASE) + k], name, lines)
         if name in TENSOR_COLUMNS:
             continue  # a tensor map's figures, added by --tensor-map: not the report's own
+        values, present = column(len(BASE) + k)
         if name.startswith("region."):
             regions[name[len("region."):]] = values
         else:
             breakdown[name] = Column(values, None if present.all() else present)
     breakdown = _settle_counted(breakdown, excluding, known, notes)
-    ipus, stated_ipus = _integers(columns[1], "ipu", lines)
+    ipus, stated_ipus = column(1)
     tiles_per_ipu = _tiles_per_ipu(ipus, stated_ipus, lines)
     kind = "section" if any(member) else "category" if regions else "item"
     stated = StatedTarget(num_tiles=n, tiles_per_ipu=tiles_per_ipu, source_kind="CSV",
@@ -123,7 +107,7 @@ def _report(source: str, module: str | None, names: list[str], rows: list[list[s
         raise ReadError(f"inconsistent CSV: {exc}") from None
 
 
-def _tiles_per_ipu(ipus: np.ndarray, stated: np.ndarray, lines: Sequence[int]) -> int | None:
+def _tiles_per_ipu(ipus: np.ndarray, stated: np.ndarray, lines: np.ndarray) -> int | None:
     """Tiles per IPU when the rows span several IPUs (checked on every row); None otherwise."""
     if not stated.all() or ipus.size == 0 or int(ipus.max()) == 0:
         return None
@@ -131,7 +115,7 @@ def _tiles_per_ipu(ipus: np.ndarray, stated: np.ndarray, lines: Sequence[int]) -
     wrong = np.flatnonzero(ipus != np.arange(ipus.size) // per_ipu)
     if wrong.size:
         raise ReadError(f"tile {int(wrong[0])} is on IPU {int(ipus[wrong[0]])}, not {int(wrong[0]) // per_ipu} as "
-                        f"{per_ipu:,} tiles per IPU would have it", line=lines[int(wrong[0])])
+                        f"{per_ipu:,} tiles per IPU would have it", line=int(lines[int(wrong[0])]))
     return per_ipu
 
 

@@ -91,13 +91,17 @@ def test_json_declines_what_it_cannot_vouch_for():
     assert bulk_decode._int_list(b" -7 ,\n" + body).tolist() == [-7] + list(range(400))
 
 
+@pytest.mark.parametrize("mixed", [False, True])
 @pytest.mark.parametrize("encoding", ["json", "cbor"])
-def test_damaged_profiles_read_exactly_like_the_reference(tmp_path, monkeypatch, encoding):
+def test_damaged_profiles_read_exactly_like_the_reference(tmp_path, monkeypatch, encoding, mixed):
     rng = random.Random(3)
-    base = encode_json(doc(), indent=True) if encoding == "json" else encode_cbor(doc())
+    document = mixed_doc(300) if mixed else doc()  # mixed: integers of several widths (CBOR decoded by lanes)
+    from memreport.readers.documents import cbor_ints
+    monkeypatch.setattr(cbor_ints, "LANES_MIN_ITEMS", 256)
+    base = encode_json(document, indent=True) if encoding == "json" else encode_cbor(document)
     path = tmp_path / f"p.{encoding}"
     outcomes = set()
-    for trial in range(300):
+    for trial in range(80 if mixed else 300):  # the mixed profile has 54 lists to the other's 9
         blob = bytearray(base)
         for _ in range(rng.choice([1, 1, 3])):
             at = rng.randrange(len(blob))
@@ -238,3 +242,106 @@ def test_many_open_pair_brackets_decode_in_linear_time():
     started = time.monotonic()
     assert bulk_decode.decode_tensor_map_json(data) is None  # no list of pairs: decoded the ordinary way
     assert time.monotonic() - started < 5  # a hang guard, not a benchmark (it takes milliseconds)
+
+
+# ---------------------------------------------------------------- mixed integer widths (issue #26, item 8)
+
+def mixed_doc(tiles: int = 700, seed: int = 2) -> dict:
+    from tests.synth.profile import mixed_profile
+    return mixed_profile(tiles, seed=seed, num_ipus=1, tiles_per_ipu=tiles, bytes_per_tile=638_976)
+
+
+@pytest.mark.parametrize("encoding", ["json", "indented", "spaced", "cbor"])
+def test_a_realistic_profile_decodes_to_the_reference_tree(encoding, tmp_path, monkeypatch):
+    """Most values small, a third of them 0: CBOR items of 1, 2 and 3 bytes mixed, JSON numbers of 1 to 5 digits."""
+    import json
+
+    from memreport.readers.documents import cbor_ints
+    monkeypatch.setattr(cbor_ints, "LANES_MIN_ITEMS", 256)  # lanes for these 700-tile lists too
+
+    from tests.synth.profile import _plain
+    document = mixed_doc()
+    data = {"json": lambda: encode_json(document), "indented": lambda: encode_json(document, indent=True),
+            "spaced": lambda: json.dumps(document, default=_plain).encode(), "cbor": lambda: encode_cbor(document)}[
+        encoding]()
+    if encoding == "cbor":
+        tree, reference = bulk_decode.decode_cbor_arrays(data), decode_cbor(data)
+    else:
+        tree, reference = bulk_decode.decode_json_arrays(data), decode_json(data)
+    assert tree is not None and same(tree, reference)
+    assert isinstance(tree["memory"]["byCategory"]["stack"]["overflowed"]["nonOverlapped"], np.ndarray)
+    path = tmp_path / ("p.cbor" if encoding == "cbor" else "p.json")
+    path.write_bytes(data)
+    assert read(path, True, monkeypatch) == read(path, False, monkeypatch)
+
+
+def cbor_list(values: list) -> tuple[bytes, int]:
+    """A CBOR array after two bytes of something else and before a text string: (data, where its items start)."""
+    import cbor2
+    body = cbor2.dumps(values)
+    head = 1 + {24: 1, 25: 2, 26: 4, 27: 8}.get(body[0] & 31, 0)
+    return b"\x00\x01" + body + b"\x61a", 2 + head
+
+
+def lists_of_mixed_widths():
+    rng = np.random.default_rng(9)
+    realistic = rng.integers(0, 20_001, 5000)
+    realistic[rng.random(5000) < 0.3] = 0
+    yield "realistic", realistic.tolist()
+    yield "signed", rng.choice([0, 1, 23, 24, 255, 256, 65535, 65536, 2**32, 2**40, -1, -24, -25, -300, -2**40],
+                               3000).tolist()
+    yield "alternating 1 and 3 bytes", [0, 300] * 1500
+    yield "one width", [6425] * 3000  # 0x19 0x19 0x19...: every byte could start an item
+    yield "widths 1, 2, 3, 5, 9 in turn", [7, 100, 1000, 100_000, 2**50] * 600
+    yield "int64 limits", [2**63 - 1, -2**63, 0] * 200
+
+
+@pytest.mark.parametrize("name,values", list(lists_of_mixed_widths()))
+def test_integer_lists_of_mixed_widths_decode_exactly(name, values, monkeypatch):
+    from memreport.readers.documents import cbor_ints
+    monkeypatch.setattr(cbor_ints, "LANES_MIN_ITEMS", 256)  # lanes for these short lists too
+    data, at = cbor_list(values)
+    found = cbor_ints.cbor_ints(data, at, len(values))
+    assert found is not None, name
+    assert found[0].tolist() == values and found[1] == len(data) - 2
+    by_lanes = cbor_ints._lanes(np.frombuffer(data, dtype=np.uint8), at, len(values))
+    if name in ("realistic", "alternating 1 and 3 bytes", "one width"):  # lanes vouch for these
+        assert by_lanes is not None
+    if by_lanes is not None:
+        assert by_lanes[0].tolist() == values and by_lanes[1] == len(data) - 2
+
+
+@pytest.mark.parametrize("lanes", [True, False])
+def test_lists_the_array_decoder_must_not_read_are_declined(lanes, monkeypatch):
+    """Not an integer, past int64, cut short: None, and cbor2 says what is wrong."""
+    from memreport.readers.documents import cbor_ints
+    monkeypatch.setattr(cbor_ints, "LANES_MIN_ITEMS", 256)
+    decode = (lambda d, at, n: cbor_ints._lanes(np.frombuffer(d, dtype=np.uint8), at, n)) if lanes else \
+        cbor_ints.cbor_ints
+    rng = np.random.default_rng(4)
+    base = [int(v) for v in rng.integers(0, 20_000, 2000) * (rng.random(2000) > 0.3)]
+    for bad in ([*base[:1000], "x", *base[1000:]], [*base[:1999], 2**64], [*base[:1999], -2**63 - 1],
+                [*base[:1000], 1.5, *base[1000:]], [*base[:1000], True, *base[1000:]]):
+        data, at = cbor_list(bad)
+        assert decode(data, at, len(bad)) is None
+    data, at = cbor_list(base)
+    assert decode(data[:len(data) - 40], at, len(base)) is None
+
+
+def test_lanes_out_of_step_are_walked_again(monkeypatch):
+    """A lane whose walk has not met the one before by its meeting point is walked again from the true chain."""
+    from memreport.readers.documents import cbor_ints
+    rng = np.random.default_rng(11)
+    values = [int(v) for v in rng.integers(0, 2**40, 3000)]  # 9-byte items: random payloads fall in step slowly
+    data, at = cbor_list(values)
+    calls = []
+    original = cbor_ints._retake
+
+    def spy(*args):
+        calls.append(original(*args))
+        return calls[-1]
+
+    monkeypatch.setattr(cbor_ints, "_retake", spy)
+    found = cbor_ints._lanes(np.frombuffer(data, dtype=np.uint8), at, len(values))
+    assert calls and calls[0]  # some lanes were walked again
+    assert found is not None and found[0].tolist() == values

@@ -1,6 +1,7 @@
 """memreport's CSV read back: every tile's figures exactly; the target only as far as the CSV says."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -98,3 +99,77 @@ def test_csvs_that_are_not_every_tile_are_refused(body, message, tmp_path):
     with pytest.raises(ReadError) as info:
         memreport.read(path)
     assert str(info.value).startswith(f"{path}: {message}")
+
+
+def wide_csv(tiles: int, member: str = "t{}.elf") -> str:
+    """A CSV as memreport writes one of a profile's reports: many small integer columns, a blank one."""
+    from memreport.model import Column, Target, TileReport
+    rng = np.random.default_rng(3)
+    parts = {f"c{k}": rng.integers(0, 20_000, tiles) * (rng.random(tiles) > 0.3) for k in range(20)}
+    report = TileReport("p.json", "json-profile", Target(num_tiles=tiles, tiles_per_ipu=tiles // 2, num_ipus=2),
+                        sum(parts.values()), breakdown={k: Column(v) for k, v in parts.items()},
+                        breakdown_kind="category", tile_names=[member.format(t) for t in range(tiles)])
+    return render_csv(summarize_all([report]))
+
+
+def same_reports(a, b) -> None:
+    from tests.readers.documents.test_saved import same_model
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        same_model(x, y)
+
+
+def test_quoted_and_plain_csvs_and_windows_line_ends_read_the_same(tmp_path):
+    """A member name with a comma makes the writer quote it: that CSV goes through csv.reader, the others are split
+    by numpy; both give the same reports."""
+    plain, quoted = tmp_path / "plain.csv", tmp_path / "quoted.csv"
+    plain.write_text(wide_csv(300, "t{}.elf"))
+    quoted.write_text(wide_csv(300, "t{},x.elf"))
+    assert b'"t0,x.elf"' in quoted.read_bytes()
+    a, b = memreport.read(plain), memreport.read(quoted)
+    assert b.tile_names[:2] == ["t0,x.elf", "t1,x.elf"]
+    same_reports([a], [b.evolve(tile_names=a.tile_names, source=a.source)])
+    windows = tmp_path / "windows.csv"
+    windows.write_bytes(plain.read_bytes().replace(b"\n", b"\r\n"))
+    same_reports([a], [memreport.read(windows).evolve(source=str(plain))])
+
+
+@pytest.mark.parametrize("quoted", [False, True])
+@pytest.mark.parametrize("body,message", [
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory,a,a\n0,0,x,1,,,1,0\n",
+     "line 1: column 'a' appears twice in the header"),
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory\n0,0,x,\u0663,,\n",
+     "line 2: column 'excluding_gaps': '\u0663' is not a byte count"),
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory\n0,0,x,9999999999999999999,,\n",
+     "line 2: column 'excluding_gaps': '9999999999999999999' is not a byte count"),
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory\n0,0,x,1,,\n1,0,x,-1,,\n",
+     "line 3: column 'excluding_gaps': '-1' is not a byte count"),
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory\n0,0,x,1,,\n\n1,0,x,1,,\n",
+     "line 3: 0 cells for 6 columns"),
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory\n0,0,x,1,,,\n", "line 2: 7 cells for 6 columns"),
+    ("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory\n0,0,\xff,1,,\n",
+     "line 2: cannot read the CSV: not UTF-8 text (invalid start byte)"),
+])
+def test_cells_refused_alike_by_both_ways_of_reading(body, message, quoted, tmp_path):
+    data = body.encode().replace("\xff".encode(), b"\xff")
+    if quoted:  # a quoted cell somewhere makes it csv.reader's
+        data = re.sub(rb"^(\d+,\d+,)([^,\n]*)", rb'\1"\2"', data, count=1, flags=re.M)
+        assert b'"' in data
+    path = tmp_path / "x.csv"
+    path.write_bytes(data)
+    with pytest.raises(ReadError) as info:
+        memreport.read(path)
+    assert str(info.value) == f"{path}: {message}"
+
+
+def test_a_large_csv_reads_in_a_few_times_its_size(tmp_path):
+    """csv.reader made a string of every cell and a list of every row: 20-35 times the file. Now the integer cells
+    go straight to numpy."""
+    from memreport.readers import read_path
+    from tests.conftest import traced_peak
+    path = tmp_path / "wide.csv"
+    path.write_text(wide_csv(20_000))
+    size = path.stat().st_size
+    (report,), peak = traced_peak(lambda: read_path(path))
+    assert report.num_tiles == 20_000 and report.breakdown["c3"].counted
+    assert peak < 7 * size, (peak, size)  # 18 times before
