@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Make the README's bundled inputs: a second build of the sample archive, a failing run's log, compile logs.
+"""Make the README's bundled inputs: a second build of the sample archive, failing runs' logs, compile logs.
 
 Every file is written into sample_reports/ deterministically (no clock, no
 randomness but seeded generators), so running the script again reproduces
@@ -134,12 +134,52 @@ def compile_recompiling() -> bytes:
     return log.text().encode("utf-8")
 
 
+# A benchmark sweep on Mk1 (problem sizes, IPU count): runs 2, 3 and 5 fail, 2 and 3 with the same message, 5 on a
+# tile of the second IPU.
+SWEEP = [((72, 128, 1), None), ((72, 256, 1), (0, 525_496)), ((144, 256, 1), (0, 525_496)),
+         ((36, 64, 1), None), ((288, 512, 2), (1_300, 401_000))]
+MK2_BYTES_PER_TILE = 638_976
+
+
+def sweep() -> bytes:
+    """A benchmark script looping over problem sizes on Mk1 (tests/synth/logs.py sweep_log): each run prints its
+    parameters, attaches, builds its graph, then its timings or an uncaught out-of-memory error."""
+    return logs.sweep_log(SWEEP).encode("utf-8")
+
+
+def poprun_ranks() -> bytes:
+    """Two ranks under poprun, each running out of memory, their tagged lines interleaved as mpirun writes them."""
+    ranks = [logs.tagged(logs.cpp_terminate(logs.tile_memory_message(tile, used, MK2_BYTES_PER_TILE)), rank=rank,
+                         stream="stderr") for rank, (tile, used) in enumerate(((17, 700_000), (1_490, 655_360)))]
+    start = ("18:14:57.810 3555537 POPRUN [I] Running command: /opt/poplar/bin/mpirun '--tag-output' '--bind-to' "
+             "'none' '-np' '2' 'python3' 'train.py'\n")
+    end = "20:15:01.413 3555537 POPRUN [I] mpirun (PID 3556098) terminated with exit code 1\n"
+    return (start + logs.interleave(*ranks) + end).encode("utf-8")
+
+
+def compile_default() -> bytes:
+    """PopTorch at its default log level under poprun: only the compilation bar (tqdm frames after carriage
+    returns) and the script's ``Compiled/Loaded model in X secs``, rank 1's glued to the bar's last frame."""
+    log = LogBuilder(rank=0)
+    log.poprun("Running command: /opt/poplar/bin/mpirun '--tag-output' '-np' '2' 'python3' 'train.py'")
+    log.poptorch_bar(611)
+    log.script_timing(683.6591004971415)
+    rank1 = LogBuilder(rank=1)
+    rank1.poptorch_bar(612, glue="[1,1]<stdout>:Compiled/Loaded model in 690.25 secs")
+    log.lines += rank1.lines
+    log.lines += ["[1,0]<stdout>:Epoch 1/1: loss 6.7462", "[1,1]<stdout>:Epoch 1/1: loss 6.7391"]
+    return log.text().encode("utf-8")
+
+
 SAMPLES: dict[str, Callable[[], bytes]] = {
     "mk2_1472_tiles_pr.a": pr_archive,
     "run.log": run_log,
     "compile_cold.log": compile_cold,
     "compile_warm.log": compile_warm,
     "compile_recompiling.log": compile_recompiling,
+    "sweep.log": sweep,
+    "poprun_ranks.log": poprun_ranks,
+    "compile_default.log": compile_default,
 }
 
 

@@ -4,7 +4,10 @@
 An example is a fenced ``console`` block of ``$ command`` lines, each
 followed by what a terminal shows for it (stdout and stderr as one stream),
 or a ``python`` block marked ``<!-- example: python -->``, whose output is
-the fenced block right after it. Every command runs in bash from a scratch
+the fenced block right after it, or Markdown shown as it renders: the lines
+between ``<!-- rendered: memreport ... -->`` and ``<!-- /rendered -->`` are
+the command's output quoted (``> `` before each line), so GitHub renders it
+inside a block quote. Every command runs in bash from a scratch
 copy of the repository's root (its top-level entries linked, so outputs a
 command writes land there), with ``memreport`` on the PATH being this
 checkout's and ``COLUMNS=100``; the blocks of a file run in order, in one
@@ -40,6 +43,7 @@ COLUMNS = "100"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.MULTILINE | re.DOTALL)
 ELIDE = re.compile(r"<!-- elide: (.*?) -->\n\Z")
 PYTHON = re.compile(r"<!-- example: python -->\n\Z")
+RENDERED = re.compile(r"^<!-- rendered: (memreport .*?) -->\n(.*?)^<!-- /rendered -->$", re.MULTILINE | re.DOTALL)
 PICTURE = re.compile(r"^<!-- picture: (memreport .*?) -->$", re.MULTILINE)
 
 
@@ -53,6 +57,7 @@ class Example:
     shown: str              # the body as the file has it
     elide: str | None = None
     python: bool = False
+    quoted: bool = False    # Markdown output shown rendered, in a block quote
 
 
 def examples(text: str) -> list[Example]:
@@ -71,7 +76,8 @@ def examples(text: str) -> list[Example]:
         elif language == "python" and PYTHON.search(before) and k + 1 < len(blocks):
             output = blocks[k + 1]
             found.append(Example(output.start(2), output.end(2), [body], output[2], python=True))
-    return found
+    found += [Example(m.start(2), m.end(2), [m[1]], m[2], quoted=True) for m in RENDERED.finditer(text)]
+    return sorted(found, key=lambda example: example.start)
 
 
 def kept_lines(spec: str, lines: list[str]) -> list[int]:
@@ -153,6 +159,8 @@ def render(example: Example, sandbox: Sandbox) -> str:
     """The body the block should have, from running it now."""
     if example.python:
         return sandbox.python(example.commands[0])
+    if example.quoted:
+        return "".join(f"> {line}".rstrip(" ") + "\n" for line in sandbox.shell(example.commands[0]).splitlines())
     parts = []
     for command in example.commands:
         output = sandbox.shell(command)

@@ -52,7 +52,9 @@ def section(text: str, title: str) -> str:
     """The text from a heading to the next heading of the same or a higher level."""
     level = title.split(" ")[0]
     start = text.index(f"\n{title}\n") + 1
-    following = re.search(rf"^#{{1,{len(level)}}} ", text[start + len(title):], re.MULTILINE)
+    rest = text[start + len(title):]
+    fenced = re.sub(r"^```.*?^```$", lambda m: re.sub(r"[^\n]", " ", m[0]), rest, flags=re.MULTILINE | re.DOTALL)
+    following = re.search(rf"^#{{1,{len(level)}}} ", fenced, re.MULTILINE)  # a heading outside code blocks
     return text[start:start + len(title) + following.start()] if following else text[start:]
 
 

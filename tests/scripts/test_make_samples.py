@@ -53,3 +53,24 @@ def test_the_compile_logs_are_a_cold_run_a_warm_run_and_a_recompiling_run():
     recompiling = memreport.read_compiles(logs / "compile_recompiling.log")
     assert [f.kind for f in recompiling.findings] == ["recompiled", "hash-drift", "late-compile",
                                                       "executable-switching"]
+
+
+def test_the_sweep_log_is_three_failed_runs_of_five_each_its_own_report():
+    reports = memreport.read_all(ROOT / "sample_reports" / "sweep.log")
+    assert [(r.oom_messages[0].tile, r.oom_messages[0].bytes_used, r.position.run.index) for r in reports] == [
+        (0, 525_496, 2), (0, 525_496, 3), (1_300, 401_000, 5)]
+    assert {(r.target.arch, r.position.run.count) for r in reports} == {("ipu1", 5)}
+
+
+def test_the_poprun_log_is_two_ranks_each_its_own_report():
+    reports = memreport.read_all(ROOT / "sample_reports" / "poprun_ranks.log")
+    assert [(r.oom_messages[0].tile, r.position.run.process) for r in reports] == [(17, "1,0"), (1_490, "1,1")]
+
+
+def test_the_default_level_log_is_two_ranks_compiled_by_the_bar():
+    history = memreport.read_compiles(ROOT / "sample_reports" / "compile_default.log").history
+    assert [(c.duration_s, c.duration_from) for c in history.compilations] == [(611.0, "progress bar"),
+                                                                              (612.0, "progress bar")]
+    text = (ROOT / "sample_reports" / "compile_default.log").read_bytes().decode("utf-8")  # \r kept
+    assert text.count("\rGraph compilation: 100%") == 4  # each bar's last frame, drawn again by close()
+    assert "100/100 [10:12<00:00][1,1]<stdout>:Compiled/Loaded model in 690.25 secs\n" in text  # glued

@@ -74,3 +74,21 @@ def test_commands_run_in_a_scratch_root_so_what_they_write_stays_out_of_the_repo
     assert page.read_text() == "```console\n$ echo hello > written.txt; cat written.txt; ls -d sample_reports\n" \
                                "hello\nsample_reports\n```\n"
     assert not (ROOT / "written.txt").exists()
+
+
+def test_markdown_shown_rendered_is_the_commands_output_quoted(tmp_path):
+    """Between ``<!-- rendered: memreport ... -->`` and ``<!-- /rendered -->``: the output, "> " before each line
+    (a blank line is a bare ">"), so GitHub renders it in a block quote; checked and rewritten like the others."""
+    command = "memreport sample_reports/mk1_summary.txt --format markdown | head -3"
+    page = tmp_path / "page.md"
+    page.write_text(f"Raw, then rendered:\n\n<!-- rendered: {command} -->\n> stale\n<!-- /rendered -->\n\nAfter.\n")
+    example, = examples.examples(page.read_text())
+    assert (example.commands, example.shown, example.quoted) == ([command], "> stale\n", True)
+    assert examples.main([str(page)]) == 1
+    assert examples.update(page) == 1
+    text = page.read_text()
+    body = text[text.index("-->\n") + 4:text.index("<!-- /rendered -->")]
+    lines = body.splitlines()
+    assert len(lines) == 3 and lines[0].startswith("> ## memreport: ") and lines[1] == ">"
+    assert text.endswith("<!-- /rendered -->\n\nAfter.\n")
+    assert examples.main([str(page)]) == 0
