@@ -139,3 +139,17 @@ def test_a_summary_of_cycles_only_is_named(tmp_path):
     assert str(info.value) == (f"{tmp_path / 'run.log'}: no memory information found: the summary at line 3 holds "
                                "cycle counts, no memory figures (its Execution part only); Poplar prints memory from "
                                "the graph profile: set the engine option autoReport.outputGraphProfile to true")
+
+
+def test_a_launch_line_behind_a_glued_progress_bar_keeps_its_rank():
+    """PopART's `Poplar version` line glued behind a tqdm bar under poprun's tag (as sample_reports/run.log has it)
+    is rank 1,0's line: the bar is stripped after the tag, so the run stays one run with the error and summary."""
+    from memreport.readers.text.poplar_text.prefixes import split_line
+    bar = "Graph compilation:   3%|          | 3/100 [00:00<00:12]"
+    line = split_line(f"[1,0]<stderr>:{bar}2023-06-29T16:14:57.810215Z popart:devicex 79.79 I: Poplar version: 3.3.0")
+    assert (line.tag.process, line.tag.stream, line.logged, line.body) == ("1,0", "stderr", True,
+                                                                           "Poplar version: 3.3.0")
+    redrawn = split_line(f"{bar}[1,1]<stderr>:Compiled/Loaded model in 12.5 secs")  # a bar, then the next line's tag
+    assert (redrawn.tag.process, redrawn.body) == ("1,1", "Compiled/Loaded model in 12.5 secs")
+    (report,) = read_path(Path(__file__).resolve().parents[3] / "sample_reports" / "run.log")
+    assert report.position is not None and report.position.run is None  # one run: nothing to tell apart

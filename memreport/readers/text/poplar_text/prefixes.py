@@ -53,9 +53,12 @@ class LinePrefix:
 def split_line(raw: str) -> LinePrefix:
     """What a terminal shows of a line (colours and redraws gone), without its tag and logger header."""
     text = clean(raw)
-    if "%|" in text:
-        text = strip_progress_bar(text)
     tag, text = split_tag(text) if "<std" in text else (UNTAGGED, text)
+    if "%|" in text:  # a bar glued to the front: the line's own tag is before it, or (redrawn) after it
+        text = strip_progress_bar(text)
+        inner, rest = split_tag(text) if "<std" in text else (UNTAGGED, text)
+        if inner != UNTAGGED:
+            tag, text = inner, rest
     if "<std" in text:
         text = _INNER_TAG.sub("", text)
     match = LOGGER.match(text) if text[:1].isdigit() or text[:1] == "[" else None
