@@ -64,12 +64,11 @@ def test_mutations_draw_or_refuse_a_picture():
         pictures_hold()
 
 
-def test_logs_with_nuls_byte_order_marks_and_compression_read_or_raise_read_error():
-    """Issue #23, issue #26 items 11, 12: the run log with holes, mid-file BOMs, compressed, cut."""
+def _logs_read_or_raise_read_error(logs, examples: int) -> None:
     with tempfile.TemporaryDirectory(prefix="memreport-fuzz-") as directory:
-        @settings(max_examples=EXAMPLES // 2, deadline=None, database=None,
+        @settings(max_examples=examples, deadline=None, database=None,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-        @given(log_variants())
+        @given(logs)
         def reading_holds(data: bytes) -> None:
             path = write_case(directory, "run_log", data)
             with warnings.catch_warnings():
@@ -77,21 +76,16 @@ def test_logs_with_nuls_byte_order_marks_and_compression_read_or_raise_read_erro
                 check_reading(path)
 
         reading_holds()
+
+
+def test_logs_with_nuls_byte_order_marks_and_compression_read_or_raise_read_error():
+    """Issue #23, issue #26 items 11, 12: the run log with holes, mid-file BOMs, compressed, cut."""
+    _logs_read_or_raise_read_error(log_variants(), EXAMPLES // 2)
 
 
 def test_logs_of_many_ranks_read_or_raise_read_error():
-    """Issue #26 item 5: many poprun ranks' summaries, one after another or interleaved, some mutated."""
-    with tempfile.TemporaryDirectory(prefix="memreport-fuzz-") as directory:
-        @settings(max_examples=EXAMPLES // 10, deadline=None, database=None,
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-        @given(many_ranks())
-        def reading_holds(data: bytes) -> None:
-            path = write_case(directory, "run_log", data)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                check_reading(path)
-
-        reading_holds()
+    """Issue #26 item 5: many poprun ranks' summaries, one after another or interleaved, one maybe mutated."""
+    _logs_read_or_raise_read_error(many_ranks(), EXAMPLES // 10)
 
 
 def test_many_ranks_give_one_report_per_rank_in_each_layout(tmp_path):
