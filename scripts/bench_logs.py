@@ -20,13 +20,19 @@ disturb less than wall time. The timing helpers are ``scripts/bench.py``'s.
     python scripts/bench_logs.py --sample run.log --size-mb 2   # the same log in 2 MB
     python scripts/bench_logs.py --gzip           # the 0.5 % log gzip'd (gzip -6): memreport FILE.gz against
                                                   # zcat FILE.gz | grep -c 'Memory Usage' (issue #23)
-    python scripts/bench_logs.py --shapes         # the costly shapes' CPU per byte next to a plain log's
+    python scripts/bench_logs.py --shapes         # the costly shapes' CPU and memory per byte next to a plain log's
 
 ``--shapes`` reads, in this process (start-up left out), logs of shapes that
 once cost far more than their size (issue #26 items 5, 6): poprun ranks
-printing a summary one after another, and lines that look like part of a
-summary but never make one; next to a plain log (other output, one summary
-at its end) and a log of the same summaries printed by one process.
+printing a summary one after another or interleaved line by line, and
+lines that look like part of a summary but never make one; next to a plain
+log (other output, one summary at its end) and a log of the same summaries
+printed by one process. Memory per byte: each log read in a fresh child
+process (after a read of its first 64 KiB, so lazy imports are not
+counted), its peak RSS over what it held before (ru_maxrss: the mapped
+file's pages count here), then its peak of traced Python allocations in a
+second read (tracemalloc: the heap, numpy's arrays included, not the
+mapped file), each over the log's size.
 """
 from __future__ import annotations
 
@@ -113,6 +119,15 @@ def small_summary(seed: int) -> str:
         graph={"Number of vertices": 1_200, "Number of edges": 2_400}, detailed=2))
 
 
+INTERLEAVED_RANKS = 64  # ranks whose lines alternate: the log is this many summaries, whatever --size-mb
+
+
+def _interleaved(texts: list[str]) -> str:
+    """poprun: every rank prints its summary at once, their tagged lines alternating one by one."""
+    ranks = [logs.tagged(text, rank).splitlines(True) for rank, text in enumerate(texts)]
+    return "".join(lines[k] for k in range(max(map(len, ranks))) for lines in ranks if k < len(lines))
+
+
 def shapes(size_mb: float) -> dict[str, Callable[[str], None]]:
     """Writers of each shape's log (about ``size_mb`` MB each), by name."""
     count = max(1, int(size_mb * MB / len(small_summary(0).encode())))
@@ -126,6 +141,7 @@ def shapes(size_mb: float) -> dict[str, Callable[[str], None]]:
                                                                                   texts[0]]),
         "summaries of one process": text(lambda: "".join(t + "step done\n" for t in ranks)),
         "poprun ranks one after another": text(lambda: logs.ranks_one_after_another(ranks)),
+        "poprun ranks interleaved": text(lambda: _interleaved(ranks[:INTERLEAVED_RANKS])),
         "lookalike lines alone": text(lambda: logs.lookalike_lines(int(size_mb * MB) // 24)),
         "lookalike lines between output": text(lambda: logs.lookalike_lines(int(size_mb * MB) // 32, "step {k}\n")),
     }
@@ -149,17 +165,56 @@ def cpu_per_byte(path: str, repeat: int) -> tuple[float, int]:
     return best / os.path.getsize(path), found
 
 
+_MEMORY_CHILD = """
+import json, os, resource, sys, tempfile, tracemalloc
+from memreport.errors import ReadError
+from memreport.readers import read_path
+
+def read(path):
+    try:
+        read_path(path)
+    except ReadError:
+        pass
+
+with open(sys.argv[1], "rb") as f, tempfile.TemporaryDirectory() as directory:
+    warm = os.path.join(directory, "warm.log")  # the log's first 64 KiB: lazy imports and caches, not counted
+    with open(warm, "wb") as out:
+        out.write(f.read(65536))
+    read(warm)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+read(sys.argv[1])
+rss = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024
+tracemalloc.start()
+read(sys.argv[1])
+print(json.dumps({"traced": tracemalloc.get_traced_memory()[1], "rss": rss}))
+"""
+
+
+def memory_per_byte(path: str) -> tuple[float, float]:
+    """Bytes of peak traced allocations and of peak RSS growth per byte of ``path``, read in a fresh child."""
+    done = subprocess.run([sys.executable, "-c", _MEMORY_CHILD, path], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")])})
+    peaks = json.loads(done.stdout)
+    size = os.path.getsize(path)
+    return peaks["traced"] / size, peaks["rss"] / size
+
+
 def run_shapes(data_dir: str, size_mb: float, repeat: int, fresh: bool, out: str | None) -> int:
     figures = {}
     for k, (name, make) in enumerate(shapes(size_mb).items()):
         path = ensure(os.path.join(data_dir, f"shape{k}_{size_mb:g}mb.v{GENERATOR_VERSION}.log"), make, fresh=fresh)
         per_byte, found = cpu_per_byte(path, repeat)
-        figures[name] = {"bytes": os.path.getsize(path), "reports": found, "cpu_us_per_byte": per_byte * 1e6}
-    plain = next(iter(figures.values()))["cpu_us_per_byte"]
-    print(f"{'shape':<34} {'MB':>6} {'reports':>7} {'CPU us/B':>9} {'x plain':>8}")
+        traced, rss = memory_per_byte(path)
+        figures[name] = {"bytes": os.path.getsize(path), "reports": found, "cpu_us_per_byte": per_byte * 1e6,
+                         "traced_bytes_per_byte": traced, "rss_bytes_per_byte": rss}
+    plain = next(iter(figures.values()))
+    print(f"{'shape':<34} {'MB':>6} {'reports':>7} {'CPU us/B':>9} {'x plain':>8} {'heap B/B':>9} {'x plain':>8} "
+          f"{'RSS B/B':>8}")
     for name, f in figures.items():
         print(f"{name:<34} {f['bytes'] / MB:>6.2f} {f['reports']:>7} {f['cpu_us_per_byte']:>9.4f} "
-              f"{f['cpu_us_per_byte'] / plain:>8.1f}")
+              f"{f['cpu_us_per_byte'] / plain['cpu_us_per_byte']:>8.1f} {f['traced_bytes_per_byte']:>9.3f} "
+              f"{f['traced_bytes_per_byte'] / max(plain['traced_bytes_per_byte'], 1e-9):>8.1f} "
+              f"{f['rss_bytes_per_byte']:>8.3f}")
     if out:
         with open(out, "w") as f:
             json.dump({"machine": machine(), "repeat": repeat, "shapes": figures}, f, indent=2)

@@ -7,7 +7,9 @@ gates, a diff with itself and the writing of every output; or it raises
 ReadError naming the file. Any other exception, an UnexpectedError (a stray
 exception the last-resort guard caught), an allocation out of proportion to
 the input (MemoryError under the address-space cap) or an input that takes
-longer than --timeout seconds is a failure. Failures are printed with their
+longer than --timeout seconds of its own CPU time (or --wall-timeout seconds
+of wall time, a backstop for waits) is a failure: a loaded machine slows
+the wall clock, not the CPU a reading needs. Failures are printed with their
 format, their exception and the input (hex, first bytes), saved under
 --save, and counted; the exit status is 1 when any was found.
 
@@ -16,10 +18,12 @@ format, their exception and the input (hex, first bytes), saved under
     python scripts/fuzz.py --inputs 1000000 --processes 2 --seed 7   # the long run, on two cores
     python scripts/fuzz.py --formats archive elf32 --examples 500
     python scripts/fuzz.py --formats run_log_variants --minutes 2  # logs with NULs, BOMs, compressed, cut
+    python scripts/fuzz.py --formats run_log_ranks --minutes 2     # many poprun ranks' summaries in one log
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -38,22 +42,49 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from memreport.errors import ReadError, UnexpectedError
-from tests.fuzzing import FUZZ_FORMATS, LOG_VARIANTS, check_reading, hostile_input, write_case
+from tests.fuzzing import FUZZ_FORMATS, LOG_RANKS, LOG_VARIANTS, check_reading, hostile_input, write_case
 
 BATCH = 200  # inputs per format before moving to the next (--minutes, --inputs)
 
 
+WALL_FACTOR = 20  # the wall-time backstop, in multiples of the CPU-time limit, unless --wall-timeout says
+
+
 class Hang(Exception):
-    """An input took longer than --timeout seconds."""
+    """An input took more than its CPU time (or the wall-time backstop)."""
 
 
-def _alarm(signum, frame):
-    raise Hang()
+@contextlib.contextmanager
+def time_limit(cpu_seconds: float, wall_seconds: float):
+    """Raise :class:`Hang` in the block after ``cpu_seconds`` of this process's CPU or ``wall_seconds`` of wall time.
+
+    CPU time (ITIMER_PROF: user and system time of the process) is what a
+    reading costs, whatever else the machine runs; the wall-time timer is a
+    far larger backstop for a block that waits without spending CPU.
+    """
+    def cpu(signum, frame):
+        raise Hang(f"over {cpu_seconds:g} s of CPU")
+
+    def wall(signum, frame):
+        raise Hang(f"over {wall_seconds:g} s of wall time")
+
+    previous = signal.signal(signal.SIGPROF, cpu), signal.signal(signal.SIGALRM, wall)
+    signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
+    signal.setitimer(signal.ITIMER_REAL, wall_seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGPROF, previous[0])
+        signal.signal(signal.SIGALRM, previous[1])
 
 
 class Fuzzer:
-    def __init__(self, workdir: str, save: str | None, timeout: float, png_every: int) -> None:
+    def __init__(self, workdir: str, save: str | None, timeout: float, png_every: int,
+                 wall_timeout: float | None = None) -> None:
         self.workdir, self.save, self.timeout, self.png_every = workdir, save, timeout, png_every
+        self.wall_timeout = wall_timeout or timeout * WALL_FACTOR
         self.tried: Counter[str] = Counter()
         self.outcomes: Counter[str] = Counter()
         self.failures: dict[tuple[str, str], bytes] = {}  # (format, signature) -> first input
@@ -61,15 +92,11 @@ class Fuzzer:
     def one(self, name: str, data: bytes) -> None:
         self.tried[name] += 1
         path = write_case(self.workdir, name, data)
-        signal.setitimer(signal.ITIMER_REAL, self.timeout)
         try:
-            for skip in ((False, True) if name.startswith("archive") else (False,)):
-                png = self.png_every > 0 and self.outcomes["ok"] % self.png_every == 0
-                outcome = check_reading(path, skip_bad_members=skip, png=png)
-                self.outcomes[outcome] += 1
-                self.outcomes["drawn"] += png and outcome == "ok"
-        except Hang:
-            self.fail(name, data, f"Hang: over {self.timeout} s")
+            with time_limit(self.timeout, self.wall_timeout):
+                self._read(path, archive=name.startswith("archive"))
+        except Hang as exc:
+            self.fail(name, data, f"Hang: {exc}")
         except UnexpectedError as exc:
             cause = exc.__cause__
             where = traceback.extract_tb(cause.__traceback__)[-1] if cause and cause.__traceback__ else None
@@ -81,8 +108,13 @@ class Fuzzer:
             where = traceback.extract_tb(exc.__traceback__)[-1]
             self.fail(name, data, f"{type(exc).__name__} at {where.filename}:{where.lineno}",
                       detail=f"{type(exc).__name__}: {exc}")
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def _read(self, path: str, *, archive: bool) -> None:
+        for skip in ((False, True) if archive else (False,)):
+            png = self.png_every > 0 and self.outcomes["ok"] % self.png_every == 0
+            outcome = check_reading(path, skip_bad_members=skip, png=png)
+            self.outcomes[outcome] += 1
+            self.outcomes["drawn"] += png and outcome == "ok"
 
     def fail(self, name: str, data: bytes, signature: str, detail: str = "") -> None:
         self.outcomes["failure"] += 1
@@ -105,7 +137,7 @@ class Fuzzer:
                   suppress_health_check=list(HealthCheck), phases=["generate"])
         @given(hostile_input(name))  # a seed's mutations, or a hostile shape (saved reports)
         def batch(data: bytes) -> None:
-            self.one("run_log" if name == LOG_VARIANTS else name, data)
+            self.one("run_log" if name in (LOG_VARIANTS, LOG_RANKS) else name, data)
 
         batch()
 
@@ -114,7 +146,7 @@ def fuzz(args: argparse.Namespace, seed: int, inputs: int | None) -> Fuzzer:
     """One process's share: round-robin over the formats until the time, the input count or the examples end."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="memreport-fuzz-") as workdir:
-        fuzzer = Fuzzer(workdir, args.save, args.timeout, args.png_every)
+        fuzzer = Fuzzer(workdir, args.save, args.timeout, args.png_every, args.wall_timeout)
         round_no = 0
         endless = args.minutes or inputs
         batch = min(BATCH, max(1, inputs // len(args.formats))) if inputs else BATCH  # every format, even in short runs
@@ -133,7 +165,8 @@ def fuzz(args: argparse.Namespace, seed: int, inputs: int | None) -> Fuzzer:
 def run_workers(args: argparse.Namespace) -> tuple[Counter, Counter, int]:
     """--processes N: N copies of this script, each with its own seed and share of --inputs; their counts summed."""
     share = -(-args.inputs // args.processes) if args.inputs else None
-    command = [sys.executable, os.path.abspath(__file__), "--timeout", str(args.timeout), "--memory-gib",
+    command = [sys.executable, os.path.abspath(__file__), "--timeout", str(args.timeout),
+               "--wall-timeout", str(args.wall_timeout or args.timeout * WALL_FACTOR), "--memory-gib",
                str(args.memory_gib), "--png-every", str(args.png_every), "--formats", *args.formats]
     if args.minutes:
         command += ["--minutes", str(args.minutes)]
@@ -177,8 +210,11 @@ def main() -> int:
                         help="also draw the PNG of every Nth input that reads (0: never); a picture takes tenths "
                              "of a second, a reading milliseconds")
     parser.add_argument("--timeout", type=float, default=5.0,
-                        help="seconds one input may take (the seeds read in milliseconds; a mutation adds at most "
-                             "a few hundred KB)")
+                        help="seconds of CPU one input may take (the seeds read in milliseconds; a mutation adds at "
+                             "most a few hundred KB)")
+    parser.add_argument("--wall-timeout", type=float,
+                        help=f"seconds of wall time one input may take, a backstop for waits (default: {WALL_FACTOR} "
+                             "times --timeout, so a loaded machine never reads as a hang)")
     parser.add_argument("--memory-gib", type=float, default=4.0,
                         help="address-space cap: an allocation beyond it is a failure, not a killed machine")
     parser.add_argument("--seed", type=int, default=int(time.time()))
@@ -193,7 +229,6 @@ def main() -> int:
         warnings.simplefilter("ignore")  # readers warn about odd but readable inputs: not findings
         cap = int(args.memory_gib * 2**30)
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-        signal.signal(signal.SIGALRM, _alarm)
         fuzzer = fuzz(args, args.seed, args.inputs)
         tried, outcomes, distinct = fuzzer.tried, fuzzer.outcomes, len(fuzzer.failures)
         if args.worker:

@@ -228,6 +228,49 @@ def log_variants(draw) -> bytes:
     return data
 
 
+LOG_RANKS = "run_log_ranks"  # not a seed: many poprun ranks' summaries in one log (scripts/fuzz.py --formats)
+
+
+def poprun_ranks(texts: Sequence[bytes], order: Sequence[int] | None = None, streams: Sequence[bytes] = ()) -> bytes:
+    """A poprun log: rank r prints ``texts[r]`` and an epoch line under its ``[1,r]<stream>:`` tag (``streams[r]``,
+    stdout by default); ``order`` lists the rank of each next line (each rank's own lines in order), the ranks
+    one after another without it."""
+    ranks = []
+    for rank, text in enumerate(texts):
+        tag = b"[1,%d]<%s>:" % (rank, streams[rank] if rank < len(streams) else b"stdout")
+        ranks.append([tag + line for line in text.splitlines(True)] + [tag + b"[INFO] Epoch 1\n"])
+    if order is None:
+        order = [r for r, rank in enumerate(ranks) for _ in rank]
+    place = [0] * len(ranks)
+    lines = []
+    for r in order:
+        lines.append(ranks[r][place[r]])
+        place[r] += 1
+    return b"10:10:50.154 1 POPRUN [D] Target options from environment: {}\n" + b"".join(lines)
+
+
+@st.composite
+def many_ranks(draw) -> bytes:
+    """A poprun log of 2 to 12 ranks (issue #26 item 5), each printing the summary seed (one maybe mutated) under
+    its tag (some on stderr), the ranks one after another, their lines interleaved in turn, or interleaved at
+    random; then maybe one more mutation of the whole log."""
+    count = draw(st.integers(2, 12))
+    texts = [SEEDS["text_summary"]] * count
+    if draw(st.booleans()):  # one rank's summary mutated (more, and nearly every log would be refused whole)
+        texts[draw(st.integers(0, count - 1))] = draw(mutated("text_summary"))
+    streams = [b"stderr" if draw(st.integers(0, 7)) == 0 else b"stdout" for _ in range(count)]
+    lengths = [len(text.splitlines()) + 1 for text in texts]  # lines, the epoch line too
+    layout = draw(st.sampled_from(["one after another", "in turn", "at random"]))
+    if layout == "one after another":
+        order = None
+    elif layout == "in turn":
+        order = [r for k in range(max(lengths)) for r in range(count) if k < lengths[r]]
+    else:
+        order = draw(st.permutations([r for r in range(count) for _ in range(lengths[r])]))
+    data = poprun_ranks(texts, order, streams)
+    return draw(_mutation(data, [])) if draw(st.booleans()) else data
+
+
 def check_reading(path: str, *, skip_bad_members: bool = False, png: bool = False) -> str:
     """Read ``path`` and do with it all a command does: "ok", or "error" for a proper ReadError; else raises.
 
@@ -389,7 +432,7 @@ def _same_as_reference_tensor_map(path: str, report: MemoryReport) -> None:
 
 #: shape name -> file suffix; inputs made by :func:`hostile_input`, not by mutating a seed's bytes
 HOSTILE_SUFFIXES = {"saved_json_hostile": ".json", "saved_csv_hostile": ".csv"}
-FUZZ_FORMATS = FORMATS + sorted(HOSTILE_SUFFIXES) + [LOG_VARIANTS]  # every shape scripts/fuzz.py runs
+FUZZ_FORMATS = FORMATS + sorted(HOSTILE_SUFFIXES) + [LOG_VARIANTS, LOG_RANKS]  # every shape scripts/fuzz.py runs
 HOSTILE_VALUES: list = ["abc", "", "ipu9", "ipu2", "-1", [1], [], [[1]], [[]], {}, {"a": [None]}, None, True, False,
                         -1, 0, 1, 7, 2**63, 2**64, -2**63 - 1, 10**30, 1.5, 1e308, -0.0, [1.5], ["x"], [True], [-1],
                         [2**63], [None], [{}], float("nan"), float("inf")]
@@ -484,6 +527,8 @@ def hostile_input(name: str) -> st.SearchStrategy[bytes]:
         return _hostile_csv()
     if name == LOG_VARIANTS:
         return log_variants()
+    if name == LOG_RANKS:
+        return many_ranks()
     return mutated(name)
 
 
@@ -495,6 +540,6 @@ def write_case(directory: str, name: str, data: bytes) -> str:
     return path
 
 
-__all__ = ["FIELDS", "FORMATS", "FUZZ_FORMATS", "HOSTILE_SUFFIXES", "LOG_VARIANTS", "SEEDS", "check_outputs",
-           "check_reading", "hostile_input", "hostile_tree", "log_variants", "mutated", "saved_documents",
-           "write_case"]
+__all__ = ["FIELDS", "FORMATS", "FUZZ_FORMATS", "HOSTILE_SUFFIXES", "LOG_RANKS", "LOG_VARIANTS", "SEEDS",
+           "check_outputs", "check_reading", "hostile_input", "hostile_tree", "log_variants", "many_ranks", "mutated",
+           "poprun_ranks", "saved_documents", "write_case"]

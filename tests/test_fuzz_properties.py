@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memreport.readers import read_path
-from tests.fuzzing import FORMATS, SEEDS, check_reading, log_variants, mutated, write_case
+from tests.fuzzing import FORMATS, SEEDS, check_reading, log_variants, many_ranks, mutated, poprun_ranks, write_case
 
 EXAMPLES = 150
 PICTURES = 24  # inputs drawn as a PNG too, over all formats (a few tenths of a second each)
@@ -64,12 +64,11 @@ def test_mutations_draw_or_refuse_a_picture():
         pictures_hold()
 
 
-def test_logs_with_nuls_byte_order_marks_and_compression_read_or_raise_read_error():
-    """Issue #23, issue #26 items 11, 12: the run log with holes, mid-file BOMs, compressed, cut."""
+def _logs_read_or_raise_read_error(logs, examples: int) -> None:
     with tempfile.TemporaryDirectory(prefix="memreport-fuzz-") as directory:
-        @settings(max_examples=EXAMPLES // 2, deadline=None, database=None,
+        @settings(max_examples=examples, deadline=None, database=None,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-        @given(log_variants())
+        @given(logs)
         def reading_holds(data: bytes) -> None:
             path = write_case(directory, "run_log", data)
             with warnings.catch_warnings():
@@ -77,3 +76,25 @@ def test_logs_with_nuls_byte_order_marks_and_compression_read_or_raise_read_erro
                 check_reading(path)
 
         reading_holds()
+
+
+def test_logs_with_nuls_byte_order_marks_and_compression_read_or_raise_read_error():
+    """Issue #23, issue #26 items 11, 12: the run log with holes, mid-file BOMs, compressed, cut."""
+    _logs_read_or_raise_read_error(log_variants(), EXAMPLES // 2)
+
+
+def test_logs_of_many_ranks_read_or_raise_read_error():
+    """Issue #26 item 5: many poprun ranks' summaries, one after another or interleaved, one maybe mutated."""
+    _logs_read_or_raise_read_error(many_ranks(), EXAMPLES // 10)
+
+
+def test_many_ranks_give_one_report_per_rank_in_each_layout(tmp_path):
+    """The shape is what it says: each rank's summary read, whether the ranks print one after another, in turn
+    or in an uneven mix (where rank 0's ends last), and named by the rank's tag."""
+    seed = SEEDS["text_summary"]
+    lines = seed.count(b"\n") + 1
+    uneven = [0] * 5 + [1] * lines + [2] * lines + [0] * (lines - 5)
+    for order in (None, [r for _ in range(lines) for r in range(3)], uneven):
+        path = write_case(str(tmp_path), "run_log", poprun_ranks([seed] * 3, order))
+        reports = read_path(path)
+        assert sorted((r.position.run.process, r.num_tiles) for r in reports) == [("1,0", 8), ("1,1", 8), ("1,2", 8)]

@@ -29,3 +29,30 @@ def test_the_sample_log_takes_its_size_from_size_mb(tmp_path):
     size = (tmp_path / "run.log").stat().st_size
     assert 1_000_000 <= size < 1_100_000, size  # the filler, then two summaries and an error
     assert result.stdout == f"wrote run.log ({size / 1_000_000:,.1f} MB)\n"
+
+
+
+def bench_logs_module():
+    """scripts/bench_logs.py, imported as a module."""
+    sys.path.insert(0, os.path.dirname(BENCH))
+    try:
+        import bench_logs
+    finally:
+        sys.path.pop(0)
+    return bench_logs
+
+
+def test_interleaved_ranks_alternate_line_by_line():
+    bench_logs = bench_logs_module()
+    assert bench_logs._interleaved(["a\nb\nc\n", "x\n", "y\nz\n"]) == (
+        "[1,0]<stdout>:a\n[1,1]<stdout>:x\n[1,2]<stdout>:y\n[1,0]<stdout>:b\n[1,2]<stdout>:z\n[1,0]<stdout>:c\n")
+
+
+def test_memory_per_byte_is_read_in_a_child(tmp_path):
+    """--shapes' memory figures: a log's peak traced heap and RSS growth per byte, in a fresh process."""
+    bench_logs = bench_logs_module()
+    path = tmp_path / "ranks.log"
+    path.write_text(bench_logs.logs.ranks_one_after_another([bench_logs.small_summary(k) for k in range(40)]))
+    traced, rss = bench_logs.memory_per_byte(str(path))
+    assert 0.1 < traced < 100 and rss >= 0  # the reports and their lines are held: more than nothing, far less
+    # than 100 times the log

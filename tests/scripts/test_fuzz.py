@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
+
+import pytest
 
 FUZZ = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "fuzz.py")
 
@@ -29,3 +33,44 @@ def test_processes_share_the_inputs_and_add_up(tmp_path):
     drawn = re.search(r"^of those read, (\d+) also through the PNG renderer;", result.stdout, re.M)
     read = re.search(r"^readings: (\d+) read,", result.stdout, re.M)
     assert drawn and read and 0 < int(drawn.group(1)) <= int(read.group(1))
+
+
+def fuzz_module():
+    """scripts/fuzz.py, imported as a module."""
+    sys.path.insert(0, os.path.dirname(FUZZ))
+    try:
+        import fuzz
+    finally:
+        sys.path.pop(0)
+    return fuzz
+
+
+def test_a_hang_is_judged_by_cpu_time_not_by_a_busy_machine():
+    """Waiting (a loaded machine, a sleep) spends no CPU: only the far larger wall-time backstop ends it."""
+    fuzz = fuzz_module()
+    started = time.monotonic()
+    with fuzz.time_limit(0.05, 30):
+        time.sleep(0.3)  # six times the CPU limit in wall time, no CPU
+    assert time.monotonic() - started >= 0.3
+    with pytest.raises(fuzz.Hang, match=r"^over 0\.05 s of CPU$"), fuzz.time_limit(0.05, 30):
+        while True:  # a real infinite loop
+            pass
+    with pytest.raises(fuzz.Hang, match=r"^over 0\.2 s of wall time$"), fuzz.time_limit(30, 0.2):
+        time.sleep(5)
+    assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)  # both timers off after the block
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGPROF) == signal.SIG_DFL
+
+
+def test_a_slow_reading_is_reported_as_a_hang(tmp_path, monkeypatch):
+    fuzz = fuzz_module()
+    fuzzer = fuzz.Fuzzer(str(tmp_path), None, 0.05, 0)
+
+    def spin(path, *, archive):
+        while True:
+            pass
+
+    monkeypatch.setattr(fuzzer, "_read", spin)
+    fuzzer.one("elf32", b"\x7fELF")
+    assert fuzzer.failures == {("elf32", "Hang: over 0.05 s of CPU"): b"\x7fELF"}
+    assert fuzzer.wall_timeout == 0.05 * fuzz.WALL_FACTOR
