@@ -48,7 +48,7 @@ def tile_json(tt: TopTile, symbols: int | None = None) -> dict:
     return {"tile": tt.tile, "ipu": tt.ipu, "including_gaps": tt.including_gaps,
             "excluding_gaps": tt.excluding_gaps, "out_of_memory": tt.out_of_memory,
             "breakdown": dict(tt.breakdown), "member": tt.name, "regions": dict(tt.regions) or None,
-            "liveness": liveness_json(tt.liveness), "stated_by": tt.stated_by,
+            "liveness": liveness_json(tt.liveness), "stated_by": tt.stated_by, "stated_bytes_used": tt.stated_bytes_used,
             "symbols": symbols_json(tt.symbols, tt.excluding_gaps, symbols)}
 
 

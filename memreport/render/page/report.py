@@ -41,7 +41,9 @@ def tiles_table(summary: Summary, tiles: Sequence[TopTile], section: str) -> str
     """The top tiles (or the tiles asked for): a row each, out-of-memory rows marked; a row selects its tile."""
     limit = summary.report.target.bytes_per_tile
     incl = any(t.including_gaps is not None for t in tiles)
-    head = ["Tile", "IPU", "Excluding gaps", *(["Including gaps"] if incl else []), "% of tile", "Out of memory",
+    stated = any(t.stated_bytes_used is not None for t in tiles)  # a message's "bytes used": its own column
+    head = ["Tile", "IPU", "Excluding gaps", *(["Including gaps"] if incl else []),
+            *(["Used (stated by the message)"] if stated else []), "% of tile", "Out of memory",
             f"Largest {doc.text(plural(summary.report.breakdown_kind))}"]
     rows, classes = [], []
     for t in tiles:
@@ -54,9 +56,10 @@ def tiles_table(summary: Summary, tiles: Sequence[TopTile], section: str) -> str
         rows.append([number,
                      "?" if t.ipu is None else str(t.ipu), doc.number(t.excluding_gaps, unknown="?"),
                      *([doc.number(t.including_gaps, unknown="?")] if incl else []),
+                     *([doc.number(t.stated_bytes_used, unknown="")] if stated else []),
                      _pct(t.excluding_gaps, limit), oom, items])
         classes.append("oom" if t.out_of_memory else "")
-    return doc.table(head, rows, cls="tiles", numeric=tuple(range(5 if incl else 4)), row_classes=classes)
+    return doc.table(head, rows, cls="tiles", numeric=tuple(range(4 + incl + stated)), row_classes=classes)
 
 
 def messages_table(summary: Summary) -> str:
