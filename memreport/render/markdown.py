@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from ..analysis import Summary, TopTile
 from ..analysis.compiles import CompileSummary
 from ..analysis.diff import Diff
-from ..model import TensorMapReport
 from ..units import count, plural
 from . import RenderOptions
 from .compiles import _totals as totals_line
@@ -140,7 +139,7 @@ def report_blocks(fitted: Fitted, summary: Summary, heading: str) -> None:
     name = report.label
     fitted.add(f"{heading} memreport: {code(name)}\n\n{cell(report.format_name)} · {cell(summary.target_text)}",
                "the heading", of=name)
-    if isinstance(report, TensorMapReport):
+    if summary.own_tensor_map is not None:
         fitted.add("A tensor map counts elements, not bytes: no verdict.", "the note", of=name)
         return
     fitted.add(verdict_block(summary), "the verdict", of=name)

@@ -148,3 +148,17 @@ def test_a_message_states_bytes_used_of_its_own_never_as_gaps():
     assert rows == {4: (300_000, 301_000, "detailed"), 5: (100_000, None, "detailed"), 9: (None, 525_496, "message")}
     assert [t.stated_bytes_used for t in summarize(report).top] == [301_000, None, 525_496]
     assert [t.stated_bytes_used for t in summarize(complete([1, 2])).top] == [None, None]
+
+
+def test_summarize_chooses_once_what_renderers_branch_on():
+    """Issue #22: the per-tile arrays, a tensor map alone, a summary's rows and readable symbols, chosen once."""
+    from memreport.model import PrintedSummary, SummaryReport, Target
+    archive = complete([1, 2])
+    whole = summarize(archive)
+    assert whole.tile_data is archive and whole.own_tensor_map is None and whole.rows_stated_by == "per-tile"
+    assert archive.format == "archive" and whole.symbols_readable is True
+    assert summarize(archive.evolve(format="json-profile")).symbols_readable is False
+    printed = summarize(SummaryReport(source="s.txt", format="poplar-text", target=Target(1216, None, 1, 1216, None),
+                                      printed=PrintedSummary()))
+    assert (printed.tile_data, printed.rows_stated_by, printed.top_order, printed.symbols_readable) == \
+        (None, None, None, False)
