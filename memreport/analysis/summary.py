@@ -61,7 +61,11 @@ class Summary:
     (``data_tiles``) and the map itself (``own_tensor_map``);
     ``rows_stated_by``, where every per-tile row's figures come from
     ("per-tile"; "" for a tensor map's; None when each row says its own, a
-    text summary's ``stated`` tiles).
+    text summary's ``stated`` tiles); ``tile_data``, the report itself when
+    it holds every tile's bytes (the per-tile arrays a renderer may chart,
+    chart tile by tile or write column-wise; None otherwise); and
+    ``symbols_readable``, whether a tile's symbols can be read from the
+    source (an archive or ELF: ``--symbols``).
     """
 
     report: MemoryReport
@@ -93,6 +97,8 @@ class Summary:
     histogram_as_printed: bool = False
     own_tensor_map: TensorMap | None = None
     rows_stated_by: str | None = "per-tile"
+    tile_data: TileReport | None = None
+    symbols_readable: bool = False
 
     @property
     def label(self) -> str:
@@ -173,7 +179,9 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
         histogram_as_printed=isinstance(report, SummaryReport) and hist is not None,
         own_tensor_map=report.tensor_map if isinstance(report, TensorMapReport) else None,
         rows_stated_by=None if isinstance(report, SummaryReport) else "" if isinstance(report, TensorMapReport)
-        else "per-tile")
+        else "per-tile",
+        tile_data=report if isinstance(report, TileReport) else None,
+        symbols_readable=isinstance(report, TileReport) and report.format in ("archive", "elf"))
 
 
 def _top_order(report: MemoryReport) -> str | None:

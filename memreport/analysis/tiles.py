@@ -55,6 +55,9 @@ class TopTile:
     liveness: Liveness | None = None
     symbols: TileSymbols | None = None
     stated_by: str = "per-tile"  # where its figures come from: one of STATED_BY
+    # The bytes an out-of-memory message says were used on the tile (its first message naming it; None when no
+    # message does): a figure of its own, neither excluding nor including gaps.
+    stated_bytes_used: int | None = None
 
 
 # Where a tile's figures come from: a report with every tile's bytes ("per-tile"), or, for a text summary,
@@ -234,7 +237,8 @@ def stated_tiles(report: MemoryReport) -> list[TopTile]:
     (``"maximum"``: the excluding- and including-gaps figures those lines
     print, None for the one not on that tile), then the tiles only its
     out-of-memory messages name (``"message"``: out of memory, bytes
-    unknown; the "bytes used" they state is not an excluding-gaps figure).
+    unknown; the "bytes used" they state is not an excluding-gaps figure:
+    it is ``stated_bytes_used``, on every tile a message names).
     """
     if not isinstance(report, SummaryReport):
         return []
@@ -248,11 +252,12 @@ def stated_tiles(report: MemoryReport) -> list[TopTile]:
         detail = TileDetail(peak.tile, peak_in.bytes if peak_in is not None and peak_in.tile == peak.tile else None,
                             peak_ex.bytes if peak_ex is not None and peak_ex.tile == peak.tile else None)
         rows.append(replace(_detail_tile(report, detail), stated_by="maximum"))
-    for tile in verdict.message_tiles(report):
+    named = verdict.message_tiles(report)
+    for tile in named:
         if tile not in seen:
             seen.add(tile)
             rows.append(TopTile(tile, report.target.ipu_of(tile), None, None, True, stated_by="message"))
-    return rows
+    return [replace(t, stated_bytes_used=named[t.tile].bytes_used) if t.tile in named else t for t in rows]
 
 
 def stated_excluding_gaps(report: MemoryReport) -> dict[int, int]:

@@ -13,7 +13,6 @@ import numpy as np
 
 from ..analysis import Summary
 from ..errors import MissingDependency
-from ..model import TensorMapReport, TileReport
 from .table import BASE_COLUMNS
 from .table import _columns as csv_columns  # the same extra columns as the CSV, in the same order
 
@@ -34,9 +33,9 @@ def to_dataframe(summary: Summary) -> pandas.DataFrame:
     pd = _pandas()
     report = summary.report
     columns = csv_columns(summary)
-    if isinstance(report, TensorMapReport):  # elements per tile, not bytes: the tensor columns, byte columns NA
-        data = _tensor_map(report, pd)
-    elif isinstance(report, TileReport):
+    if summary.own_tensor_map is not None:  # elements per tile, not bytes: the tensor columns, byte columns NA
+        data = _tensor_map(summary, pd)
+    elif summary.tile_data is not None:
         data = _complete(summary, columns, pd)
     else:
         data = _partial(summary, columns, pd)
@@ -56,8 +55,8 @@ def _ints(pd, values: np.ndarray | None, n: int, missing: np.ndarray | None = No
 
 
 def _complete(summary: Summary, columns: list[tuple[str, str, str]], pd) -> dict:
-    report = summary.report
-    assert isinstance(report, TileReport)
+    report = summary.tile_data
+    assert report is not None
     n = report.num_tiles
     tiles = np.arange(n, dtype=np.int64)
     tpi = report.target.tiles_per_ipu
@@ -82,10 +81,12 @@ def _complete(summary: Summary, columns: list[tuple[str, str, str]], pd) -> dict
     return data
 
 
-def _tensor_map(report: TensorMapReport, pd) -> dict:
+def _tensor_map(summary: Summary, pd) -> dict:
     """A tensor map's tiles: tile and IPU, no bytes (NA), then elements and estimated tensor-data bytes."""
     from .tensors import per_tile_columns
-    tensor_map = report.tensor_map
+    report = summary.report
+    tensor_map = summary.own_tensor_map
+    assert tensor_map is not None
     n = tensor_map.num_tiles
     tiles = np.arange(n, dtype=np.int64)
     tpi = report.target.tiles_per_ipu

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from ..analysis import Summary
-from ..model import KIB, TileReport
+from ..model import KIB
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -91,8 +91,8 @@ def _mosaic(flat: np.ndarray, flat_over: np.ndarray, num_ipus: int, tpi: int):
 
 def layout(summary: Summary) -> Layout:
     """Arrange a complete report's tiles for the heat map."""
-    report = summary.report
-    assert isinstance(report, TileReport)
+    report = summary.tile_data
+    assert report is not None
     values = report.excluding_gaps
     n = values.size
     tpi = report.target.tiles_per_ipu or n

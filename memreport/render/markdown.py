@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from ..analysis import Summary, TopTile
 from ..analysis.compiles import CompileSummary
 from ..analysis.diff import Diff
-from ..model import TensorMapReport
 from ..units import count, plural
 from . import RenderOptions
 from .compiles import _totals as totals_line
@@ -110,6 +109,7 @@ def verdict_block(summary: Summary) -> str:
 
 def tiles_table(summary: Summary, tiles: Sequence[TopTile]) -> str:
     limit = summary.report.target.bytes_per_tile
+    stated = any(t.stated_bytes_used is not None for t in tiles)  # a message's "bytes used": its own column
     rows = []
     for t in tiles:
         used = t.excluding_gaps
@@ -118,10 +118,12 @@ def tiles_table(summary: Summary, tiles: Sequence[TopTile]) -> str:
         if t.out_of_memory:
             oom = f"**yes, by {used - limit:,} B**" if limit and used is not None and used > limit else "**yes**"
         items = ", ".join(f"{cell(name)} {size:,} B" for name, size in list(t.breakdown.items())[:3] if size)
+        said = [] if not stated else ["" if t.stated_bytes_used is None else f"{t.stated_bytes_used:,} B"]
         rows.append([str(t.tile), "?" if t.ipu is None else str(t.ipu), "?" if used is None else f"{used:,} B",
-                     pct, oom, items])
-    return table(["Tile", "IPU", "Excluding gaps", "% of tile", "Out of memory",
-                  f"Largest {cell(plural(summary.report.breakdown_kind))}"], rows, right=(0, 1, 2, 3))
+                     *said, pct, oom, items])
+    return table(["Tile", "IPU", "Excluding gaps", *(["Used (stated by the message)"] if stated else []),
+                  "% of tile", "Out of memory", f"Largest {cell(plural(summary.report.breakdown_kind))}"], rows,
+                 right=tuple(range(5 if stated else 4)))
 
 
 def histogram_block(summary: Summary, rows: int | None = None) -> str:
@@ -137,7 +139,7 @@ def report_blocks(fitted: Fitted, summary: Summary, heading: str) -> None:
     name = report.label
     fitted.add(f"{heading} memreport: {code(name)}\n\n{cell(report.format_name)} · {cell(summary.target_text)}",
                "the heading", of=name)
-    if isinstance(report, TensorMapReport):
+    if summary.own_tensor_map is not None:
         fitted.add("A tensor map counts elements, not bytes: no verdict.", "the note", of=name)
         return
     fitted.add(verdict_block(summary), "the verdict", of=name)

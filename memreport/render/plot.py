@@ -25,7 +25,7 @@ import numpy as np
 
 from ..analysis import Summary
 from ..errors import MissingDependency, UnsupportedOperation
-from ..model import KIB, TensorMapReport, TileReport
+from ..model import KIB, TileReport
 from ..units import count
 from . import RenderOptions, heatmap
 from .plot_words import (
@@ -113,7 +113,7 @@ def figure(summary: Summary, *, figsize: tuple[float, float] | None = None) -> F
 
 def _figure(summary: Summary, figsize: tuple[float, float] | None) -> Figure:
     report = summary.report
-    if isinstance(report, TensorMapReport):
+    if summary.own_tensor_map is not None:
         raise UnsupportedOperation(f"{report.source}: a tensor map counts elements, not bytes: "
                                    "plot an archive or profile of the same program")
     fig = _figure_class()(figsize=figsize or FIGSIZE, dpi=DPI)
@@ -121,10 +121,10 @@ def _figure(summary: Summary, figsize: tuple[float, float] | None) -> Figure:
     grid = fig.add_gridspec(2, 2, height_ratios=(1.05, 1), width_ratios=(1.25, 1), left=0.06, right=0.94,
                             bottom=0.07, top=0.84 if report.per_tile == "partial" else 0.86,
                             hspace=0.42, wspace=0.2)
-    if isinstance(report, TileReport) and report.num_tiles == 0:
+    if summary.tile_data is not None and summary.tile_data.num_tiles == 0:
         text_panel(fig.add_subplot(grid[:, :]), "No tiles", ["This report holds no tiles: nothing to draw."])
         return fig
-    if not isinstance(report, TileReport) and not report.detailed_tiles:
+    if summary.tile_data is None and not report.detailed_tiles:
         # Only a printed histogram: it takes the top row, what was printed the bottom one.
         _histogram(fig.add_subplot(grid[0, :]), summary)
         printed_summary(fig.add_subplot(grid[1, :]), summary)
@@ -132,16 +132,17 @@ def _figure(summary: Summary, figsize: tuple[float, float] | None) -> Figure:
     top, hist_ax = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0])
     # The heat map's colour bar sits in the right margin, outside its axes.
     side = fig.add_subplot(grid[1, 1].subgridspec(1, 2, width_ratios=(14, 1), wspace=0)[0, 0])
-    if not isinstance(report, TileReport):
+    every = summary.tile_data  # every tile's bytes, or None
+    if every is None:
         _detailed_tiles(top, summary)
         _histogram(hist_ax, summary)
         printed_summary(side, summary)
     else:
         _per_tile(top, summary)
         _histogram(hist_ax, summary)
-        if report.num_tiles >= heatmap.MIN_TILES:
-            limit = report.target.bytes_per_tile
-            data_max = float(report.excluding_gaps.max()) / KIB
+        if every.num_tiles >= heatmap.MIN_TILES:
+            limit = every.target.bytes_per_tile
+            data_max = float(every.excluding_gaps.max()) / KIB
             # Colour up to the limit (tiles beyond it are drawn red), unless the limit is far off.
             vmax = limit / KIB if limit and limit / KIB <= LIMIT_HEADROOM * data_max else data_max
             heatmap.draw(side, summary, OOM_COLOUR, vmax)
@@ -202,8 +203,8 @@ def _buckets(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.
 
 def _per_tile(ax: Axes, summary: Summary) -> None:
     """Memory along the tile index: bars, a step line or min/max envelopes, by tile count."""
-    report = summary.report
-    assert isinstance(report, TileReport)
+    report = summary.tile_data
+    assert report is not None
     values = report.excluding_gaps
     n = values.size
     limit = report.target.bytes_per_tile

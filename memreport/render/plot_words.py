@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..analysis import Summary
-from ..model import KIB, OOM_MESSAGES_FORMAT, SummaryReport
+from ..model import KIB, OOM_MESSAGES_FORMAT
 from ..units import count
 from .cells import tile_cells
 
@@ -52,7 +52,7 @@ def title(fig: Figure, summary: Summary) -> None:
                 "counted in no figure")
     elif report.format == OOM_MESSAGES_FORMAT:
         note = "this log holds no memory summary, only out-of-memory messages"
-    elif isinstance(report, SummaryReport):
+    elif summary.rows_stated_by is None:  # a text summary
         note = "this source printed a histogram, maxima and at most a few detailed tiles, not every tile's memory"
     else:
         note = summary.partial_reason

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..analysis import Summary, TopTile
 from ..analysis.verdict import MessageWords
-from ..model import SummaryReport, TensorMapReport, TileBytes, TileReport
+from ..model import TileBytes, TileReport
 from ..model.schemas import REPORT_SCHEMA
 from . import RenderOptions, csvlines
 from .drill import liveness_json, liveness_summary_json, symbols_json
@@ -49,7 +49,7 @@ def tile_json(tt: TopTile, symbols: int | None = None) -> dict:
             "excluding_gaps": tt.excluding_gaps, "out_of_memory": tt.out_of_memory,
             "breakdown": dict(tt.breakdown), "member": tt.name, "regions": dict(tt.regions) or None,
             "liveness": liveness_json(tt.liveness), "stated_by": tt.stated_by,
-            "symbols": symbols_json(tt.symbols, tt.excluding_gaps, symbols)}
+            "stated_bytes_used": tt.stated_bytes_used, "symbols": symbols_json(tt.symbols, tt.excluding_gaps, symbols)}
 
 
 def report_dict(summary: Summary, options: RenderOptions | None = None, inline: Inline | None = None) -> dict:
@@ -97,7 +97,7 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
         "notes": list(report.notes) + ([oom_note] if oom_note else []) + list(summary.notes),
         "skipped_members": [{"tile": s.tile, "member": s.member, "reason": s.reason} for s in report.skipped],
         **({"out_of_memory_messages": [message_json(w) for w in summary.verdict.messages]}
-           if isinstance(report, SummaryReport) else {}),
+           if summary.rows_stated_by is None else {}),  # a text summary's messages
         **tensors.json_sections(summary),
         "selected_tiles": [tile_json(tt, symbols) for tt in summary.selected],
         "breakdown_totals": dict(summary.breakdown_totals),
@@ -134,9 +134,10 @@ def _items(summary: Summary) -> list[tuple[str, str]]:
     """A report's own columns, in order: ("breakdown", item), ("region", region) and ("message", column) (tensor
     columns for a map)."""
     report = summary.report
-    if isinstance(report, TensorMapReport):
+    if summary.own_tensor_map is not None:
         return [("tensor", name) for name in TENSOR_COLUMNS]
-    if isinstance(report, TileReport):
+    if summary.tile_data is not None:
+        report = summary.tile_data
         return [("breakdown", name) for name in report.breakdown] + [("region", name) for name in report.regions]
     found: dict[tuple[str, str], None] = {}
     for d in report.detailed_tiles:
@@ -192,8 +193,7 @@ def _columns(summary: Summary) -> list[Spec]:
 def _summary_rows(summary: Summary, columns: list[Spec]) -> list[list[str]]:
     """Rows of a report without every tile's bytes: every tile a summary states figures for (detailed tiles,
     Maximum lines, tiles only an out-of-memory message names: ``stated_by`` says which), or a tensor map's tiles."""
-    report = summary.report
-    if isinstance(report, TensorMapReport):  # elements and estimates per tile; the byte columns stay blank
+    if summary.own_tensor_map is not None:  # elements and estimates per tile; the byte columns stay blank
         from .tensors import csv_rows
         return csv_rows(summary)
     named = summary.verdict.message_tiles
@@ -228,8 +228,8 @@ def over_cells(report: TileReport, over: np.ndarray | None) -> list[str]:
 def _complete_columns(summary: Summary, labels: list[str], own: list[Spec], tail: list[str],
                       tensor_columns: dict[str, np.ndarray]) -> list[csvlines.ColumnSpec]:
     """The CSV columns of a report with every tile's values, column by column."""
-    report = summary.report
-    assert isinstance(report, TileReport)
+    report = summary.tile_data
+    assert report is not None
     t = report.target
     tiles = np.arange(t.num_tiles)
     blank = csvlines.Text(constant="")
@@ -300,7 +300,7 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
     for summary, own in zip(summaries, per_report):
         report = summary.report
         tensor_columns = {} if tensor_map is None else per_tile_columns(tensor_map, report.num_tiles)
-        if isinstance(report, TileReport):  # every tile: column-wise
+        if summary.tile_data is not None:  # every tile: column-wise
             labels = list(columns) if shared else [label for label, _, _ in own]
             body = csvlines.lines(_complete_columns(summary, labels, own, tail(summary), tensor_columns),
                                   report.num_tiles)

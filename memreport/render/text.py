@@ -150,12 +150,15 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
     show_incl = any(t.including_gaps is not None for t in top)
     show_name = any(t.name for t in top)
     show_from = any(t.stated_by != "per-tile" for t in top)
+    show_stated = any(t.stated_bytes_used is not None for t in top)  # a message's "bytes used": its own column
     statuses = [_status(t, limit) for t in top]
     status_width = max(len(s) for s in statuses)
     lines = [title]
     head = f"  {'':1} {'Tile':>6}  {'IPU':>4}  {'Excluding gaps':>16}"
     if show_incl:
         head += f"  {'Including gaps':>16}"
+    if show_stated:
+        head += f"  {'Used (message)':>16}"
     head += f"  {'% of tile':>9}"
     if show_from:
         head += f"  {'From':<8}"
@@ -174,6 +177,9 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
         if show_incl:
             incl = "?" if t.including_gaps is None else f"{t.including_gaps:,} B"
             row += f"  {incl:>16}"
+        if show_stated:
+            stated = "" if t.stated_bytes_used is None else f"{t.stated_bytes_used:,} B"
+            row += f"  {stated:>16}"
         used = t.excluding_gaps
         pct = f"{100 * used / limit:.1f}%" if limit and used is not None else "?"
         row += f"  {pct:>9}"
@@ -200,6 +206,8 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
             lines.append(f"  {'':1} {'':>6}  liveness: {drill.liveness_phrase(t.liveness)}")
     if any(t.out_of_memory for t in top):
         lines.append("  (! = out of memory)")
+    if show_stated:
+        lines.append("  (used (message) = the bytes its out-of-memory message says were used)")
     return lines
 
 

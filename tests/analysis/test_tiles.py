@@ -130,3 +130,35 @@ def test_totals_past_int64_are_exact():
     summary = summarize(report)
     assert summary.excluding_gaps == 3 * 2 ** 62 + 4
     assert [(s.ipu, s.excluding_gaps) for s in summary.per_ipu] == [(0, 3 * 2 ** 62 + 4)]
+
+
+def test_a_message_states_bytes_used_of_its_own_never_as_gaps():
+    """Issue #23: the "bytes used" of an out-of-memory message is kept beside the tile's own figures."""
+    from memreport.model import OutOfMemoryMessage, PrintedSummary, SummaryReport, Target, TileDetail
+
+    def said(tile, used, line):
+        return OutOfMemoryMessage(kind="tile-memory", line=line, text="...", tile=tile, bytes_used=used,
+                                  bytes_per_tile=262_144)
+    report = SummaryReport(
+        source="s.txt", format="poplar-text", target=Target(1216, None, 1, 1216, 262_144), printed=PrintedSummary(),
+        detailed_tiles=(TileDetail(4, None, 300_000), TileDetail(5, None, 100_000)),
+        oom_messages=(said(4, 301_000, 7), said(9, 525_496, 8), said(9, 1, 9)))
+    rows = {t.tile: (t.excluding_gaps, t.stated_bytes_used, t.stated_by) for t in analysis.tiles.stated_tiles(report)}
+    # the first message naming a tile states its bytes; a tile no message names states none
+    assert rows == {4: (300_000, 301_000, "detailed"), 5: (100_000, None, "detailed"), 9: (None, 525_496, "message")}
+    assert [t.stated_bytes_used for t in summarize(report).top] == [301_000, None, 525_496]
+    assert [t.stated_bytes_used for t in summarize(complete([1, 2])).top] == [None, None]
+
+
+def test_summarize_chooses_once_what_renderers_branch_on():
+    """Issue #22: the per-tile arrays, a tensor map alone, a summary's rows and readable symbols, chosen once."""
+    from memreport.model import PrintedSummary, SummaryReport, Target
+    archive = complete([1, 2])
+    whole = summarize(archive)
+    assert whole.tile_data is archive and whole.own_tensor_map is None and whole.rows_stated_by == "per-tile"
+    assert archive.format == "archive" and whole.symbols_readable is True
+    assert summarize(archive.evolve(format="json-profile")).symbols_readable is False
+    printed = summarize(SummaryReport(source="s.txt", format="poplar-text", target=Target(1216, None, 1, 1216, None),
+                                      printed=PrintedSummary()))
+    assert (printed.tile_data, printed.rows_stated_by, printed.top_order, printed.symbols_readable) == \
+        (None, None, None, False)

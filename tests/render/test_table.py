@@ -59,10 +59,10 @@ def test_json_for_an_archive():
     assert r["top_tiles"] == [
         {"tile": 1, "ipu": 0, "including_gaps": None, "excluding_gaps": 640_000, "out_of_memory": True,
          "breakdown": {".bss": 600_000, ".text": 40_000}, "member": "t1", "regions": None, "liveness": None,
-         "stated_by": "per-tile", "symbols": None},
+         "stated_by": "per-tile", "stated_bytes_used": None, "symbols": None},
         {"tile": 2, "ipu": 0, "including_gaps": None, "excluding_gaps": 5000, "out_of_memory": False,
          "breakdown": {".text": 5000}, "member": "t2", "regions": None, "liveness": None,
-         "stated_by": "per-tile", "symbols": None}]
+         "stated_by": "per-tile", "stated_bytes_used": None, "symbols": None}]
 
 
 def test_json_for_a_text_report_keeps_what_was_printed():

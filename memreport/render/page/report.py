@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...analysis import Summary, TopTile
-from ...model import SummaryReport, TensorMapReport, TileReport
+from ...model import TileReport
 from ...units import plural
 from ..text import by_tile_block
 from . import document as doc
@@ -41,7 +41,9 @@ def tiles_table(summary: Summary, tiles: Sequence[TopTile], section: str) -> str
     """The top tiles (or the tiles asked for): a row each, out-of-memory rows marked; a row selects its tile."""
     limit = summary.report.target.bytes_per_tile
     incl = any(t.including_gaps is not None for t in tiles)
-    head = ["Tile", "IPU", "Excluding gaps", *(["Including gaps"] if incl else []), "% of tile", "Out of memory",
+    stated = any(t.stated_bytes_used is not None for t in tiles)  # a message's "bytes used": its own column
+    head = ["Tile", "IPU", "Excluding gaps", *(["Including gaps"] if incl else []),
+            *(["Used (stated by the message)"] if stated else []), "% of tile", "Out of memory",
             f"Largest {doc.text(plural(summary.report.breakdown_kind))}"]
     rows, classes = [], []
     for t in tiles:
@@ -50,13 +52,14 @@ def tiles_table(summary: Summary, tiles: Sequence[TopTile], section: str) -> str
         if t.out_of_memory and limit and t.excluding_gaps is not None and t.excluding_gaps > limit:
             oom = f"yes, by {t.excluding_gaps - limit:,} B"
         number = (f'<a href="#{section}-chart" data-section={section} data-tile={t.tile}>{t.tile}</a>'
-                  if isinstance(summary.report, TileReport) else str(t.tile))  # a link where there is a chart
+                  if summary.tile_data is not None else str(t.tile))  # a link where there is a chart
         rows.append([number,
                      "?" if t.ipu is None else str(t.ipu), doc.number(t.excluding_gaps, unknown="?"),
                      *([doc.number(t.including_gaps, unknown="?")] if incl else []),
+                     *([doc.number(t.stated_bytes_used, unknown="")] if stated else []),
                      _pct(t.excluding_gaps, limit), oom, items])
         classes.append("oom" if t.out_of_memory else "")
-    return doc.table(head, rows, cls="tiles", numeric=tuple(range(5 if incl else 4)), row_classes=classes)
+    return doc.table(head, rows, cls="tiles", numeric=tuple(range(4 + incl + stated)), row_classes=classes)
 
 
 def messages_table(summary: Summary) -> str:
@@ -121,7 +124,8 @@ def section_data(summary: Summary, sid: str) -> tuple[dict[str, Any], list[str]]
         flags = list(summary.oom_bins) + [None] * (len(summary.histogram.bins) - len(summary.oom_bins))
         data["hist"] = [[b.low_kib, b.high_kib, b.count, flag] for b, flag in zip(summary.histogram.bins, flags)]
     notes: list[str] = []
-    if isinstance(report, TileReport):
+    if summary.tile_data is not None:
+        report = summary.tile_data
         arrays = {"ex": doc.pack(report.excluding_gaps), "inc": doc.pack(report.including_gaps),
                   "oom": doc.pack(summary.out_of_memory), "known": doc.pack(report.known)}
         budget = max(DATA_BUDGET_MIN, DATA_BUDGET_PER_TILE * report.num_tiles)
@@ -140,9 +144,9 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
     parts = [f"<section class=report id={sid}><h2>{doc.text(report.label)}</h2>",
              f"<p class=meta>{doc.text(report.format_name)} · {doc.text(summary.target_text)} · per tile: "
              f"{doc.text(report.per_tile)}</p>"]
-    if not isinstance(report, TensorMapReport):
+    if summary.own_tensor_map is None:
         parts.append(verdict_html(summary))
-    if isinstance(report, TileReport):
+    if summary.tile_data is not None:
         parts.append(f"<h3>Every tile</h3><div class=chart id={sid}-chart data-section={sid}>"
                      "<div class=tools><button data-act=in title='Zoom in'>+</button>"
                      "<button data-act=out title='Zoom out'>−</button><button data-act=reset>Whole program</button>"
@@ -158,13 +162,13 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
                      f"<details><summary>As Poplar prints it</summary><pre>"
                      f"{doc.text(chr(10).join(by_tile_block(summary, indent='')))}</pre></details>")
     if summary.top:
-        title = "Tiles as printed" if isinstance(report, SummaryReport) else f"Top {len(summary.top):,} tiles"
+        title = "Tiles as printed" if summary.top_order is None else f"Top {len(summary.top):,} tiles"
         parts.append(f"<h3>{title}</h3>{tiles_table(summary, summary.top, sid)}")
     if summary.selected:
         parts.append(f"<h3>Tiles asked for</h3>{tiles_table(summary, summary.selected, sid)}")
     parts.append(messages_table(summary))
     notes = [*report.notes, *summary.notes, *(n for n in (summary.oom_note, summary.partial_reason) if n), *left_out]
-    if isinstance(report, SummaryReport):
+    if summary.rows_stated_by is None:  # a text summary: its rows say where each comes from
         notes.append("a text summary states only the tiles it detailed: no per-tile chart or heat map")
     if notes:
         parts.append(f"<h3>Notes</h3>{doc.notes_list(notes)}")

@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...analysis import Summary, TopTile
-from ...model import TileReport
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,7 @@ def command(summary: Summary, tile: int | None) -> str | None:
     if tile is None:
         return None
     module = f" --module {shlex.quote(report.module)}" if report.module else ""
-    symbols = " --symbols 20" if isinstance(report, TileReport) and report.format in ("archive", "elf") else ""
+    symbols = " --symbols 20" if summary.symbols_readable else ""
     return f"memreport {shlex.quote(report.source)}{module} --tile {tile}{symbols}"
 
 
