@@ -32,6 +32,7 @@ from .verdict import OutOfMemoryCount, Verdict, bins_out_of_memory, judge, out_o
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.tensor_map import TensorMap
+    from .closing import ClosingRow
     from .tensors import ElementHistogram, TileTensors
 
 
@@ -93,6 +94,12 @@ class Summary:
     histogram_as_printed: bool = False
     own_tensor_map: TensorMap | None = None
     rows_stated_by: str | None = "per-tile"
+
+    @property
+    def closing_row(self) -> ClosingRow:
+        """This report's row in the table that ends a text of several (:mod:`.closing`, issue #23)."""
+        from .closing import closing_row
+        return closing_row(self.report, self.verdict)
 
     @property
     def label(self) -> str:
