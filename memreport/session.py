@@ -17,6 +17,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
+from .errors import MemreportError, UnsupportedOperation
 from .model import CLI_NAMES, MemoryReport, OptionNames, TileReport, TileSymbols
 from .readers import ReadOptions, read_path
 
@@ -25,6 +26,15 @@ if TYPE_CHECKING:  # numpy-backed modules load with the calls
 
 # Per file: a context around its reading that may hand the reader other options (a progress callback).
 Around = Callable[[str, ReadOptions], AbstractContextManager[ReadOptions]]
+
+
+@dataclass(frozen=True)
+class ReadFailure:
+    """A file that could not be read, when errors are collected: the file as the user named it, and why (the
+    ReadError's message, as the command line prints it)."""
+
+    file: str
+    message: str
 
 
 @dataclass(frozen=True)
@@ -43,19 +53,30 @@ def read_options(*, tile_memory: int | None = None, arch: str | None = None, ski
 
 
 def read_files(paths: Iterable[str | os.PathLike], options: ReadOptions, module: str | None = None, *,
-               labels: Mapping[str, str] | None = None, around: Around | None = None) -> list[Read]:
+               labels: Mapping[str, str] | None = None, around: Around | None = None,
+               errors: list[ReadFailure] | None = None) -> list[Read]:
     """Every report of every file, in order (of each file only ``module``, a name or ``#N``, when given).
 
     ``labels`` names files as the user knows them (standard input's spool
     file as ``<stdin>``); ``around`` wraps each file's reading (a progress
-    bar, warnings caught). The first unreadable file raises its ReadError; a
-    module a file does not hold an UnsupportedOperation naming those it holds.
+    bar, warnings caught). The first unreadable file raises its error (a
+    ReadError, a MissingDependency...), unless ``errors`` is given: then each
+    unreadable file is appended to it, named by its label, and the others are
+    read (``memreport logs/*``). A module a file does not hold raises an
+    UnsupportedOperation naming those it holds, always.
     """
     from .analysis.tiles import pick_module
     found: list[Read] = []
     for path in (os.fspath(p) for p in paths):
         with (around or _plain)(path, options) as file_options:
-            reports = read_path(path, file_options)
+            try:
+                reports = read_path(path, file_options)
+            except MemreportError as exc:  # what exits 1 on the command line
+                if errors is None or isinstance(exc, UnsupportedOperation):
+                    raise
+                named = (labels or {}).get(path, path)
+                errors.append(ReadFailure(named, str(exc).replace(path, named)))
+                continue
             label = (labels or {}).get(path)
             if label is not None:
                 reports = [r.evolve(source=label) for r in reports]

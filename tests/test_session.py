@@ -68,3 +68,21 @@ def test_a_tensor_map_is_checked_against_every_report():
     assert tensor_map.num_tiles == 1216
     with pytest.raises(ReadError):
         session.read_tensor_map(str(SAMPLES / "tensor_map.json"), [profile, archive])
+
+
+def test_errors_collected_every_readable_file_read(tmp_path):
+    build = write_build(tmp_path / "b.a", OLD)
+    quiet = tmp_path / "quiet.log"
+    quiet.write_text("Poplar version 3.3.0 (d6e2e7b8f2) Poplar package 3.3.0\nBuilding graph took 0.61902s\n")
+    missing = tmp_path / "missing.txt"
+    paths = [quiet, build, missing, SAMPLES / "mk1_summary.txt"]
+    with pytest.raises(ReadError, match="no memory information found"):
+        session.read_files(paths, session.read_options())  # without a list: the first unreadable file raises
+    errors: list[session.ReadFailure] = []
+    reads = session.read_files(paths, session.read_options(), labels={str(quiet): "<stdin>"}, errors=errors)
+    assert [r.path for r in reads] == [str(build), str(SAMPLES / "mk1_summary.txt")]
+    assert [e.file for e in errors] == ["<stdin>", str(missing)]
+    assert errors[0].message.startswith("<stdin>: no memory information found: looked for a Poplar memory summary")
+    assert errors[1].message == f"{missing}: no such file"
+    with pytest.raises(UnsupportedOperation, match="holds no such report"):  # a usage error is never collected
+        session.read_files([SAMPLES / "trace_two_modules.rep"], session.read_options(), module="nope", errors=[])

@@ -32,6 +32,7 @@ from .verdict import OutOfMemoryCount, Verdict, bins_out_of_memory, judge, out_o
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.tensor_map import TensorMap
+    from .closing import ClosingRow
     from .tensors import ElementHistogram, TileTensors
 
 
@@ -99,6 +100,12 @@ class Summary:
     rows_stated_by: str | None = "per-tile"
     tile_data: TileReport | None = None
     symbols_readable: bool = False
+
+    @property
+    def closing_row(self) -> ClosingRow:
+        """This report's row in the table that ends a text of several (:mod:`.closing`, issue #23)."""
+        from .closing import closing_row
+        return closing_row(self.report, self.verdict)
 
     @property
     def label(self) -> str:

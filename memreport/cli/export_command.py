@@ -8,6 +8,7 @@ from .group import main
 from .shared import (
     drill_options,
     exit_codes,
+    exit_on_failures,
     load_from,
     module_option,
     output_options,
@@ -44,7 +45,8 @@ def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: i
       memreport export build/archive.a -o baseline.json
       memreport diff baseline.json build/archive.a      later, against a new build
 
-    Exit status: 0 success, 1 an input could not be read, 2 bad usage,
+    Exit status: 0 success, 1 an input could not be read (the others are
+    saved, and named in its errors), 2 bad usage,
     4 the output could not be written, 128+N ended by signal N.
     """
     from ..analysis import summarize_all
@@ -52,11 +54,14 @@ def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: i
                                    thin_root=thin_root)
     files = tuple(stdin_paths(files))
     refuse_overwriting(list(files), [("-o", output)])
-    reports = with_symbols(load_from(files, options, module), top, tiles_asked, thin_root)
+    failures: list[session.ReadFailure] = []  # every readable file is saved; the others named (exit 1)
+    reports = with_symbols(load_from(files, options, module, failures), top, tiles_asked, thin_root)
     refuse_overwriting([*files, *(p for r in reports for p in r.files_read)], [("-o", output)])  # members too
     with exit_codes():
         summaries = summarize_all(reports, top=top, tiles_asked=tiles_asked)
-        rendered = render.render("report", "json", summaries, render.RenderOptions(symbols=symbols))
+        rendered = render.render("report", "json", summaries, render.RenderOptions(
+            symbols=symbols, errors=tuple((f.file, f.message) for f in failures)))
     write_all([(output, rendered)])
+    exit_on_failures(failures)
 
 

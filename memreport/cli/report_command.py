@@ -73,7 +73,9 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     (printProfileSummary) or a TensorFlow .rep trace, a JSON or CBOR graph
     profile, or a tensor map; or a run log or document of any size, whose
     summaries (anywhere in it) and out-of-memory errors are read. Several
-    files give one report each, in order; a file may hold several.
+    files give one report each, in order, and a closing table of them all;
+    a file may hold several. A file that cannot be read is named on stderr
+    and the others are reported.
 
     \b
     Examples:
@@ -91,9 +93,9 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
       memreport archive.a --fail-on-oom --max-tile 600KiB   CI gate: exit 3 on failure
       memreport compiles run.log               every compilation and cache hit in a run's log
 
-    Exit status: 0 success, 1 an input could not be read, 2 bad usage,
-    3 a gate failed, 4 an output could not be written (none was), 128+N
-    ended by signal N.
+    Exit status: 0 success, 1 an input could not be read (the others are
+    reported; it outranks a failed gate), 2 bad usage, 3 a gate failed,
+    4 an output could not be written (none was), 128+N ended by signal N.
     """
     from ..analysis import gates, summarize_all
     options = session.read_options(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
@@ -102,8 +104,10 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     inputs = [*files, *([tensor_map_path] if tensor_map_path else [])]
     refuse_overwriting(inputs, [("-o", output), *([("--png", png)] if png is not None else []), *pages(html_path)])
     shown = fmt != "csv"  # the CSV has no place for symbols: read none
-    reports = with_symbols(load_from(files, options, module), top if shown else 0, tiles_asked if shown else (),
-                           thin_root)
+    failures: list[session.ReadFailure] = []  # every readable file is reported; the others named (exit 1)
+    reports = with_symbols(load_from(files, options, module, failures), top if shown else 0,
+                           tiles_asked if shown else (), thin_root)
+    errors = tuple((f.file, f.message) for f in failures)
     tensor_map = load_tensor_map(tensor_map_path, reports) if tensor_map_path else None
     if png == "-" and (output == "-" or len(reports) > 1):
         raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
@@ -118,8 +122,8 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
             summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map,
                                       tiles_asked=tiles_asked)
             width, colored = terminal_options(output, color) if fmt == "text" else (None, False)
-            rendered = render.render("report", fmt, summaries,
-                                     render.RenderOptions(symbols=symbols, width=width, color=colored))
+            rendered = render.render("report", fmt, summaries, render.RenderOptions(symbols=symbols, width=width,
+                                                                                     color=colored, errors=errors))
             gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
                                           min_headroom=min_headroom)
             pngs: list[tuple[str, str | bytes]] = []
@@ -131,7 +135,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     write_all([(output, rendered), *pngs])  # every output or none
     if len(png_paths) > 1:
         click.echo(f"memreport: wrote {', '.join(png_paths)} (one PNG per report)", err=True)
-    exit_on_gates(gate_results)
+    exit_on_gates(gate_results, failures)
 
 
 def numbered_paths(path: str, count: int, extension: str) -> list[str]:

@@ -22,7 +22,7 @@ from ..errors import MemreportError, UnsupportedOperation, WriteError
 from ..model import ARCHES, MemoryReport
 from ..output import check_outputs, write_outputs
 from ..readers import ReadOptions
-from ..session import Read
+from ..session import Read, ReadFailure
 from ..units import check_size, parse_size
 
 if TYPE_CHECKING:  # numpy-backed modules load with the commands: --version and --help stay quick
@@ -181,13 +181,22 @@ def refuse_overwriting(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]
         raise click.UsageError(str(exc)) from None
 
 
-def exit_on_gates(results: Sequence[GateResult]) -> None:
-    """Name every failed gate on stderr and exit 3; the output is already written."""
+def exit_on_gates(results: Sequence[GateResult], failures: Sequence[ReadFailure] = ()) -> None:
+    """Name every failed gate on stderr and exit 3; the output is already written. An input that could not be
+    read outranks a gate: exit 1 (the gates of the files read are still named)."""
     failed = [r for r in results if r.failed]
     for result in failed:
         click.echo(f"memreport: gate failed: {result.message}", err=True)
+    exit_on_failures(failures)
     if failed:
         sys.exit(EXIT_GATE)
+
+
+def exit_on_failures(failures: Sequence[ReadFailure]) -> None:
+    """Exit 1 when an input could not be read (each was named on stderr as it was read); the outputs of the
+    others are already written."""
+    if failures:
+        sys.exit(EXIT_READ)
 
 
 def terminal_options(output: str, color: str) -> tuple[int | None, bool]:
@@ -253,12 +262,24 @@ def load(paths: Sequence[str], options: ReadOptions, module: str | None = None) 
     return [read.report for read in load_from(paths, options, module)]
 
 
-def load_from(paths: Sequence[str], options: ReadOptions, module: str | None = None) -> list[Read]:
+def load_from(paths: Sequence[str], options: ReadOptions, module: str | None = None,
+              failures: list[ReadFailure] | None = None) -> list[Read]:
     """Every report of every file, in order, with the file it was read from (of each file only ``module``,
     when given: a name or ``#N``); the first unreadable file ends the run with exit 1, a module a file does not
-    hold with exit 2."""
+    hold with exit 2.
+
+    With ``failures``, every readable file is read: each unreadable one is
+    one line on stderr, as it would end the run, and appended to ``failures``
+    (the command exits 1 after writing its outputs: :func:`exit_on_failures`);
+    when no file could be read the run ends there with exit 1.
+    """
     with exit_codes():
-        return session.read_files(paths, options, module, labels=_spooled, around=_reading)
+        reads = session.read_files(paths, options, module, labels=_spooled, around=_reading, errors=failures)
+    for failure in failures or ():
+        click.echo(f"memreport: {_unspooled(failure.message)}", err=True)
+    if failures and not reads:
+        sys.exit(EXIT_READ)
+    return reads
 
 
 @contextmanager

@@ -29,6 +29,7 @@ class RenderOptions:
     color: bool = False        # ANSI colour (terminals)
     width: int | None = None   # columns to fit the text to (None: its natural width)
     symbols: int | None = None  # symbols listed per tile (None: the format's default, 10 in text, all in JSON)
+    errors: tuple[tuple[str, str], ...] = ()  # the report's JSON: (file, message) of each input not read
 
 
 class Renderer(Protocol):

@@ -116,9 +116,11 @@ def message_json(words: MessageWords) -> dict:
 
 
 def render_json(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
-    """Every report in one ``memreport/1`` document; per-tile arrays one line each."""
+    """Every report in one ``memreport/1`` document, and the inputs that could not be read (``errors``, always
+    present); per-tile arrays one line each."""
     inline = Inline()
-    doc = {"schema": REPORT_SCHEMA, "reports": [report_dict(s, options, inline) for s in summaries]}
+    errors = [{"file": file, "message": message} for file, message in (options or RenderOptions()).errors]
+    doc = {"schema": REPORT_SCHEMA, "reports": [report_dict(s, options, inline) for s in summaries], "errors": errors}
     return inline.fill(json.dumps(doc, indent=2) + "\n")  # the newline before the arrays: no copy of it all
 
 

@@ -249,5 +249,9 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
 
 
 def render(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
-    """Several reports, one after another, separated by a rule."""
-    return f"\n{RULE}\n\n".join(render_report(s, options) for s in summaries)
+    """Several reports, one after another, separated by a rule; after the last, a table of them all."""
+    from .closing import closing_lines
+    text = f"\n{RULE}\n\n".join(render_report(s, options) for s in summaries)
+    rows = [s.closing_row for s in summaries] if len(summaries) > 1 else []
+    table = closing_lines(rows, (options and options.width) or WIDTH)
+    return text + (f"\n{RULE}\n\n" + "\n".join(table) + "\n" if table else "")

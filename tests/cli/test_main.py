@@ -92,10 +92,11 @@ def test_unreadable_inputs_exit_1_with_one_line(tmp_path, archive):
         str(tmp_path / "empty"): "empty file",
         str(tmp_path / "notes.txt"): "no memory information found: looked for a Poplar memory summary",
     }
+    alone = run(archive).output
     for path, message in cases.items():
         proc = subprocess.run([sys.executable, "-m", "memreport", str(archive), path], capture_output=True, text=True)
         assert proc.returncode == 1, (path, proc.stderr)
-        assert proc.stdout == ""  # nothing half-printed for the good file before it
+        assert proc.stdout == alone  # the good file is still reported (issue #23)
         assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
         assert proc.stderr.startswith(f"memreport: {path}: {message}")
 

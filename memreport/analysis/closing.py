@@ -1,0 +1,50 @@
+"""The closing table of a text with several reports: a row per report or run, chosen here for the renderer.
+
+``memreport logs/*`` or a log of many runs shows one report after another;
+the closing table puts them side by side (issue #23): where each comes from,
+its target, its largest tile and how many tiles are out of memory.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import MemoryReport, TileBytes
+from .verdict import OutOfMemoryCount, Verdict
+
+
+@dataclass(frozen=True)
+class ClosingRow:
+    """One report: its ``source`` (with ``#N`` or its module when its file holds several), the ``line`` it starts
+    on (None for a whole file), its ``run`` of the log (``"2/16"``; None outside runs), ``arch`` and ``tiles``
+    (None when the source does not say), the ``worst`` tile excluding gaps and its bytes, or when the report has
+    no such figures the tile whose out-of-memory message states the most bytes used (``worst_from_message``),
+    and ``out_of_memory``, the verdict's count."""
+
+    source: str
+    line: int | None
+    run: str | None
+    arch: str | None
+    tiles: int | None
+    worst: TileBytes | None
+    out_of_memory: OutOfMemoryCount
+    worst_from_message: bool = False
+
+
+def closing_row(report: MemoryReport, verdict: Verdict) -> ClosingRow:
+    """A report's row, from its verdict (the text shows the table when there are several reports:
+    ``Summary.closing_row``)."""
+    p = report.position
+    source = report.source
+    if report.module:
+        source += f" (module {report.module})"
+    elif p is not None and p.count > 1:
+        source += f"#{p.index}"
+    run = None if p is None or p.run is None else f"{p.run.index}/{p.run.count}"
+    stated = [TileBytes(m.tile, m.bytes_used) for m in (w.message for w in verdict.messages)
+              if m.tile is not None and m.bytes_used is not None]
+    worst = verdict.worst
+    if worst is None and stated:  # a message's "bytes used": its own measure, marked as such
+        worst = max(stated, key=lambda t: t.bytes)
+    return ClosingRow(source=source, line=p.line if p is not None else None, run=run, arch=report.target.arch,
+                      tiles=report.target.num_tiles if report.num_tiles_known else None, worst=worst,
+                      out_of_memory=verdict.count, worst_from_message=verdict.worst is None and worst is not None)

@@ -1,0 +1,58 @@
+"""The table that ends a text of several reports: a row per report or run (rows from :mod:`memreport.analysis.closing`).
+
+Source and line, arch, tiles, the worst tile and its bytes (excluding gaps;
+``*`` the bytes used an out-of-memory message states), and the tiles out of
+memory; what a source does not say is ``?``. The table
+fits the width (100 columns by default): a long source is shortened in the
+middle, where paths differ least (``logs/rank-...-03.log``).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..analysis.closing import ClosingRow
+from .poplar import WIDTH
+
+ELLIPSIS = "..."
+MIN_SOURCE = 12  # a source is never shortened below this (the table is wider than the width instead)
+
+
+def middle_shortened(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters: its head and tail around an ellipsis when it is longer."""
+    if len(text) <= width:
+        return text
+    keep = max(width - len(ELLIPSIS), 2)
+    head = (keep + 1) // 2
+    return text[:head] + ELLIPSIS + text[len(text) - (keep - head):]
+
+
+def closing_lines(rows: Sequence[ClosingRow], width: int | None = None) -> list[str]:
+    """The table under a heading naming how many reports; nothing for no rows."""
+    if not rows:
+        return []
+    width = width or WIDTH
+    show_run = any(r.run is not None for r in rows)
+    stated = any(r.worst_from_message for r in rows)  # a column for the mark of a message's bytes
+    pad = " " if stated else ""
+    cells = [[f"{r.line:,}" if r.line is not None else "",
+              *([r.run or ""] if show_run else []),
+              r.arch or "?",
+              "?" if r.tiles is None else f"{r.tiles:,}",
+              "?" if r.worst is None else str(r.worst.tile),
+              "?" + pad if r.worst is None else f"{r.worst.bytes:,} B" + ("*" if r.worst_from_message else pad),
+              r.out_of_memory.short()] for r in rows]
+    heads = ["Line", *(["Run"] if show_run else []), "Arch", "Tiles", "Worst tile", "Bytes", "OOM tiles"]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
+    rest = 2 + sum(w + 2 for w in widths)  # the indent, then two spaces before each column after the source
+    source_width = min(max(len("Source"), *(len(r.source) for r in rows)), max(MIN_SOURCE, width - rest))
+    arch = heads.index("Arch")
+
+    def line(source: str, values: Sequence[str]) -> str:
+        parts = [f"{v:<{w}}" if i == arch else f"{v:>{w}}" for i, (v, w) in enumerate(zip(values, widths))]
+        return ("  " + f"{source:<{source_width}}  " + "  ".join(parts)).rstrip()
+
+    lines = [f"Reports ({len(rows):,}):", line("Source", heads)]
+    lines += [line(middle_shortened(r.source, source_width), c) for r, c in zip(rows, cells)]
+    if stated:
+        lines.append("  (* bytes used, as the out-of-memory message states)")
+    return lines

@@ -1,0 +1,36 @@
+"""The closing table's layout: a row per report, within the width, long sources shortened in the middle."""
+from __future__ import annotations
+
+from memreport.analysis.closing import ClosingRow
+from memreport.analysis.verdict import OutOfMemoryCount
+from memreport.model import TileBytes
+from memreport.render.closing import closing_lines, middle_shortened
+
+LONG = "logs/very/long/directory/of/every/rank/of/a/big/training/job/on/pod64/rank-0003-of-0064.log"
+
+
+def test_middle_shortened_keeps_head_and_tail():
+    assert middle_shortened("abcdefghij", 10) == "abcdefghij"
+    assert middle_shortened("abcdefghij", 7) == "ab...ij"
+    assert middle_shortened("abcdefghijk", 8) == "abc...jk"
+
+
+def test_rows_fit_100_columns_and_say_what_is_unknown():
+    rows = [ClosingRow(LONG + "#1", 12_345, "1/16", "ipu1", None, TileBytes(0, 525_496), OutOfMemoryCount(None),
+                       worst_from_message=True),
+            ClosingRow("build/archive.a", None, None, "ipu2", 1472, TileBytes(1402, 788_976), OutOfMemoryCount(3)),
+            ClosingRow("trace.rep (module m)", 7, None, None, None, None, OutOfMemoryCount(0))]
+    lines = closing_lines(rows)
+    assert lines == [
+        "Reports (3):",
+        "  Source                                  Line   Run  Arch  Tiles  Worst tile       Bytes  OOM tiles",
+        "  logs/very/long/di...03-of-0064.log#1  12,345  1/16  ipu1      ?           0  525,496 B*    unknown",
+        "  build/archive.a                                     ipu2  1,472        1402  788,976 B           3",
+        "  trace.rep (module m)                       7        ?         ?           ?          ?           0",
+        "  (* bytes used, as the out-of-memory message states)",
+    ]
+    assert max(len(line) for line in lines) == 100
+
+
+def test_no_rows_no_table():
+    assert closing_lines([]) == []
