@@ -7,10 +7,12 @@ import warnings
 import click
 
 from .. import __version__, render, session
+from ..units import Percent
 from .group import ReportCommand, main
 from .shared import (
+    BUDGET,
     PATH,
-    SIZE,
+    PERCENT_ROUNDING,
     color_option,
     drill_options,
     echo_warnings,
@@ -52,17 +54,19 @@ from .shared import (
 @click.option("--fail-on-oom", is_flag=True,
               help="Gate: exit 3 if any tile is out of memory (a text summary: its printed count, or what its "
                    "maximum, histogram and detailed tiles show when that count is for other bytes per tile).")
-@click.option("--max-tile", type=SIZE, metavar="SIZE",
-              help="Gate: exit 3 if any tile uses more than SIZE, excluding gaps "
-                   "(a text summary: its printed maximum).")
-@click.option("--min-headroom", type=SIZE, metavar="SIZE",
-              help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile.")
+@click.option("--max-tile", type=BUDGET, metavar="SIZE|P%",
+              help="Gate: exit 3 if any tile uses more than SIZE, excluding gaps (a text summary: its printed "
+                   "maximum), or when bytes x 100 > P x bytes per tile. "
+                   + PERCENT_ROUNDING)
+@click.option("--min-headroom", type=BUDGET, metavar="SIZE|P%",
+              help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile, or when free bytes x "
+                   "100 < P x bytes per tile. " + PERCENT_ROUNDING)
 @module_option
 @color_option
 @click.version_option(__version__, "--version", prog_name="memreport")
 def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory: int | None,
-           arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | None = None,
-           min_headroom: int | None = None, tensor_map_path: str | None = None,
+           arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | Percent | None = None,
+           min_headroom: int | Percent | None = None, tensor_map_path: str | None = None,
            png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
            symbols: int | None = None, thin_root: str | None = None, module: str | None = None,
            color: str = "auto", html_path: str | None = None) -> None:
