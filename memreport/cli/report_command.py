@@ -46,7 +46,7 @@ from .shared import (
 @click.option("--png", metavar="PATH", type=PATH,
               help="Also draw each report as a PNG: memory per tile, the By Tile histogram, a per-IPU heat "
                    "map. Several reports number the files before the extension, in input order (--png m.png writes "
-                   "m-1.png, m-2.png, ...).")
+                   "m-1.png, m-2.png, ...); a PATH without an extension gets .png.")
 @html_option
 @click.option("--tensor-map", "tensor_map_path", metavar="PATH", type=PATH,
               help="A tensor map (tensor_map.json): list the tensors on the top tiles, with elements and "
@@ -139,13 +139,16 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
 
 
 def numbered_paths(path: str, count: int, extension: str) -> list[str]:
-    """``path`` itself for one output; ``STEM-N.SUFFIX`` (N from 1) for several.
+    """``path`` for one output, ``STEM-N.SUFFIX`` (N from 1) for several; a path without an extension gets
+    ``extension`` either way (``--png noext`` wrote ``noext`` for one report, ``noext-1.png`` for several),
+    but ``-`` (stdout) and an existing file that is not a regular one (``/dev/stdout``, a pipe) stay as given.
 
     One figure per report keeps every figure legible; a shared figure of
     several programs would shrink each to a thumbnail.
     """
-    if count == 1:
-        return [path]
     stem, suffix = os.path.splitext(path)
+    if count == 1:
+        special = path == "-" or (os.path.exists(path) and not os.path.isfile(path))
+        return [path if suffix or special else path + extension]
     return [f"{stem}-{i}{suffix or extension}" for i in range(1, count + 1)]
 
