@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 # Binary multipliers as Poplar prints them (its kB and MB are KiB and MiB)...
@@ -29,6 +30,40 @@ def parse_size(text: str) -> int:
     if value.denominator != 1:
         raise ValueError(f"not a whole number of bytes: {text!r}")
     return int(value)
+
+
+_PERCENT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%\s*")
+
+
+@dataclass(frozen=True)
+class Percent:
+    """A share of tile memory as typed (``90%``, ``92.5%``), kept exact as a fraction of 100."""
+
+    value: Fraction
+    digits: str = field(default="", compare=False)  # as typed, for messages: "92.5"
+
+    def __str__(self) -> str:
+        return f"{self.digits or self.value}%"
+
+    def floor_of(self, total: int) -> int:
+        """``floor(value * total / 100)``: the largest whole number of bytes not above the share."""
+        return self.value.numerator * total // (100 * self.value.denominator)
+
+    def ceil_of(self, total: int) -> int:
+        """``ceil(value * total / 100)``: the smallest whole number of bytes not below the share."""
+        return -(-self.value.numerator * total // (100 * self.value.denominator))
+
+
+def parse_budget(text: str) -> int | Percent:
+    """A gate's budget: a byte size (:func:`parse_size`) or a percent of tile memory (``90%``, ``92.5%``)."""
+    match = _PERCENT.fullmatch(text)
+    if match is None:
+        if text.strip().endswith("%"):
+            raise ValueError(f"not a percent: {text!r} (try 90% or 92.5%)")
+        return parse_size(text)
+    if len(match.group(1)) > MAX_DIGITS:
+        raise ValueError(f"not a percent: {text[:20]!r}... is {len(match.group(1)):,} digits long")
+    return Percent(Fraction(match.group(1)), match.group(1))
 
 
 def check_size(value: int, *, minimum: int = 0, what: str = "a size") -> int:

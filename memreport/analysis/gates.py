@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import UnsupportedOperation
 from ..model import MemoryReport, SummaryReport, TileReport
+from ..units import Percent
 from .summary import Summary
 from .verdict import known_out_of_memory_tiles, message_tiles
 
@@ -179,24 +180,51 @@ def _check_above(summary: Summary, gate: str, limit: int, what: str,
                       f"{tiles.size:,} tile(s) {what} in {source}: {_tile_list(worst, int(tiles.size), phrase)}")
 
 
-def check_max_tile(summary: Summary, max_bytes: int) -> GateResult:
-    """Fail when any tile's excluding-gaps bytes exceed ``max_bytes`` (``--max-tile``)."""
+def _per_tile(per_tile: int | None, gate: str, budget: Percent, label: str) -> int:
+    """Bytes per tile for a percent budget, or UnsupportedOperation (exit 2) saying how to give them."""
+    if per_tile is None:
+        raise UnsupportedOperation(f"--{gate} {budget}: {label}: bytes per tile unknown, so a percent of them is "
+                                   "too (give --tile-memory or --arch, or a budget in bytes)")
+    return per_tile
+
+
+def check_max_tile(summary: Summary, max_bytes: int | Percent) -> GateResult:
+    """Fail when any tile's excluding-gaps bytes exceed ``max_bytes`` (``--max-tile``).
+
+    A :class:`~memreport.units.Percent` is of the report's own bytes per tile:
+    a tile fails when ``bytes * 100 > P * bytes_per_tile``, exactly (the limit
+    in bytes is that product's floor).
+    """
+    if isinstance(max_bytes, Percent):
+        per_tile = _per_tile(summary.report.target.bytes_per_tile, "max-tile", max_bytes, summary.label)
+        limit = max_bytes.floor_of(per_tile)
+        return _check_above(summary, "max-tile", limit,
+                            f"above --max-tile {max_bytes} ({limit:,} B of {per_tile:,} B)")
     return _check_above(summary, "max-tile", max_bytes, f"above --max-tile {max_bytes:,} B")
 
 
-def check_min_headroom(summary: Summary, min_bytes: int) -> GateResult:
-    """Fail when any tile has fewer than ``min_bytes`` free below bytes per tile (``--min-headroom``)."""
+def check_min_headroom(summary: Summary, min_bytes: int | Percent) -> GateResult:
+    """Fail when any tile has fewer than ``min_bytes`` free below bytes per tile (``--min-headroom``).
+
+    A :class:`~memreport.units.Percent`: a tile fails when ``free * 100 < P *
+    bytes_per_tile``, exactly (free below the product's ceiling in bytes).
+    """
     per_tile = summary.report.target.bytes_per_tile
     if per_tile is None:
         raise UnsupportedOperation(f"--min-headroom: {summary.label}: bytes per tile unknown "
                                    "(give --tile-memory or --arch)")
+    if isinstance(min_bytes, Percent):
+        shown = f"{min_bytes} ({min_bytes.ceil_of(per_tile):,} B)"
+        min_bytes = min_bytes.ceil_of(per_tile)
+    else:
+        shown = f"{min_bytes:,} B"
     # Free = per_tile - used < min_bytes exactly when used > per_tile - min_bytes, short by the excess.
     return _check_above(summary, "min-headroom", per_tile - min_bytes,
-                        f"with less than {min_bytes:,} B free of {per_tile:,} B", "short by {excess:,} B")
+                        f"with less than {shown} free of {per_tile:,} B", "short by {excess:,} B")
 
 
-def evaluate(summaries: Sequence[Summary], *, fail_on_oom: bool = False, max_tile: int | None = None,
-             min_headroom: int | None = None) -> list[GateResult]:
+def evaluate(summaries: Sequence[Summary], *, fail_on_oom: bool = False, max_tile: int | Percent | None = None,
+             min_headroom: int | Percent | None = None) -> list[GateResult]:
     """Every requested gate on every report, in report order."""
     results = []
     for summary in summaries:
@@ -209,7 +237,7 @@ def evaluate(summaries: Sequence[Summary], *, fail_on_oom: bool = False, max_til
     return results
 
 
-def check_growth(diff: Diff, max_growth: int) -> GateResult:
+def check_growth(diff: Diff, max_growth: int | Percent) -> GateResult:
     """Fail when any tile grew by more than ``max_growth`` bytes (``memreport diff --fail-on-growth``).
 
     Every tile whose bytes both sides state is judged (a text summary's
@@ -217,9 +245,17 @@ def check_growth(diff: Diff, max_growth: int) -> GateResult:
     largest tile grew by more than ``max_growth``: the new maximum's tile
     held at most the old maximum, so it grew by at least the difference.
     When no tile can be compared and the maxima do not settle it, the gate
-    cannot pass: UnsupportedOperation.
+    cannot pass: UnsupportedOperation. A :class:`~memreport.units.Percent` is
+    of NEW's bytes per tile: a tile fails when ``growth * 100 > P *
+    bytes_per_tile``, exactly.
     """
     gate, source = "fail-on-growth", f"{diff.old.label} -> {diff.new.label}"
+    shown = None
+    if isinstance(max_growth, Percent):
+        per_tile = _per_tile(diff.new.bytes_per_tile, gate, max_growth, diff.new.label)
+        shown = f"{max_growth} of {per_tile:,} B ({max_growth.floor_of(per_tile):,} B)"
+        max_growth = max_growth.floor_of(per_tile)
+    limit = shown or f"{max_growth:,} B"
     why = "; ".join(dict.fromkeys(r for r in (diff.old.partial_reason, diff.new.partial_reason) if r))
     peak_grew = diff.per_tile == "partial" and diff.max_delta is not None and diff.max_delta > max_growth
     if diff.compared_tiles == 0 and not peak_grew:
@@ -238,9 +274,9 @@ def check_growth(diff: Diff, max_growth: int) -> GateResult:
         assert new_peak is not None and old_peak is not None and diff.max_delta is not None
         return GateResult(gate, source, True, None, (Offender(new_peak.tile, diff.max_delta,
                                                               diff.max_delta - max_growth),),
-                          f"the largest tile grew by {diff.max_delta:,} B (more than {max_growth:,} B) from "
+                          f"the largest tile grew by {diff.max_delta:,} B (more than {limit}) from "
                           f"{diff.old.label} to {diff.new.label}: {old_peak.bytes:,} B on tile {old_peak.tile} -> "
                           f"{new_peak.bytes:,} B on tile {new_peak.tile} (the maxima as printed{partial})")
     return GateResult(gate, source, True, int(grew.size), worst,
-                      f"{grew.size:,} tile(s) grew by more than {max_growth:,} B from {diff.old.label} to "
+                      f"{grew.size:,} tile(s) grew by more than {limit} from {diff.old.label} to "
                       f"{diff.new.label}{partial}: {_tile_list(worst, int(grew.size), 'by {value:,} B')}")

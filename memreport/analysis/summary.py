@@ -213,9 +213,12 @@ def _selected(report: MemoryReport, asked: Sequence[int], over: np.ndarray | Non
               ) -> tuple[tuple[TopTile, ...], tuple[str, ...]]:
     """The tiles asked for, as records, and notes on those a text summary did not detail."""
     asked = list(dict.fromkeys(int(t) for t in asked))
+    # A tile the source states (a detailed block, a Maximum line, a message) exists whatever the tile count
+    # says: a lone "Tile # 0" block states no count at all.
+    stated = {t.tile for t in tiles.stated_tiles(report)}
     for tile in asked:
-        if not 0 <= tile < report.num_tiles:
-            raise UnsupportedOperation(f"{report.label}: has no tile {tile} (its tiles are 0..{report.num_tiles - 1})")
+        if not 0 <= tile < report.num_tiles and tile not in stated:
+            raise UnsupportedOperation(f"{report.label}: has no tile {tile} ({_tiles_held(report, stated)})")
     if not asked:
         return (), ()
     if isinstance(report, TensorMapReport):
@@ -225,6 +228,19 @@ def _selected(report: MemoryReport, asked: Sequence[int], over: np.ndarray | Non
     notes = () if not missing else (f"tile(s) {', '.join(map(str, missing))} asked for: a text summary holds only "
                                     "the tiles it detailed",)
     return found, notes
+
+
+def _tiles_held(report: MemoryReport, stated: set[int]) -> str:
+    """Which tiles a report holds, in words, for the error on a tile it has not."""
+    if report.num_tiles > 0:
+        return f"its tiles are 0..{report.num_tiles - 1}"
+    if stated:
+        return f"it states only tile(s) {', '.join(map(str, sorted(stated)[:WORDS_TILES]))}" + \
+            (" and more" if len(stated) > WORDS_TILES else "")
+    return "it states no tile"
+
+
+WORDS_TILES = 10
 
 
 def summarize_all(reports: Sequence[MemoryReport], **kwargs: Any) -> list[Summary]:

@@ -6,8 +6,11 @@ import click
 from .. import render, session
 from ..errors import UnsupportedOperation
 from ..session import Read
+from ..units import Percent
 from .group import main
 from .shared import (
+    BUDGET,
+    PERCENT_ROUNDING,
     SIZE,
     exit_on_gates,
     fail,
@@ -38,13 +41,14 @@ from .shared import (
               help="Order of the items below the tile: delta (largest change either way), growth (largest growth "
                    "first), new (new items, then removed, then the rest).")
 @read_options
-@click.option("--fail-on-growth", type=SIZE, metavar="SIZE",
-              help="Gate: exit 3 if any tile grows by more than SIZE.")
+@click.option("--fail-on-growth", type=BUDGET, metavar="SIZE|P%",
+              help="Gate: exit 3 if any tile grows by more than SIZE, or when growth x 100 > P x bytes per tile "
+                   "(NEW's). " + PERCENT_ROUNDING)
 @click.option("--fail-on-oom", is_flag=True, help="Gate: exit 3 if any tile of NEW is out of memory.")
 @html_option
 @module_option
 def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, tile_memory: int | None,
-                 arch: str | None, fail_on_growth: int | None, fail_on_oom: bool,
+                 arch: str | None, fail_on_growth: int | Percent | None, fail_on_oom: bool,
                  skip_bad_members: bool = False, min_change: int = 0, sort: str = "delta",
                  thin_root: str | None = None, module: str | None = None, html_path: str | None = None) -> None:
     """Compare two builds tile by tile (excluding-gaps bytes).

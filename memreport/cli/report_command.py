@@ -7,10 +7,12 @@ import warnings
 import click
 
 from .. import __version__, render, session
+from ..units import Percent
 from .group import ReportCommand, main
 from .shared import (
+    BUDGET,
     PATH,
-    SIZE,
+    PERCENT_ROUNDING,
     color_option,
     drill_options,
     echo_warnings,
@@ -44,7 +46,7 @@ from .shared import (
 @click.option("--png", metavar="PATH", type=PATH,
               help="Also draw each report as a PNG: memory per tile, the By Tile histogram, a per-IPU heat "
                    "map. Several reports number the files before the extension, in input order (--png m.png writes "
-                   "m-1.png, m-2.png, ...).")
+                   "m-1.png, m-2.png, ...); a PATH without an extension gets .png.")
 @html_option
 @click.option("--tensor-map", "tensor_map_path", metavar="PATH", type=PATH,
               help="A tensor map (tensor_map.json): list the tensors on the top tiles, with elements and "
@@ -52,17 +54,19 @@ from .shared import (
 @click.option("--fail-on-oom", is_flag=True,
               help="Gate: exit 3 if any tile is out of memory (a text summary: its printed count, or what its "
                    "maximum, histogram and detailed tiles show when that count is for other bytes per tile).")
-@click.option("--max-tile", type=SIZE, metavar="SIZE",
-              help="Gate: exit 3 if any tile uses more than SIZE, excluding gaps "
-                   "(a text summary: its printed maximum).")
-@click.option("--min-headroom", type=SIZE, metavar="SIZE",
-              help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile.")
+@click.option("--max-tile", type=BUDGET, metavar="SIZE|P%",
+              help="Gate: exit 3 if any tile uses more than SIZE, excluding gaps (a text summary: its printed "
+                   "maximum), or when bytes x 100 > P x bytes per tile. "
+                   + PERCENT_ROUNDING)
+@click.option("--min-headroom", type=BUDGET, metavar="SIZE|P%",
+              help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile, or when free bytes x "
+                   "100 < P x bytes per tile. " + PERCENT_ROUNDING)
 @module_option
 @color_option
 @click.version_option(__version__, "--version", prog_name="memreport")
 def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory: int | None,
-           arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | None = None,
-           min_headroom: int | None = None, tensor_map_path: str | None = None,
+           arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | Percent | None = None,
+           min_headroom: int | Percent | None = None, tensor_map_path: str | None = None,
            png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
            symbols: int | None = None, thin_root: str | None = None, module: str | None = None,
            color: str = "auto", html_path: str | None = None) -> None:
@@ -139,13 +143,16 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
 
 
 def numbered_paths(path: str, count: int, extension: str) -> list[str]:
-    """``path`` itself for one output; ``STEM-N.SUFFIX`` (N from 1) for several.
+    """``path`` for one output, ``STEM-N.SUFFIX`` (N from 1) for several; a path without an extension gets
+    ``extension`` either way (``--png noext`` wrote ``noext`` for one report, ``noext-1.png`` for several),
+    but ``-`` (stdout) and an existing file that is not a regular one (``/dev/stdout``, a pipe) stay as given.
 
     One figure per report keeps every figure legible; a shared figure of
     several programs would shrink each to a thumbnail.
     """
-    if count == 1:
-        return [path]
     stem, suffix = os.path.splitext(path)
+    if count == 1:
+        special = path == "-" or (os.path.exists(path) and not os.path.isfile(path))
+        return [path if suffix or special else path + extension]
     return [f"{stem}-{i}{suffix or extension}" for i in range(1, count + 1)]
 

@@ -23,7 +23,7 @@ from ..model import ARCHES, MemoryReport
 from ..output import check_outputs, write_outputs
 from ..readers import ReadOptions
 from ..session import Read, ReadFailure
-from ..units import check_size, parse_size
+from ..units import Percent, check_size, parse_budget, parse_size
 
 if TYPE_CHECKING:  # numpy-backed modules load with the commands: --version and --help stay quick
     from ..analysis.gates import GateResult
@@ -82,6 +82,22 @@ class SizeType(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+class BudgetType(SizeType):
+    """A gate's budget: a byte size (as :class:`SizeType`) or a percent of tile memory: ``90%``, ``92.5%``."""
+
+    name = "SIZE|P%"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, Percent):
+            return value
+        try:
+            budget = value if isinstance(value, int) else parse_budget(value)
+            return budget if isinstance(budget, Percent) else check_size(budget, minimum=self.minimum, what=self.what)
+        except ValueError as exc:
+            self.fail(str(exc).replace("(try 638976, 624KiB or 1MiB)", "(try 638976, 624KiB, 1MiB or 90%)"),
+                      param, ctx)
+
+
 class PathType(click.ParamType):
     """A file name: not empty (``-o ''`` used to be ignored or to name the working directory)."""
 
@@ -95,6 +111,10 @@ class PathType(click.ParamType):
 
 PATH = PathType()
 SIZE = SizeType()
+BUDGET = BudgetType()
+# How a percent budget is rounded, for the gates' --help (docs/CI.md says the same).
+PERCENT_ROUNDING = ("P% (92.5% too) is of each report's own bytes per tile, exact, no float; exit 2 when they are "
+                    "unknown (give --tile-memory or --arch).")
 TILE_MEMORY = SizeType(minimum=1, what="bytes per tile")  # 0 B per tile is no IPU: a usage error, not the file's
 
 

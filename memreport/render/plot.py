@@ -28,11 +28,12 @@ from ..errors import MissingDependency, UnsupportedOperation
 from ..model import KIB, TileReport
 from ..units import count
 from . import RenderOptions, heatmap
+from .plot_axes import LIMIT_HEADROOM, OOM_COLOUR, TILE_COLOUR, mark_limit, scale_top
+from .plot_partial import detailed_tiles, message_tiles
 from .plot_words import (
     NOTE_COLOUR,
     TITLE_PAD,
     TOP,
-    fmt_kib,
     panel_title,
     printed_summary,
     text_panel,
@@ -45,21 +46,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .figure import ReportFigure as Figure
 
-OOM_COLOUR = "#d62728"
-TILE_COLOUR = "#1f77b4"
 SKIPPED_COLOUR = "#555555"  # a damaged member's tile: its bytes unknown
 ELIDED_COLOUR = "#eeeeee"  # bins a pasted histogram left out: unknown, not empty
 MAYBE_COLOUR = "#fdd49e"  # a printed bin across the limit: may hold out-of-memory tiles (hatched, never red)
 MAYBE_HATCH = "#b35806"
-INCLUDING_COLOUR = "#c6dbef"
 INCLUDING_LINE = "#8c8c8c"
-LIMIT_COLOUR = "#222222"
 FIGSIZE = (12.0, 7.5)
 DPI = 100
 MAX_POINTS = 2048        # tiles drawn one by one; beyond, per-bucket envelopes
 BAR_TILES = 64           # up to this many tiles, one bar per tile
 LOG_COUNT_RATIO = 100    # histogram counts this far apart get a log axis
-LIMIT_HEADROOM = 1.5     # stretch an axis to the limit only when it is this close to the data
 IPU_LABEL_ROOM = 8.5     # points the IPU numbers above the per-tile panel take
 CROWD = 0.06             # top tiles closer than this share of the axis share one label
 
@@ -125,8 +121,10 @@ def _figure(summary: Summary, figsize: tuple[float, float] | None) -> Figure:
         text_panel(fig.add_subplot(grid[:, :]), "No tiles", ["This report holds no tiles: nothing to draw."])
         return fig
     if summary.tile_data is None and not report.detailed_tiles:
-        # Only a printed histogram: it takes the top row, what was printed the bottom one.
-        _histogram(fig.add_subplot(grid[0, :]), summary)
+        # Only a printed histogram (or, in a log without a summary, out-of-memory messages): it takes the top
+        # row, what was printed the bottom one.
+        draw_top = message_tiles if summary.histogram is None and report.oom_messages else _histogram
+        draw_top(fig.add_subplot(grid[0, :]), summary)
         printed_summary(fig.add_subplot(grid[1, :]), summary)
         return fig
     top, hist_ax = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0])
@@ -134,7 +132,7 @@ def _figure(summary: Summary, figsize: tuple[float, float] | None) -> Figure:
     side = fig.add_subplot(grid[1, 1].subgridspec(1, 2, width_ratios=(14, 1), wspace=0)[0, 0])
     every = summary.tile_data  # every tile's bytes, or None
     if every is None:
-        _detailed_tiles(top, summary)
+        detailed_tiles(top, summary)
         _histogram(hist_ax, summary)
         printed_summary(side, summary)
     else:
@@ -156,41 +154,6 @@ def render_png(summary: Summary, options: RenderOptions | None = None, *,
     """The figure as PNG bytes."""
     with without_cyclic_gc():
         return figure(summary, figsize=figsize).to_png()
-
-
-def _scale_top(data_max: float, limit: float | None) -> float:
-    """Axis top: the limit when it is near the data (so fullness shows), else the data's maximum."""
-    if limit is not None and limit <= LIMIT_HEADROOM * max(data_max, 1):
-        return max(data_max, limit)
-    return max(data_max, 1)
-
-
-def _mark_limit(ax: Axes, limit: int | None, top: float, vertical: bool, bottom: float = 0.0) -> None:
-    """The bytes-per-tile limit as a dashed line, or an arrow note when it is off the axis (``bottom`` to
-    ``top``): a label placed at the limit itself could lie thousands of axis widths away."""
-    if limit is None:
-        return
-    label = f"limit {fmt_kib(limit)}"
-    value = limit / KIB
-    if value < bottom:  # every tile is past the limit: say where it lies, at the axis's start
-        ax.text(0.01, 0.97, f"← {label}" if vertical else f"{label} ↓", transform=ax.transAxes, ha="left",
-                va="top", fontsize=8.5, color=LIMIT_COLOUR)
-    elif value <= top:
-        if vertical:
-            ax.axvline(value, color=LIMIT_COLOUR, ls="--", lw=1.1)
-            low, high = ax.get_xlim()
-            right = (value - low) / (high - low) > 0.7  # near the right edge: label on the line's left
-            ax.text(value, 0.98, f"{label} " if right else f" {label}", transform=ax.get_xaxis_transform(),
-                    ha="right" if right else "left", va="top", fontsize=8.5, color=LIMIT_COLOUR)
-        else:
-            # Outside the axes, in the right margin, where no tile label can run into it.
-            ax.axhline(value, color=LIMIT_COLOUR, ls="--", lw=1.1)
-            ax.text(1.005, value, f"limit\n{fmt_kib(limit)}", transform=ax.get_yaxis_transform(), ha="left",
-                    va="center", fontsize=8, color=LIMIT_COLOUR)
-    else:
-        arrow = "→" if vertical else "↑"
-        ax.text(0.99, 0.97, f"{label} {arrow}", transform=ax.transAxes, ha="right", va="top", fontsize=8.5,
-                color=LIMIT_COLOUR)
 
 
 def _buckets(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -215,7 +178,7 @@ def _per_tile(ax: Axes, summary: Summary) -> None:
     data_max = float(kib.max()) if n else 0.0
     if report.including_gaps is not None and n:
         data_max = max(data_max, _including(ax, report.including_gaps / KIB))
-    top = _scale_top(data_max, None if limit is None else limit / KIB)
+    top = scale_top(data_max, None if limit is None else limit / KIB)
     if n <= BAR_TILES:
         ax.bar(x, kib, width=0.8, color=np.where(over, OOM_COLOUR, TILE_COLOUR), label="excluding gaps")
         ax.set_xticks(x if n <= 32 else x[::max(1, n // 16)])
@@ -242,7 +205,7 @@ def _per_tile(ax: Axes, summary: Summary) -> None:
         several_ipus = tpi is not None and n > tpi
         ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.05 if several_ipus else 1.0), ncol=3,
                   fontsize=8, frameon=False, borderaxespad=0.2)
-    _mark_limit(ax, limit, top * 1.2, vertical=False)
+    mark_limit(ax, limit, top * 1.2, vertical=False)
     labelled = _ipu_boundaries(ax, report)
     # Label the top tiles where their ranking figure is drawn: including gaps where known.
     _label_top(ax, summary, kib if report.including_gaps is None else np.maximum(kib, report.including_gaps / KIB),
@@ -288,6 +251,7 @@ def _ipu_boundaries(ax: Axes, report: TileReport) -> bool:
 
 
 LABEL_GAP, LABEL_HEIGHT = 5.0, 12.0  # points: a top-tile label's distance above its tile, and its height
+EDGE_GAP = 4.0          # points: a top-tile label at the axes' edge starts this far inside them
 
 
 def crowd_label(tiles: list[int], out_of_memory: list[int] | None = None) -> str:
@@ -328,7 +292,12 @@ def _label_top(ax: Axes, summary: Summary, kib: np.ndarray, limit_kib: float | N
         label = crowd_label(group, None if over is None else [t for t in group if over[t]])
         where = peak / span
         ha = "left" if where < 0.03 else "right" if where > 0.97 else "center"  # stay inside the axes
-        place: dict = {"xytext": (0, LABEL_GAP), "textcoords": "offset points"}
+        # At an edge, clear of the axis line (tile 0's label sat on the y axis, its tick labels beside it),
+        # with a dot on the tile: a lone tile at the edge is a sliver along the spine.
+        inward = {"left": EDGE_GAP, "right": -EDGE_GAP}.get(ha, 0.0)
+        if inward:
+            ax.plot([peak], [kib[peak]], marker="o", ms=2.5, color="#555555", clip_on=False, zorder=5)
+        place: dict = {"xytext": (inward, LABEL_GAP), "textcoords": "offset points"}
         if points_per_kib is not None and limit_kib is not None and y_max:
             below = (limit_kib - float(kib[peak])) * points_per_kib  # points from the tile up to the line
             # The layout may still shrink the axes: judge generously, then place in data units, above the line.
@@ -379,10 +348,10 @@ def _histogram(ax: Axes, summary: Summary) -> None:
         from matplotlib.ticker import MaxNLocator
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # tile counts: never "0.25 tiles"
     high = float(hist.bins[-1].high_kib)
-    top = _scale_top(high, None if limit is None else limit / KIB)
+    top = scale_top(high, None if limit is None else limit / KIB)
     pad = hist.bin_kib
     ax.set_xlim(lows[0] - pad, max(high, top) + pad)
-    _mark_limit(ax, limit, max(high, top) + pad, vertical=True, bottom=lows[0] - pad)
+    mark_limit(ax, limit, max(high, top) + pad, vertical=True, bottom=lows[0] - pad)
     _annotate_out_of_memory(ax, summary, lows, counts)
     ax.set_xlabel(f"KiB per tile, excluding gaps ({hist.bin_kib} KiB bins)", fontsize=9)
     ax.set_ylabel("tiles" + (" (log)" if ax.get_yscale() == "log" else ""), fontsize=9)
@@ -461,40 +430,5 @@ def _histogram_legend(ax: Axes, red: bool, maybe: bool, elided: bool = False) ->
     if handles:  # above the axes at the right, in the title's row: clear of the bars and the limit label
         ax.legend(handles=handles, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=len(handles), fontsize=7.5,
                   frameon=False, borderaxespad=0.1, handlelength=1.5, columnspacing=1.0)
-
-
-def _detailed_tiles(ax: Axes, summary: Summary) -> None:
-    """A partial report's detailed tiles as bars: excluding gaps in front, including gaps behind."""
-    report, details = summary.report, summary.detailed
-    panel_title(ax, "Detailed tiles, as printed (the other tiles' memory is not in this source)")
-    if not details:
-        ax.text(0.5, 0.5, "this source details no tile", ha="center", va="center", transform=ax.transAxes,
-                color=NOTE_COLOUR)
-        ax.set_axis_off()
-        return
-    limit = report.target.bytes_per_tile
-    x = np.arange(len(details))
-    incl = np.array([np.nan if d.including_gaps is None else d.including_gaps / KIB for d in details])
-    excl = np.array([np.nan if d.excluding_gaps is None else d.excluding_gaps / KIB for d in details])
-    over = [bool(d.out_of_memory) for d in details]
-    if not np.isnan(incl).all():
-        ax.bar(x, incl, width=0.7, color=INCLUDING_COLOUR, label="including gaps")
-    ax.bar(x, excl, width=0.45, color=[OOM_COLOUR if o else TILE_COLOUR for o in over])
-    for xi, value, height in zip(x, excl, np.fmax(incl, excl)):
-        if not np.isnan(value):  # the excluding-gaps figure: the one out of memory is judged by
-            ax.text(float(xi), height, f"{value:,.1f} KiB", ha="center", va="bottom", fontsize=8)
-    data_max = float(np.nanmax(np.fmax(incl, excl))) if not np.isnan(np.fmax(incl, excl)).all() else 0.0
-    top = _scale_top(data_max, None if limit is None else limit / KIB)
-    _mark_limit(ax, limit, top * 1.2, vertical=False)
-    ax.set_ylim(0, top * 1.2)
-    ax.set_xticks(x, [f"tile {d.tile}" for d in details], fontsize=8.5)
-    ax.set_ylabel("KiB", fontsize=9)
-    ax.tick_params(axis="y", labelsize=8)
-    from matplotlib.patches import Patch
-    # Red means out of memory and nothing else: the legend says so, whatever colour the first bar has.
-    handles = ([Patch(facecolor=INCLUDING_COLOUR, label="including gaps")] if not np.isnan(incl).all() else []) \
-        + [Patch(facecolor=TILE_COLOUR, label="excluding gaps")] \
-        + ([Patch(facecolor=OOM_COLOUR, label="excluding gaps, out of memory")] if any(over) else [])
-    ax.legend(handles=handles, loc="upper right", fontsize=8, frameon=False)
 
 

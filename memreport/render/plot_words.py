@@ -110,10 +110,16 @@ def printed_summary(ax: Axes, summary: Summary) -> None:
         lines.append(f"Out-of-memory messages: {len(report.oom_messages):,}"
                      + (f" (tiles {', '.join(map(str, named[:6]))}{', ...' if len(named) > 6 else ''})"
                         if named else ""))
-    lines += ["", "No per-tile line or heat map: a text summary",  # only a summary comes here (plot._figure)
-              "does not print every tile's memory. An ELF",
-              "archive or a graph profile of the same",
-              "program holds it."]
+    if summary.histogram is None and report.oom_messages:  # plot._figure drew the messages' tiles above
+        lines += ["", "No per-tile line or heat map: out-of-memory",
+                  "messages name a few tiles, not every tile's",
+                  "memory. An ELF archive or a graph profile",
+                  "of the same program holds it."]
+    else:
+        lines += ["", "No per-tile line or heat map: a text summary",
+                  "does not print every tile's memory. An ELF",
+                  "archive or a graph profile of the same",
+                  "program holds it."]
     text_panel(ax, "As printed", lines)
 
 

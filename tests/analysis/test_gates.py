@@ -254,3 +254,33 @@ def test_tensor_maps_and_skipped_members_are_not_called_text_summaries(old, new)
     assert "text summary" not in result.message
     assert "(of the 7 tile(s) whose bytes both sides state; 1 damaged member(s) were skipped: their tiles' bytes are " \
            "unknown)" in result.message
+
+
+def test_percent_budgets_round_exactly():
+    from fractions import Fraction
+
+    from memreport.units import Percent, parse_budget
+    assert parse_budget("92.5%") == Percent(Fraction(185, 2)) and str(parse_budget("92.5%")) == "92.5%"
+    assert parse_budget("600KiB") == 614_400
+    ninety = parse_budget("90%")
+    assert isinstance(ninety, Percent)
+    assert (ninety.floor_of(LIMIT), ninety.ceil_of(LIMIT)) == (575_078, 575_079)  # 575,078.4 B
+    assert (Percent(Fraction(50)).floor_of(LIMIT), Percent(Fraction(50)).ceil_of(LIMIT)) == (319_488, 319_488)
+
+
+def test_percent_gates_on_a_text_summary():
+    from fractions import Fraction
+
+    from memreport.units import Percent
+    summary = summarize(text_summary())  # tiles 1402 (788,976 B), 17 (700,000 B), 5 (500,000 B)
+    result = gates.check_max_tile(summary, Percent(Fraction(110), "110"))  # 702,873.6 B
+    assert (result.failed, result.worst) == (True, (Offender(1402, 788_976, 86_103),))
+    assert result.message.startswith("at least 1 tile(s) above --max-tile 110% (702,873 B of 638,976 B) in "
+                                     "summary.txt")
+    headroom = gates.check_min_headroom(summary, Percent(Fraction(25), "25"))  # 159,744 B free at least
+    assert [o.tile for o in headroom.worst] == [1402, 17, 5]
+    assert headroom.worst[2] == Offender(5, 500_000, 500_000 - (LIMIT - 159_744))
+    unknown = SummaryReport(source="t.txt", format="poplar-text", target=Target(0, None, None, None, None),
+                            detailed_tiles=(TileDetail(0, 10, 10),))
+    with pytest.raises(UnsupportedOperation, match=r"--max-tile 90%: t.txt: bytes per tile unknown"):
+        gates.check_max_tile(summarize(unknown), Percent(Fraction(90), "90"))

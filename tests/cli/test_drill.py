@@ -72,3 +72,17 @@ def test_export_of_an_unreadable_file_writes_nothing(tmp_path):
 def test_diff_rejects_an_unknown_sort():
     result = run("diff", ARCHIVE, ARCHIVE, "--sort", "size")
     assert result.exit_code == 2 and "Invalid value for '--sort'" in result.stderr
+
+
+def test_a_tile_the_source_states_is_there_whatever_the_tile_count(tmp_path):
+    # A lone detailed block, cut from a log: no Target section, so no tile count (issue 24).
+    lone = tmp_path / "tile7.txt"
+    lone.write_text("Tile # 7 memory usage:\n  Memory Usage:\n    Total:\n      Including Gaps: 1,234 B\n"
+                    "      Excluding Gaps: 1,000 B\n")
+    result = run(str(lone), "--tile", "7")
+    assert result.exit_code == 0, result.output
+    assert "Tile asked for:\n      Tile   IPU    Excluding gaps    Including gaps  % of tile  From" in result.stdout
+    assert "\n         7     ?           1,000 B           1,234 B          ?  detailed\n" in result.stdout
+    result = run(str(lone), "--tile", "3")
+    assert result.exit_code == 2
+    assert "Error: " + str(lone) + ": has no tile 3 (it states only tile(s) 7)\n" in result.stderr

@@ -292,3 +292,64 @@ def test_growth_between_summaries_stating_no_common_tile_is_exit_2(tmp_path):
     assert result.exit_code == 2
     assert "--fail-on-growth: summary_a.txt -> summary_b.txt: no tile's bytes are stated by both sides (a text " \
            "summary does not list every tile): nothing to judge" in result.stderr
+
+
+# Percent budgets (issue 24): of each report's own bytes per tile, exact. 90% of 638,976 B is 575,078.4 B.
+@pytest.mark.parametrize("sizes, args, code, stderr", [
+    ([319_488, 2_000], ["--max-tile", "50%"], 0, ""),              # exactly 50%: not above it
+    ([319_489, 2_000], ["--max-tile", "50%"], 3, "memreport: gate failed: 1 tile(s) above --max-tile 50% "
+                                                 "(319,488 B of 638,976 B) in pct.a: tile 0 by 1 B\n"),
+    ([575_078, 2_000], ["--max-tile", "90%"], 0, ""),              # 57,507,800 <= 57,507,840
+    ([2_000, 575_079], ["--max-tile", "90%"], 3, "memreport: gate failed: 1 tile(s) above --max-tile 90% "
+                                                 "(575,078 B of 638,976 B) in pct.a: tile 1 by 1 B\n"),
+    ([591_052, 2_000], ["--max-tile", "92.5%"], 0, ""),            # 92.5% is 591,052.8 B
+    ([591_053, 2_000], ["--max-tile", "92.5%"], 3, "memreport: gate failed: 1 tile(s) above --max-tile 92.5% "
+                                                   "(591,052 B of 638,976 B) in pct.a: tile 0 by 1 B\n"),
+    ([575_078, 2_000], ["--min-headroom", "10%"], 0, ""),          # 63,898 B free: not below 63,897.6 B
+    ([575_079, 2_000], ["--min-headroom", "10%"], 3, "memreport: gate failed: 1 tile(s) with less than 10% "
+                                                     "(63,898 B) free of 638,976 B in pct.a: tile 0 short by 1 B\n"),
+    ([638_976, 2_000], ["--min-headroom", "0%", "--max-tile", "100%"], 0, ""),
+])
+def test_percent_budgets_at_their_boundaries(tmp_path, sizes, args, code, stderr):
+    write_build(tmp_path / "pct.a", sizes)
+    result = run("pct.a", *args)
+    assert (result.exit_code, result.stderr) == (code, stderr)
+
+
+def test_a_percent_is_of_each_reports_own_tile_memory(tmp_path):
+    write_build(tmp_path / "pct.a", [300_000, 2_000])
+    result = run("pct.a", "pct.a", "--max-tile", "50%", "--tile-memory", "512KiB")
+    assert result.exit_code == 3  # 50% of 524,288 B is 262,144 B
+    assert result.stderr.count("(262,144 B of 524,288 B) in pct.a: tile 0 by 37,856 B\n") == 2
+
+
+def test_a_percent_of_unknown_tile_memory_is_bad_usage():
+    for args in (["--max-tile", "90%"], ["--min-headroom", "10%"]):
+        result = run("foreign.a", *args)
+        assert result.exit_code == 2
+        assert "foreign.a: bytes per tile unknown" in result.stderr and "give --tile-memory or --arch" in \
+            result.stderr
+    assert run("foreign.a", "--max-tile", "90%", "--tile-memory", "2KiB").exit_code == 3
+    result = run("diff", "foreign.a", "foreign.a", "--fail-on-growth", "1%")
+    assert result.exit_code == 2
+    assert "Error: --fail-on-growth 1%: foreign.a: bytes per tile unknown, so a percent of them is too (give " \
+           "--tile-memory or --arch, or a budget in bytes)\n" in result.stderr
+
+
+@pytest.mark.parametrize("text", ["90%%", "-5%", "1e2%", "nan%", "%", "ninety%"])
+def test_bad_percents_are_usage_errors(text):
+    result = run("old.a", "--max-tile", text)
+    assert result.exit_code == 2
+    assert f"not a percent: {text!r} (try 90% or 92.5%)" in result.stderr
+
+
+def test_fail_on_growth_in_percent(tmp_path):
+    # 1% of 638,976 B is 6,389.76 B: a growth of 6,389 B passes, 6,390 B fails.
+    write_build(tmp_path / "a.a", [100_000, 200_000])
+    write_build(tmp_path / "b.a", [106_389, 200_000])
+    write_build(tmp_path / "c.a", [106_390, 200_000])
+    assert run("diff", "a.a", "b.a", "--fail-on-growth", "1%").exit_code == 0
+    result = run("diff", "a.a", "c.a", "--fail-on-growth", "1%")
+    assert result.exit_code == 3
+    assert result.stderr == ("memreport: gate failed: 1 tile(s) grew by more than 1% of 638,976 B (6,389 B) from "
+                             "a.a to c.a: tile 0 by 6,390 B\n")

@@ -246,6 +246,11 @@ def test_png_outputs_one_file_per_report():
     assert numbered_paths("out/memory.png", 1, ".png") == ["out/memory.png"]
     assert numbered_paths("out/memory.png", 2, ".png") == ["out/memory-1.png", "out/memory-2.png"]
     assert numbered_paths("memory", 2, ".png") == ["memory-1.png", "memory-2.png"]
+    # One report or several, a path without an extension gets one (it was "noext" alone, "noext-1.png" for two).
+    assert numbered_paths("noext", 1, ".png") == ["noext.png"]
+    assert numbered_paths("out.d/noext", 1, ".png") == ["out.d/noext.png"]
+    assert numbered_paths("-", 1, ".png") == ["-"]                # stdout
+    assert numbered_paths(os.devnull, 1, ".png") == [os.devnull]  # a device, not a file to name
 
 
 # ---------------------------------------------------------------- heat map layout
@@ -674,3 +679,76 @@ def test_names_with_dollars_are_drawn_as_written_never_as_math(source):
         assert all(not t.get_parse_math() for t in fig.findobj(matplotlib.text.Text))
         assert source in texts(fig)
         assert_drawn(pixels(plot.render_png(summary)))
+
+
+def window_box(fig, artist):
+    """An artist's box on the drawn figure, in pixels."""
+    fig.canvas.draw()
+    return artist.get_window_extent(fig.canvas.get_renderer())
+
+
+def test_the_detailed_tiles_legend_is_above_the_bars_not_on_them():
+    """Issue 24: inside the axes, the legend covered the including-gaps bar of a lone "Tile #" block."""
+    report = SummaryReport(source="tile0.txt", format="poplar-text", target=Target(0),
+                           detailed_tiles=(TileDetail(0, 1_234, 1_000),))
+    fig = plot.figure(summarize(report))
+    ax = next(a for a in fig.axes if a.get_title(loc="left").startswith("Detailed tiles"))
+    legend, axes_box = window_box(fig, ax.get_legend()), window_box(fig, ax)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["including gaps", "excluding gaps"]
+    assert legend.y0 >= axes_box.y1 - 1  # in the title's row, above every bar
+    assert legend.x1 <= axes_box.x1 + 1
+
+
+def test_a_bar_figure_just_under_the_limit_goes_above_the_limit_line():
+    """Issue 24: the limit line ran through "585.9 KiB" (the second module of the sample .rep)."""
+    reports = memreport.read_all(os.path.join(SAMPLES, "trace_two_modules.rep"))
+    step = next(r for r in reports if r.module == "cluster_training_step.17")
+    fig = plot.figure(summarize(step))
+    ax = next(a for a in fig.axes if a.get_title(loc="left").startswith("Detailed tiles"))
+    fig.canvas.draw()
+    line_y = ax.transData.transform((0, step.target.bytes_per_tile / 1024))[1]
+    figures = {t.get_text(): t for t in ax.texts if t.get_text().endswith(" KiB") and "limit" not in t.get_text()}
+    assert sorted(figures) == ["542.5 KiB", "566.9 KiB", "585.9 KiB", "644.5 KiB", "683.6 KiB"]
+    for text in figures.values():
+        box = window_box(fig, text)
+        assert not box.y0 - 1 <= line_y <= box.y1 + 1, (text.get_text(), box, line_y)
+    assert window_box(fig, figures["585.9 KiB"]).y0 > line_y  # above the line, over its own bar
+    assert window_box(fig, figures["542.5 KiB"]).y1 < line_y  # far enough under it: on its bar
+
+
+def test_the_label_of_tile_0_stays_clear_of_the_y_axis():
+    """Issue 24: "tile 0" of the Mk1 profile sat on the y axis, beside its tick labels."""
+    fig = plot.figure(summarize(memreport.read(os.path.join(SAMPLES, "mk1_profile.json"))))
+    ax = fig.axes[0]
+    label = next(t for t in ax.texts if t.get_text() == "tile 0")
+    assert window_box(fig, label).x0 >= window_box(fig, ax).x0 + 3  # EDGE_GAP points inside, less its padding
+    assert [t.get_text() for t in ax.texts if t.get_text().startswith("tile")] == \
+        ["tile 0", "tile 248", "tile 372", "tile 867", "tile 1114"]
+
+
+def test_messages_alone_draw_the_tiles_they_name_with_the_bytes_they_state():
+    """Issue 24: a report of messages only drew an almost empty figure."""
+    from memreport.model import OutOfMemoryMessage
+    report = SummaryReport(source="run.log", format="oom-messages", target=Target(0, bytes_per_tile=LIMIT),
+                           oom_messages=(OutOfMemoryMessage("tile-memory", 4, "...", 3, 700_000, LIMIT),
+                                         OutOfMemoryMessage("tile-memory", 9, "...", 1402, 812_345, LIMIT),
+                                         OutOfMemoryMessage("variables", 12, "Cannot fit all variable data")))
+    fig, rgb = draw(report)
+    ax = fig.axes[0]
+    assert ax.get_title(loc="left") == "Tiles the out-of-memory messages name: bytes used, as each message states"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["tile 1402", "tile 3"]  # largest first
+    assert [t.get_text() for t in ax.texts] == ["793.3 KiB", "683.6 KiB", "limit\n624.0 KiB"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["bytes used, past the capacity stated"]
+    assert oom_pixels(rgb) > 5_000  # two red bars
+    assert "messages name a few tiles, not every tile's" in texts(fig)
+
+
+def test_messages_that_state_no_tile_are_listed():
+    from memreport.model import OutOfMemoryMessage
+    report = SummaryReport(source="run.log", format="oom-messages", target=Target(0, bytes_per_tile=LIMIT),
+                           oom_messages=(OutOfMemoryMessage("variables", 12, "Cannot fit all variable data "),))
+    fig, rgb = draw(report)
+    assert fig.axes[0].get_title(loc="left") == \
+        "Out-of-memory messages (no summary in this log; they state no tile's bytes)"
+    assert "line 12: Cannot fit all variable data" in texts(fig)
+    assert oom_pixels(rgb) == 0
