@@ -35,6 +35,41 @@ if TYPE_CHECKING:  # pragma: no cover
     from .tensors import ElementHistogram, TileTensors
 
 
+DATA_TYPES_SHOWN = 3  # the program-wide data types a text report lists by name
+
+
+@dataclass(frozen=True)
+class DataTypes:
+    """A summary's program-wide ``By Data Type`` figures, as the text report shows them.
+
+    ``largest``: the :data:`DATA_TYPES_SHOWN` largest items with bytes,
+    largest first (ties in the printed order); ``rest``: how many more items
+    have bytes and ``rest_bytes`` their sum; ``total``: the sum of every item
+    printed, the whole each share is of (Poplar prints no total of its own
+    for the list; it matches the Excluding Gaps total in published samples).
+    """
+
+    largest: tuple[tuple[str, int], ...]
+    rest: int
+    rest_bytes: int
+    total: int
+
+
+def program_data_types(report: MemoryReport, shown: int = DATA_TYPES_SHOWN) -> DataTypes | None:
+    """The largest of the program-wide data types a summary printed; None when it printed none with bytes."""
+    stated = report.info.get("memory_by_data_type")
+    if not isinstance(stated, Mapping):
+        return None
+    sized = [(str(name), size) for name, size in stated.items()
+             if isinstance(size, int) and not isinstance(size, bool) and size > 0]
+    if not sized:
+        return None
+    ranked = sorted(sized, key=lambda item: -item[1])  # stable: ties keep the printed order
+    rest = ranked[shown:]
+    return DataTypes(largest=tuple(ranked[:shown]), rest=len(rest), rest_bytes=sum(size for _, size in rest),
+                     total=sum(size for _, size in sized))
+
+
 @dataclass(frozen=True, eq=False)
 class Summary:
     """One report's figures, for the ``top`` tiles and the histogram's ``bin_kib``.
@@ -61,7 +96,8 @@ class Summary:
     (``data_tiles``) and the map itself (``own_tensor_map``);
     ``rows_stated_by``, where every per-tile row's figures come from
     ("per-tile"; "" for a tensor map's; None when each row says its own, a
-    text summary's ``stated`` tiles).
+    text summary's ``stated`` tiles); ``data_types``, the largest of a
+    summary's program-wide By Data Type items (:class:`DataTypes`).
     """
 
     report: MemoryReport
@@ -93,6 +129,7 @@ class Summary:
     histogram_as_printed: bool = False
     own_tensor_map: TensorMap | None = None
     rows_stated_by: str | None = "per-tile"
+    data_types: DataTypes | None = None
 
     @property
     def label(self) -> str:
@@ -173,7 +210,8 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
         histogram_as_printed=isinstance(report, SummaryReport) and hist is not None,
         own_tensor_map=report.tensor_map if isinstance(report, TensorMapReport) else None,
         rows_stated_by=None if isinstance(report, SummaryReport) else "" if isinstance(report, TensorMapReport)
-        else "per-tile")
+        else "per-tile",
+        data_types=program_data_types(report))
 
 
 def _top_order(report: MemoryReport) -> str | None:
