@@ -36,6 +36,41 @@ if TYPE_CHECKING:  # pragma: no cover
     from .tensors import ElementHistogram, TileTensors
 
 
+DATA_TYPES_SHOWN = 3  # the program-wide data types a text report lists by name
+
+
+@dataclass(frozen=True)
+class DataTypes:
+    """A summary's program-wide ``By Data Type`` figures, as the text report shows them.
+
+    ``largest``: the :data:`DATA_TYPES_SHOWN` largest items with bytes,
+    largest first (ties in the printed order); ``rest``: how many more items
+    have bytes and ``rest_bytes`` their sum; ``total``: the sum of every item
+    printed, the whole each share is of (Poplar prints no total of its own
+    for the list; it matches the Excluding Gaps total in published samples).
+    """
+
+    largest: tuple[tuple[str, int], ...]
+    rest: int
+    rest_bytes: int
+    total: int
+
+
+def program_data_types(report: MemoryReport, shown: int = DATA_TYPES_SHOWN) -> DataTypes | None:
+    """The largest of the program-wide data types a summary printed; None when it printed none with bytes."""
+    stated = report.info.get("memory_by_data_type")
+    if not isinstance(stated, Mapping):
+        return None
+    sized = [(str(name), size) for name, size in stated.items()
+             if isinstance(size, int) and not isinstance(size, bool) and size > 0]
+    if not sized:
+        return None
+    ranked = sorted(sized, key=lambda item: -item[1])  # stable: ties keep the printed order
+    rest = ranked[shown:]
+    return DataTypes(largest=tuple(ranked[:shown]), rest=len(rest), rest_bytes=sum(size for _, size in rest),
+                     total=sum(size for _, size in sized))
+
+
 @dataclass(frozen=True, eq=False)
 class Summary:
     """One report's figures, for the ``top`` tiles and the histogram's ``bin_kib``.
@@ -64,9 +99,10 @@ class Summary:
     ("per-tile"; "" for a tensor map's; None when each row says its own, a
     text summary's ``stated`` tiles); ``tile_data``, the report itself when
     it holds every tile's bytes (the per-tile arrays a renderer may chart,
-    chart tile by tile or write column-wise; None otherwise); and
+    chart tile by tile or write column-wise; None otherwise);
     ``symbols_readable``, whether a tile's symbols can be read from the
-    source (an archive or ELF: ``--symbols``).
+    source (an archive or ELF: ``--symbols``); and ``data_types``, the largest
+    of a summary's program-wide By Data Type items (:class:`DataTypes`).
     """
 
     report: MemoryReport
@@ -100,6 +136,7 @@ class Summary:
     rows_stated_by: str | None = "per-tile"
     tile_data: TileReport | None = None
     symbols_readable: bool = False
+    data_types: DataTypes | None = None
 
     @property
     def closing_row(self) -> ClosingRow:
@@ -188,7 +225,8 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
         rows_stated_by=None if isinstance(report, SummaryReport) else "" if isinstance(report, TensorMapReport)
         else "per-tile",
         tile_data=report if isinstance(report, TileReport) else None,
-        symbols_readable=isinstance(report, TileReport) and report.format in ("archive", "elf"))
+        symbols_readable=isinstance(report, TileReport) and report.format in ("archive", "elf"),
+        data_types=program_data_types(report))
 
 
 def _top_order(report: MemoryReport) -> str | None:

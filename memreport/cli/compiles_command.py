@@ -19,7 +19,8 @@ from .shared import (
 )
 
 
-@main.command("compiles", context_settings={"help_option_names": ["-h", "--help"]})
+@main.command("compiles", short_help="Every compilation, cache hit and recompilation in a run's logs.",
+              context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("logs", metavar="LOG...", nargs=-1, required=True)
 @output_options("compiles", "compilations")
 @click.option("--fail-on-recompile", is_flag=True,

@@ -27,7 +27,8 @@ from .shared import (
 )
 
 
-@main.command("diff", context_settings={"help_option_names": ["-h", "--help"]})
+@main.command("diff", short_help="Compare two builds tile by tile (excluding-gaps bytes).",
+              context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("old_path", metavar="OLD")
 @click.argument("new_path", metavar="NEW")
 @output_options("diff", "diff")

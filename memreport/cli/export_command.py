@@ -20,7 +20,8 @@ from .shared import (
 )
 
 
-@main.command("export", context_settings={"help_option_names": ["-h", "--help"]})
+@main.command("export", short_help="Save reports as memreport/1 JSON that memreport reads back.",
+              context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)
 @output_options("report", "memreport/1 JSON", formats=False)
 @click.option("--top", default=5, show_default=True, type=click.IntRange(min=0), metavar="N",

@@ -33,7 +33,8 @@ from .shared import (
 )
 
 
-@main.command("report", cls=ReportCommand, context_settings={"help_option_names": ["-h", "--help"]})
+@main.command("report", short_help="Show the memory of every tile of a compiled IPU program.",
+              cls=ReportCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)
 @output_options("report", "report")
 @click.option("--top", default=5, show_default=True, type=click.IntRange(min=0), metavar="N",

@@ -130,6 +130,9 @@ Spec = tuple  # (label, what, key): a CSV column after the base ones; what is "b
 MESSAGE_COLUMNS = ("oom_message", "oom_bytes_used")
 # After the columns of several reports: where each row comes from (report_line only when source and module repeat).
 TAIL_COLUMNS = ("stated_by", "source", "module", "report_line")
+# An archive's per-tile bytes of sections that are not SHF_ALLOC (not in excluding_gaps): the column stands between
+# its counted section columns and its not-counted ones (docs/CSV.md).
+NOT_COUNTED_COLUMN = "not_counted"
 
 
 def _items(summary: Summary) -> list[tuple[str, str]]:
@@ -140,7 +143,11 @@ def _items(summary: Summary) -> list[tuple[str, str]]:
         return [("tensor", name) for name in TENSOR_COLUMNS]
     if summary.tile_data is not None:
         report = summary.tile_data
-        return [("breakdown", name) for name in report.breakdown] + [("region", name) for name in report.regions]
+        items = [("breakdown", name) for name in report.breakdown]
+        apart = [("breakdown", name) for name, c in report.breakdown.items() if not c.counted]
+        if apart and report.breakdown_kind == "section":  # the counted sections, the marker, the others
+            items = [item for item in items if item not in apart] + [("not_counted", NOT_COUNTED_COLUMN), *apart]
+        return items + [("region", name) for name in report.regions]
     found: dict[tuple[str, str], None] = {}
     for d in report.detailed_tiles:
         found.update(dict.fromkeys(("breakdown", name) for name in d.breakdown))
@@ -163,7 +170,7 @@ def column_specs(summaries: Sequence[Summary]) -> list[list[Spec]]:
     items = [_items(summary) for summary in summaries]
     reports = [summary.report for summary in summaries]
     reserved = set(BASE_COLUMNS) | set(TAIL_COLUMNS) | set(TENSOR_COLUMNS) | set(MESSAGE_COLUMNS) \
-        | {f"region.{key}" for own in items for what, key in own if what == "region"}
+        | {NOT_COUNTED_COLUMN} | {f"region.{key}" for own in items for what, key in own if what == "region"}
     taken = reserved | {key for own in items for what, key in own if what == "breakdown"}
     labels: dict[tuple[str, str], str] = {}
     specs = []
@@ -251,6 +258,12 @@ def _complete_columns(summary: Summary, labels: list[str], own: list[Spec], tail
         elif what == "breakdown":
             column = report.breakdown[key]
             columns.append(csvlines.Integers(column.values, column.present))
+        elif what == "not_counted":  # the tile's not-counted sections, summed (absent ones hold 0)
+            apart = np.zeros(report.num_tiles, dtype=np.int64)
+            for c in report.breakdown.values():
+                if not c.counted:
+                    apart += c.values
+            columns.append(csvlines.Integers(apart, report.known))
         elif label in tensor_columns:
             columns.append(csvlines.Integers(tensor_columns[label]))
         else:  # another report's column

@@ -211,6 +211,22 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
     return lines
 
 
+def data_types_lines(summary: Summary) -> list[str]:
+    """A summary's largest program-wide data types with their share, shown after Poplar's block (which stays
+    as printed); nothing when the summary printed no By Data Type list with bytes."""
+    types = summary.data_types
+    if types is None:
+        return []
+    rows = [(name, size) for name, size in types.largest]
+    if types.rest:
+        rows.append((f"{types.rest:,} more", types.rest_bytes))
+    name_w = max(len(name) for name, _ in rows)
+    size_w = max(len(f"{size:,}") for _, size in rows)
+    lines = [f"Data types over all tiles (share of the {types.total:,} B By Data Type lists):"]
+    lines += [f"  {name:<{name_w}}  {size:>{size_w},} B  {100 * size / types.total:>5.1f}%" for name, size in rows]
+    return lines
+
+
 def messages_lines(summary: Summary) -> list[str]:
     """The out-of-memory messages of the log: line, kind, and what each states (docs/FORMATS.md §8.6)."""
     messages = summary.verdict.messages
@@ -236,7 +252,8 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
     else:
         body = totals_lines(summary) + [""] + by_tile_block(summary)
     sections: list[Sequence[str]] = [header_lines(summary, (options and options.width) or WIDTH), body]
-    for extra in (messages_lines(summary), per_ipu_lines(summary), top_tiles_lines(summary, options=options),
+    for extra in (data_types_lines(summary),  # after Poplar's block, which stays as printed
+                  messages_lines(summary), per_ipu_lines(summary), top_tiles_lines(summary, options=options),
                   selected_lines(summary, options=options),
                   *drill.all_symbols_lines([*summary.top, *(t for t in summary.selected
                                                             if t.tile not in {u.tile for u in summary.top})], limit),

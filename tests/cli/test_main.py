@@ -192,7 +192,10 @@ def test_help_lists_the_commands_and_how_to_report_a_file_named_like_one(tmp_pat
     out = runner.invoke(main, ["--help"]).output
     assert out.startswith("Usage: memreport [OPTIONS] FILE...\n")
     commands = out.split("Commands (memreport COMMAND --help for each):\n")[1]
-    assert "  diff      Compare two builds tile by tile" in commands
+    assert commands.split("\n\n")[0] == (
+        "  diff      Compare two builds tile by tile (excluding-gaps bytes).\n"
+        "  compiles  Every compilation, cache hit and recompilation in a run's logs.\n"
+        "  export    Save reports as memreport/1 JSON that memreport reads back.")
     assert "A file whose name is a command's is reported with a path: memreport ./diff" in out
     monkeypatch.chdir(tmp_path)
     with open(os.path.join(os.path.dirname(SAMPLE), "mk1_summary.txt"), "rb") as f:
@@ -291,3 +294,10 @@ def test_the_command_imports_no_numpy_before_run():
     """run() sets the thread count before numpy loads: importing the command's module must not load numpy."""
     code = "import sys, memreport.cli; print('numpy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+
+
+def test_every_command_short_help_is_a_whole_sentence_that_fits_80_columns():
+    for name, command in main.commands.items():
+        short = command.get_short_help_str(limit=70)
+        assert short.endswith(".") and not short.endswith("..."), name
+        assert len("  compiles  " + short) <= 80, name

@@ -40,6 +40,10 @@ def reference_rows(report: MemoryReport, columns: list[tuple[str, str, str]]) ->
     for _, what, key in columns:
         if what == "region":
             cols.append(_cells(report.regions[key]))
+        elif what == "not_counted":  # an archive's not-SHF_ALLOC bytes, summed cell by cell
+            apart = [c for c in report.breakdown.values() if not c.counted]
+            sums = np.array([sum(int(c.values[t]) for c in apart) for t in range(n)])
+            cols.append(_cells(sums, report.known))
         else:
             col = report.breakdown[key]
             cols.append(_cells(col.values, col.present))

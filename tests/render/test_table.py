@@ -13,6 +13,7 @@ from memreport.model import (
     Column,
     Histogram,
     PrintedSummary,
+    SkippedMember,
     SummaryReport,
     Target,
     TileBytes,
@@ -79,11 +80,35 @@ def test_json_for_a_text_report_keeps_what_was_printed():
 def test_csv_for_an_archive():
     rows = list(csv.reader(io.StringIO(render_csv(summarize_all([archive_report()])))))
     assert rows == [
-        ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory", ".text", ".bss", ".comment"],
-        ["0", "0", "t0", "1000", "", "false", "1000", "", "3"],
-        ["1", "0", "t1", "640000", "", "true", "40000", "600000", "4"],
-        ["2", "0", "t2", "5000", "", "false", "5000", "", "5"],
+        ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory", ".text", ".bss", "not_counted",
+         ".comment"],
+        ["0", "0", "t0", "1000", "", "false", "1000", "", "3", "3"],
+        ["1", "0", "t1", "640000", "", "true", "40000", "600000", "4", "4"],
+        ["2", "0", "t2", "5000", "", "false", "5000", "", "5", "5"],
     ]
+
+
+def test_an_archives_counted_sections_come_before_not_counted_and_the_not_counted_bytes():
+    # Not-counted sections listed first, one named like the marker, one absent on a tile, a skipped member.
+    report = TileReport(
+        source="a.a", format="archive", target=Target.for_arch("ipu2", 3),
+        excluding_gaps=np.array([1000, 0, 5000], dtype=np.int64), skipped=(SkippedMember(1, "t1", "damaged"),),
+        breakdown={".symtab": Column(np.array([16, 0, 32]), counted=False),
+                   ".text": Column(np.array([1000, 0, 5000])),
+                   "not_counted": Column(np.array([0, 0, 7]), np.array([False, False, True]), counted=False)},
+        breakdown_kind="section", tile_names=["t0", "t1", "t2"])
+    rows = list(csv.reader(io.StringIO(render_csv(summarize_all([report])))))
+    assert rows == [
+        ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory", ".text", "not_counted",
+         ".symtab", "not_counted (section)"],
+        ["0", "0", "t0", "1000", "", "false", "1000", "16", "16", ""],
+        ["1", "0", "t1", "", "", "", "0", "", "0", ""],
+        ["2", "0", "t2", "5000", "", "false", "5000", "39", "32", "7"],
+    ]
+    every_counted = TileReport(source="b.a", format="archive", target=Target.for_arch("ipu2", 1),
+                               excluding_gaps=np.array([8], dtype=np.int64), breakdown={".text": Column(np.array([8]))},
+                               breakdown_kind="section", tile_names=["t0"])
+    assert render_csv(summarize_all([every_counted])).splitlines()[0].endswith(",out_of_memory,.text")
 
 
 def test_csv_for_a_text_report_has_the_detailed_tiles():
@@ -98,9 +123,10 @@ def test_csv_for_a_text_report_has_the_detailed_tiles():
 def test_csv_of_several_reports_unions_columns_and_names_the_source():
     rows = list(csv.reader(io.StringIO(render_csv(summarize_all([archive_report("x.a"), text_report()])))))
     assert rows[0][-2:] == ["source", "module"]
-    assert rows[0][6:9] == [".text", ".bss", ".comment"]
+    assert rows[0][6:10] == [".text", ".bss", "not_counted", ".comment"]
     assert rows[1][-2:] == ["x.a", ""] and rows[4][-2:] == ["r.txt", "main"]
-    assert rows[4][6:9] == ["", "", ""] and len(rows) == 5
+    assert rows[1][6:10] == ["1000", "", "3", "3"]
+    assert rows[4][6:10] == ["", "", "", ""] and len(rows) == 5
 
 
 # ---------------------------------------------------------------- column names never collide (issue #16)
@@ -125,11 +151,11 @@ def test_csv_column_names_are_unique_and_keep_their_values():
     assert len(header) == len(set(header))
     assert header == ["tile", "ipu", "member", "excluding_gaps", "including_gaps", "out_of_memory",
                       "tile (section) (section)", "excluding_gaps (section)", "source (section)", "tile (section)",
-                      "tensor_elements (section)", "region.overflowed (section)", "region.overflowed"]
+                      "not_counted", "tensor_elements (section)", "region.overflowed (section)", "region.overflowed"]
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [(r["tile"], r["excluding_gaps"], r["tile (section) (section)"], r["tile (section)"],
-             r["region.overflowed (section)"], r["region.overflowed"]) for r in rows] == [
-        ("0", "60", "10", "15", "1", "0"), ("1", "70", "20", "4", "2", "9")]
+             r["region.overflowed (section)"], r["region.overflowed"], r["not_counted"]) for r in rows] == [
+        ("0", "60", "10", "15", "1", "0", "1"), ("1", "70", "20", "4", "2", "9", "2")]
 
 
 def test_several_reports_share_a_renamed_column_and_rows_stay_rectangular():

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from memreport.analysis import summarize
-from memreport.model import Bin, Column, Histogram, SummaryReport, Target, TileReport
-from memreport.render.text import by_tile_block, histogram_rows, render_report
+from memreport.model import Bin, Column, Histogram, PrintedSummary, SummaryReport, Target, TileReport
+from memreport.render.text import by_tile_block, data_types_lines, histogram_rows, render_report
 from tests.conftest import MK1_BY_TILE
 
 
@@ -181,3 +181,38 @@ def test_prose_wraps_at_spaces_under_its_lead_and_keeps_long_words_whole():
                                                      "          a b c"]
     assert prose("  ", "x " + "y" * 30 + " z", 20, hang="    ") == ["  x", "    " + "y" * 30, "    z"]
     assert prose("Note: ", "", 20) == ["Note:"]
+
+
+def _summary_with_data_types(by_data_type: dict) -> SummaryReport:
+    return SummaryReport(source="r.txt", format="poplar-text", target=Target(4, None, 1, 4, 1000),
+                         printed=PrintedSummary(tiles_out_of_memory=0), info={"memory_by_data_type": by_data_type})
+
+
+def test_a_summarys_largest_data_types_follow_poplars_block_with_their_share():
+    # Poplar's order and names; 0 B items neither listed nor counted; ties keep the printed order.
+    report = _summary_with_data_types({"Variables": 39_108, "Constants": 0, "Host Exchange Packet Headers": 10_512,
+                                       "Stack": 3_852_288, "Control Code": 851_272, "Vertex Code": 170_788,
+                                       "Host Exchange Code": 351_328, "Instrumentation Results": 351_328})
+    summary = summarize(report)
+    assert summary.data_types is not None and summary.data_types.total == 5_626_624
+    assert data_types_lines(summary) == [
+        "Data types over all tiles (share of the 5,626,624 B By Data Type lists):",
+        "  Stack               3,852,288 B   68.5%",
+        "  Control Code          851,272 B   15.1%",
+        "  Host Exchange Code    351,328 B    6.2%",
+        "  4 more                571,736 B   10.2%",
+    ]
+    text = render_report(summary)
+    block_end = text.index("    0 tile(s) out of memory\n")
+    assert text.index("Data types over all tiles") > block_end  # after Poplar's block, never inside it
+    assert text.count("Data types over all tiles") == 1
+
+
+def test_no_data_types_line_without_a_by_data_type_list_with_bytes():
+    assert data_types_lines(summarize(_summary_with_data_types({"Variables": 0, "Stack": 0}))) == []
+    assert data_types_lines(summarize(_summary_with_data_types({"Stack": 5, "Odd": "5", "Flag": True}))) == [
+        "Data types over all tiles (share of the 5 B By Data Type lists):",
+        "  Stack  5 B  100.0%",
+    ]
+    no_list = SummaryReport(source="r.txt", format="poplar-text", target=Target(4, None, 1, 4, 1000))
+    assert summarize(no_list).data_types is None and data_types_lines(summarize(no_list)) == []

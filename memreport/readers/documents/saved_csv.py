@@ -6,11 +6,15 @@ is unknown until ``--tile-memory`` or ``--arch`` gives it, and tiles per IPU
 is known only when the rows span several IPUs. Which breakdown columns count
 towards a tile's bytes is not written either; it is settled exactly when the
 columns' sums allow it (they must add up to ``excluding_gaps`` on every
-tile), else every column counts and a note says so. A text summary's CSV
+tile), else every column counts and a note says so; an archive's CSV
+written since issue #24 states it: its section columns after
+``not_counted`` are not counted. A text summary's CSV
 (its detailed tiles) and a tensor map's (no bytes) are refused: save those
 as JSON (``memreport export``).
 """
 from __future__ import annotations
+
+from collections.abc import Set
 
 import numpy as np
 
@@ -23,6 +27,9 @@ HEADER = ",".join(BASE).encode()
 TENSOR_COLUMNS = ("tensor_elements", "tensor_est_bytes", "tensor_unknown_size_elements")
 _NOT_COUNTED_SUFFIXES = (" (not allocated)", ".overlapped")
 _NOT_COUNTED_NAMES = ("(other sections)",)
+# An archive's not-SHF_ALLOC bytes per tile, between its counted and not-counted section columns (docs/CSV.md):
+# a sum of columns of the CSV, not an item of its own. CSVs written before it was added read as before.
+NOT_COUNTED_COLUMN = "not_counted"
 
 
 def looks_like_saved_csv(prefix: bytes) -> bool:
@@ -82,15 +89,19 @@ def _report(source: str, module: str | None, names: list[str], table: Table, row
     notes: list[str] = []
     breakdown: dict[str, Column] = {}
     regions: dict[str, np.ndarray] = {}
+    marker: tuple[np.ndarray, np.ndarray] | None = None
     for k, name in enumerate(names):
         if name in TENSOR_COLUMNS:
             continue  # a tensor map's figures, added by --tensor-map: not the report's own
         values, present = column(len(BASE) + k)
-        if name.startswith("region."):
+        if name == NOT_COUNTED_COLUMN:  # a sum of other columns, not an item
+            marker = values, present
+        elif name.startswith("region."):
             regions[name[len("region."):]] = values
         else:
             breakdown[name] = Column(values, None if present.all() else present)
-    breakdown = _settle_counted(breakdown, excluding, known, notes)
+    apart = set() if marker is None else _stated_apart(names, breakdown, known, *marker)
+    breakdown = _settle_counted(breakdown, excluding, known, notes, apart)
     ipus, stated_ipus = column(1)
     tiles_per_ipu = _tiles_per_ipu(ipus, stated_ipus, lines)
     kind = "section" if any(member) else "category" if regions else "item"
@@ -119,11 +130,31 @@ def _tiles_per_ipu(ipus: np.ndarray, stated: np.ndarray, lines: np.ndarray) -> i
     return per_ipu
 
 
+def _stated_apart(names: list[str], breakdown: dict[str, Column], known: np.ndarray, values: np.ndarray,
+                  present: np.ndarray) -> set[str]:
+    """The columns after ``not_counted`` when they add up to it on every tile with a value; else none.
+
+    One archive's CSV puts its not-counted sections there; several reports'
+    columns are a union, where a later report's counted section may follow
+    the marker: the sums tell, and where they disagree the columns are settled
+    by ``excluding_gaps`` alone.
+    """
+    after = [name for name in names[names.index(NOT_COUNTED_COLUMN) + 1:] if name in breakdown]
+    rows = known & present
+    if not rows.any():
+        return set()
+    total = np.zeros(values.size, dtype=np.int64)
+    for name in after:
+        total += breakdown[name].values
+    return set(after) if np.array_equal(total[rows], values[rows]) else set()
+
+
 def _settle_counted(breakdown: dict[str, Column], excluding: np.ndarray, known: np.ndarray,
-                    notes: list[str]) -> dict[str, Column]:
-    """The breakdown with each column's ``counted`` flag: those that add up to ``excluding_gaps`` count."""
+                    notes: list[str], apart: Set[str] = frozenset()) -> dict[str, Column]:
+    """The breakdown with each column's ``counted`` flag: those that add up to ``excluding_gaps`` count
+    (never those in ``apart``, stated not counted)."""
     fixed = {name for name in breakdown if name.endswith(_NOT_COUNTED_SUFFIXES) or name in _NOT_COUNTED_NAMES
-             or name.startswith("liveness.")}
+             or name.startswith("liveness.") or name in apart}
     open_names = [name for name in breakdown if name not in fixed]
     if not open_names:
         return {name: Column(c.values, c.present, counted=False) for name, c in breakdown.items()}

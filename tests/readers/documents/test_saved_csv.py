@@ -69,6 +69,24 @@ def test_skipped_tiles_and_several_reports(tmp_path):
     assert csv_of(again, tmp_path, "again.csv")[0] == text
 
 
+def test_the_not_counted_column_states_which_sections_count_and_old_csvs_read_as_before(tmp_path):
+    # Two columns that each add up to excluding_gaps: their sums cannot tell which counts.
+    old = tmp_path / "old.csv"
+    old.write_text("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory,.text,.copy\n0,,t0,10,,,10,10\n"
+                   "1,,t1,20,,,20,20\n")
+    before = memreport.read(old)
+    assert {n: c.counted for n, c in before.breakdown.items()} == {".text": True, ".copy": True}
+    assert "no set of breakdown columns adds up to excluding_gaps on every tile: every column is taken as " \
+           "counted" in before.notes
+    new = tmp_path / "new.csv"
+    new.write_text("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory,.text,not_counted,.copy\n"
+                   "0,,t0,10,,,10,10,10\n1,,t1,20,,,20,20,20\n")
+    after = memreport.read(new)
+    assert {n: c.counted for n, c in after.breakdown.items()} == {".text": True, ".copy": False}  # no marker item
+    assert not any("adds up" in note for note in after.notes)
+    assert render_csv(summarize_all([after])) == new.read_text()
+
+
 def test_columns_that_add_up_to_no_total_are_all_counted_with_a_note(tmp_path):
     path = tmp_path / "odd.csv"
     path.write_text("tile,ipu,member,excluding_gaps,including_gaps,out_of_memory,a,b\n0,,,10,,,3,4\n1,,,20,,,5,6\n")
