@@ -13,7 +13,7 @@ import numpy as np
 
 from ..analysis import Summary
 from ..errors import MissingDependency
-from .table import BASE_COLUMNS
+from .table import BASE_COLUMNS, not_counted_bytes
 from .table import _columns as csv_columns  # the same extra columns as the CSV, in the same order
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -75,6 +75,8 @@ def _complete(summary: Summary, columns: list[tuple[str, str, str]], pd) -> dict
     for label, what, key in columns:
         if what == "region":
             data[label] = _ints(pd, report.regions[key], n)
+        elif what == "not_counted":
+            data[label] = _ints(pd, not_counted_bytes(report), n, unknown)
         else:
             col = report.breakdown[key]
             data[label] = _ints(pd, col.values, n, None if col.present is None else ~col.present)

@@ -234,6 +234,15 @@ def over_cells(report: TileReport, over: np.ndarray | None) -> list[str]:
     return cells.tolist()
 
 
+def not_counted_bytes(report: TileReport) -> np.ndarray:
+    """Per tile, the bytes of its not-counted breakdown items (not-SHF_ALLOC sections), summed; absent ones hold 0."""
+    apart = np.zeros(report.num_tiles, dtype=np.int64)
+    for c in report.breakdown.values():
+        if not c.counted:
+            apart += c.values
+    return apart
+
+
 def _complete_columns(summary: Summary, labels: list[str], own: list[Spec], tail: list[str],
                       tensor_columns: dict[str, np.ndarray]) -> list[csvlines.ColumnSpec]:
     """The CSV columns of a report with every tile's values, column by column."""
@@ -258,12 +267,8 @@ def _complete_columns(summary: Summary, labels: list[str], own: list[Spec], tail
         elif what == "breakdown":
             column = report.breakdown[key]
             columns.append(csvlines.Integers(column.values, column.present))
-        elif what == "not_counted":  # the tile's not-counted sections, summed (absent ones hold 0)
-            apart = np.zeros(report.num_tiles, dtype=np.int64)
-            for c in report.breakdown.values():
-                if not c.counted:
-                    apart += c.values
-            columns.append(csvlines.Integers(apart, report.known))
+        elif what == "not_counted":
+            columns.append(csvlines.Integers(not_counted_bytes(report), report.known))
         elif label in tensor_columns:
             columns.append(csvlines.Integers(tensor_columns[label]))
         else:  # another report's column

@@ -145,7 +145,7 @@ def test_an_ascii_stdout_takes_a_non_ascii_member_name(tmp_path):
     path.write_bytes(ar_archive([("tïle_0.elf", tile_elf(0, 100))]))
     result = memreport(path, "--format", "csv", env={**os.environ, "PYTHONIOENCODING": "ascii"})
     assert (result.returncode, result.stderr) == (0, b"")
-    assert result.stdout.splitlines()[1] == b"0,0,t\\xefle_0.elf,100,,false,100,16,26"
+    assert result.stdout.splitlines()[1] == b"0,0,t\\xefle_0.elf,100,,false,100,42,16,26"  # not_counted 42
 
 
 @pytest.mark.skipif(sys.platform == "darwin", reason="macOS file systems refuse names that are not UTF-8")

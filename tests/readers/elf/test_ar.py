@@ -428,8 +428,8 @@ def test_thin_root_widens_where_members_may_lie(thin_dir):
         memreport.read(path, thin_root=thin_dir / "build" / "tiles")
     result = CliRunner().invoke(main, [str(path), "--thin-root", str(thin_dir), "--format", "csv"])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[1:] == ["0,0,tiles/t0.elf,100,,false,100,16,26",
-                                              "1,0,../elsewhere/t1.elf,200,,false,200,17,26"]
+    assert result.output.splitlines()[1:] == ["0,0,tiles/t0.elf,100,,false,100,42,16,26",
+                                              "1,0,../elsewhere/t1.elf,200,,false,200,43,17,26"]
 
 
 def test_a_thin_member_is_never_quoted(thin_dir):
