@@ -384,7 +384,8 @@ def test_the_compiles_ci_step_runs_as_documented(tmp_path):
     first, second = [line.strip() for line in yaml.splitlines() if line.strip().startswith("memreport ")]
     done = subprocess.run(["bash", "-c", first], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 3 and "gate failed: --fail-on-recompile" in done.stderr
-    assert (tmp_path / "compiles.txt").read_text().startswith("Logs: run.log")  # written before the gate
+    written = (tmp_path / "compiles.txt").read_text()  # written before the gate
+    assert written.startswith("Verdict: 2 compilations (2 compiled): 1 recompilation found\n")
     done = subprocess.run(["bash", "-c", second], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "compiles.json").read_text())["schema"] == "memreport-compiles/1"

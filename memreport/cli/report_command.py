@@ -57,6 +57,8 @@ from .shared import (
                    "(a text summary: its printed maximum).")
 @click.option("--min-headroom", type=SIZE, metavar="SIZE",
               help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile.")
+@click.option("-q", "--brief", is_flag=True,
+              help="Text: the verdict and the top tiles only (no By Tile block, symbols or notes).")
 @module_option
 @color_option
 @click.version_option(__version__, "--version", prog_name="memreport")
@@ -65,7 +67,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
            min_headroom: int | None = None, tensor_map_path: str | None = None,
            png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
            symbols: int | None = None, thin_root: str | None = None, module: str | None = None,
-           color: str = "auto", html_path: str | None = None) -> None:
+           color: str = "auto", html_path: str | None = None, brief: bool = False) -> None:
     """Show the memory of every tile of a compiled IPU program.
 
     FILE is any report Poplar writes, recognised by its content: an ELF
@@ -119,7 +121,8 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
                                       tiles_asked=tiles_asked)
             width, colored = terminal_options(output, color) if fmt == "text" else (None, False)
             rendered = render.render("report", fmt, summaries,
-                                     render.RenderOptions(symbols=symbols, width=width, color=colored))
+                                     render.RenderOptions(symbols=symbols, width=width, color=colored,
+                                                          brief=brief))
             gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
                                           min_headroom=min_headroom)
             pngs: list[tuple[str, str | bytes]] = []

@@ -29,6 +29,7 @@ class RenderOptions:
     color: bool = False        # ANSI colour (terminals)
     width: int | None = None   # columns to fit the text to (None: its natural width)
     symbols: int | None = None  # symbols listed per tile (None: the format's default, 10 in text, all in JSON)
+    brief: bool = False        # text report: the verdict and the top tiles only (-q/--brief)
 
 
 class Renderer(Protocol):
