@@ -243,7 +243,8 @@ def test_ci_commands_run_as_documented(builds, tmp_path):
         (cwd / name).unlink(missing_ok=True)
     ci = run_step(script, cwd, env, tmp_path)
     assert ci.returncode == 3, ci.stderr  # the sample has three tiles out of memory: the step fails...
-    assert (cwd / "memory.txt").read_text().startswith("Source:   build/archive.a\n")  # ...with the report kept
+    kept = (cwd / "memory.txt").read_text()  # ...with the report kept, after its verdict
+    assert kept.split("\n\n", 1)[1].startswith("Source:   build/archive.a\n")
     doc_json = json.loads((cwd / "memory-diff.json").read_text())  # and the diff ran all the same
     assert doc_json["schema"] == "memreport-diff/1" and doc_json["tiles"] == []  # main.a and build/archive.a: one build
     # A diff that fails when the report passed fails the step with the diff's status.
@@ -386,7 +387,8 @@ def test_the_compiles_ci_step_runs_as_documented(tmp_path):
     first, second = [line.strip() for line in yaml.splitlines() if line.strip().startswith("memreport ")]
     done = subprocess.run(["bash", "-c", first], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 3 and "gate failed: --fail-on-recompile" in done.stderr
-    assert (tmp_path / "compiles.txt").read_text().startswith("Logs: run.log")  # written before the gate
+    written = (tmp_path / "compiles.txt").read_text()  # written before the gate
+    assert written.startswith("Verdict: 2 compilations (2 compiled): 1 recompilation found\n")
     done = subprocess.run(["bash", "-c", second], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "compiles.json").read_text())["schema"] == "memreport-compiles/1"

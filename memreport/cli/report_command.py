@@ -62,6 +62,8 @@ from .shared import (
 @click.option("--min-headroom", type=BUDGET, metavar="SIZE|P%",
               help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile, or when free bytes x "
                    "100 < P x bytes per tile. " + PERCENT_ROUNDING)
+@click.option("-q", "--brief", is_flag=True,
+              help="Text: the verdict and the top tiles only (no By Tile block, symbols or notes).")
 @module_option
 @color_option
 @click.version_option(__version__, "--version", prog_name="memreport")
@@ -70,7 +72,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
            min_headroom: int | Percent | None = None, tensor_map_path: str | None = None,
            png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
            symbols: int | None = None, thin_root: str | None = None, module: str | None = None,
-           color: str = "auto", html_path: str | None = None) -> None:
+           color: str = "auto", html_path: str | None = None, brief: bool = False) -> None:
     """Show the memory of every tile of a compiled IPU program.
 
     FILE is any report Poplar writes, recognised by its content: an ELF
@@ -127,8 +129,9 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
             summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map,
                                       tiles_asked=tiles_asked)
             width, colored = terminal_options(output, color) if fmt == "text" else (None, False)
-            rendered = render.render("report", fmt, summaries, render.RenderOptions(symbols=symbols, width=width,
-                                                                                     color=colored, errors=errors))
+            rendered = render.render("report", fmt, summaries,
+                                     render.RenderOptions(symbols=symbols, width=width, color=colored,
+                                                          errors=errors, brief=brief))
             gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
                                           min_headroom=min_headroom)
             pngs: list[tuple[str, str | bytes]] = []

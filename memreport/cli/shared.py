@@ -245,8 +245,9 @@ def drill_options(command):
     """What to show below the tile, shared by the report and export commands: ``--tile``, ``--symbols``."""
     command = click.option(
         "--symbols", "symbols", type=click.IntRange(min=0), metavar="N",
-        help="How many of the largest symbols to list per tile of an archive or ELF file (default 10 in text, "
-             "all in JSON).")(command)
+        help="How many of the largest symbols to list per tile of an archive or ELF file (default: 10 in "
+             "text for the out-of-memory tiles and those asked for; given, for every top tile too; all in "
+             "JSON).")(command)
     return click.option(
         "--tile", "tiles_asked", type=click.IntRange(min=0), multiple=True, metavar="N",
         help="Also detail tile N (repeatable): its bytes, breakdown, regions, liveness and symbols.")(command)

@@ -30,6 +30,7 @@ class RenderOptions:
     width: int | None = None   # columns to fit the text to (None: its natural width)
     symbols: int | None = None  # symbols listed per tile (None: the format's default, 10 in text, all in JSON)
     errors: tuple[tuple[str, str], ...] = ()  # the report's JSON: (file, message) of each input not read
+    brief: bool = False        # text report: the verdict and the top tiles only (-q/--brief)
 
 
 class Renderer(Protocol):

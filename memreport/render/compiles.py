@@ -145,7 +145,9 @@ def render_text(summary: CompileSummary, options: RenderOptions | None = None) -
     width = max(len(log.source) for log in summary.history.logs)
     logs = [f"{'Logs:' if i == 0 else '':<6}{log.source:<{width}}  {count(log.compilations, 'compilation')}, "
             f"{count(log.loads, 'executable load')}" for i, log in enumerate(summary.history.logs)]
-    sections = [logs, _compilations(summary.history.compilations),
+    from .verdict_text import compiles_lines
+    sections = [compiles_lines(summary, (options and options.width) or WIDTH), logs,
+                _compilations(summary.history.compilations),
                 _loads(summary.history.loads, summary.totals), _findings(summary.findings),
                 prose("", _totals(summary.totals), hang="  ")
                 + [line for n in summary.notes for line in prose("Note: ", n)]]

@@ -162,7 +162,8 @@ def render_text(diff: Diff, options: RenderOptions | None = None) -> str:
     header = [_side_line("Old:", diff.old), _side_line("New:", diff.new), _target_line(diff)]
     for note in diff.notes:
         header += prose("Note:   ", note, (options and options.width) or WIDTH)
-    sections = [header, _figures_table(diff)]
+    from .verdict_text import diff_lines
+    sections = [diff_lines(diff, (options and options.width) or WIDTH), header, _figures_table(diff)]
     partial = diff.per_tile == "partial"
     oom = [line for line in (_tile_ids("Newly out of memory", diff.newly_out_of_memory, partial),
                              _tile_ids("No longer out of memory", diff.no_longer_out_of_memory, partial))

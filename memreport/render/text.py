@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from ..analysis import Summary, TopTile
 from ..model import OOM_MESSAGES_FORMAT, TensorMapReport
 from ..units import count, plural
-from . import RenderOptions, drill
+from . import RenderOptions, drill, verdict_text
 from .poplar import HISTOGRAM_HEADER, WIDTH, histogram_rows, maximum_line, prose
 
 RULE = "=" * 78
@@ -239,29 +239,43 @@ def messages_lines(summary: Summary) -> list[str]:
     return lines
 
 
+def _drilled(summary: Summary, symbols: int | None) -> list[TopTile]:
+    """The tiles whose symbol tables follow: the out-of-memory top tiles (every top tile with ``--symbols``),
+    then the tiles asked for."""
+    top = [t for t in summary.top if symbols is not None or t.out_of_memory]
+    return [*top, *(t for t in summary.selected if t.tile not in {u.tile for u in top})]
+
+
 def render_report(summary: Summary, options: RenderOptions | None = None) -> str:
-    """One report as text (with a tensor map, the tensors on its top tiles)."""
+    """One report as text: the verdict first, then the detail (with a tensor map, the tensors on its top
+    tiles), the verdict's first line again last; with ``options.brief`` the verdict and the top tiles only."""
     from . import tensors
+    options = options or RenderOptions()
+    width = options.width or WIDTH
     report = summary.report
+    verdict = verdict_text.report_lines(summary, width)
+    if options.brief:
+        return "\n\n".join("\n".join(s) for s in [verdict, top_tiles_lines(summary, options=options),
+                                                 selected_lines(summary, options=options)] if s) + "\n"
     if isinstance(report, TensorMapReport):  # elements only, no bytes: its own sections
-        return "\n\n".join("\n".join(s) for s in [header_lines(summary), tensors.tensor_map_lines(summary)]) + "\n"
-    symbols = (options or RenderOptions()).symbols
-    limit = drill.TEXT_SYMBOLS if symbols is None else symbols
+        return "\n\n".join("\n".join(s) for s in [verdict, header_lines(summary, width),
+                                                 tensors.tensor_map_lines(summary)]) + "\n"
+    limit = drill.TEXT_SYMBOLS if options.symbols is None else options.symbols
     if report.format == OOM_MESSAGES_FORMAT:  # nothing printed but the messages
         body = ["Out of memory:", "  " + summary.oom.describe()]
     else:
         body = totals_lines(summary) + [""] + by_tile_block(summary)
-    sections: list[Sequence[str]] = [header_lines(summary, (options and options.width) or WIDTH), body]
+    sections: list[Sequence[str]] = [verdict, header_lines(summary, width), body]
     for extra in (data_types_lines(summary),  # after Poplar's block, which stays as printed
                   messages_lines(summary), per_ipu_lines(summary), top_tiles_lines(summary, options=options),
                   selected_lines(summary, options=options),
-                  *drill.all_symbols_lines([*summary.top, *(t for t in summary.selected
-                                                            if t.tile not in {u.tile for u in summary.top})], limit),
+                  *drill.all_symbols_lines(_drilled(summary, options.symbols), limit),
                   drill.categories_lines(summary), drill.liveness_lines(summary)):
         if extra:
             sections.append(extra)
     if summary.tensors is not None:
         sections.append(tensors.attribution_lines(summary))
+    sections.append([verdict[0]])  # the answer again, where | tail looks
     return "\n\n".join("\n".join(s) for s in sections) + "\n"
 
 

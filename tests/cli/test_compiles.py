@@ -34,7 +34,7 @@ def test_text_by_default_and_a_clean_exit():
     result = run("cold.log", "warm.log", "--fail-on-recompile")
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
-    assert result.stdout.startswith("Logs: cold.log  1 compilation, 1 executable load\n"
+    assert result.stdout.split("\n\n", 1)[1].startswith("Logs: cold.log  1 compilation, 1 executable load\n"
                                     "      warm.log  1 compilation, 1 executable load\n\nCompilations (2):\n")
     assert "\nFindings: none\n" in result.stdout
 

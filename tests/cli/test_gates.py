@@ -152,7 +152,7 @@ def test_diff_prints_the_changes_and_exits_0():
     result = run("diff", "old.a", "new.a", "--top", "2")
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
-    assert result.stdout.startswith("Old: old.a (ELF archive, per tile: complete)\n")
+    assert result.stdout.split("\n\n", 1)[1].startswith("Old: old.a (ELF archive, per tile: complete)\n")
     assert "Newly out of memory (1): tile 3\nNo longer out of memory (1): tile 2\n" in result.stdout
     assert "  4 more changed tiles (--top to show more; --format json or csv lists all)\n\n" in result.stdout
     assert result.stdout.endswith("Below the tile (largest change first):\n"
@@ -237,6 +237,9 @@ def test_diff_with_a_skipped_member_compares_totals_over_the_compared_tiles(tmp_
     result = run("diff", "damaged.a", "old.a", "--skip-bad-members")
     assert result.exit_code == 0, result.output
     assert result.stdout == f"""\
+Verdict: No tile newly out of memory; 0 tiles changed (0 grew, 0 shrank)
+         Out of memory: 1 tile -> 1 tile
+
 Old: damaged.a (ELF archive, per tile: partial)
 New: old.a (ELF archive, per tile: complete)
 Tiles:  8, 638,976 B per tile

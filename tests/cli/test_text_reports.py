@@ -134,7 +134,8 @@ def test_diff_compares_the_module_asked_for():
     Runner, cli, trace = CliRunner, main, str(SAMPLES / "trace_two_modules.rep")
     chosen = Runner().invoke(cli, ["diff", trace, trace, "--module", "cluster_vars_init.3"])
     assert chosen.exit_code == 0
-    assert chosen.stdout.startswith(f"Old: {trace} (module cluster_vars_init.3; Poplar text summary")
+    assert chosen.stdout.split("\n\n", 1)[1].startswith(
+        f"Old: {trace} (module cluster_vars_init.3; Poplar text summary")
     assert "comparing the largest" not in chosen.stdout
     largest = Runner().invoke(cli, ["diff", trace, trace])
     assert "holds 2 reports; comparing the largest (module cluster_training_step.17)" in flat(largest.stdout)

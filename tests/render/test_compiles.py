@@ -25,6 +25,8 @@ HISTORY = CompileHistory(
      ExecutableLoad("warm.log", 24, "1,0", None, None, False, 35)))
 
 TEXT = """\
+Verdict: 2 compilations (1 compiled, 1 from the cache): no recompilation
+
 Logs: cold.log  1 compilation, 1 executable load
       warm.log  1 compilation, 1 executable load
 

@@ -16,6 +16,10 @@ from memreport.render import diff as render_diff
 from ..builds import LIMIT
 
 GOLDEN_TEXT = """\
+Verdict: 1 tile newly out of memory; 6 tiles changed (4 grew, 2 shrank)
+         Out of memory: 2 tiles -> 2 tiles
+         Worst growth: tile 3, 200,000 B -> 643,072 B (+443,072 B)
+
 Old: old.a (ELF archive, per tile: complete)
 New: new.a (ELF archive, per tile: complete)
 Tiles:  8, 638,976 B per tile
@@ -64,6 +68,10 @@ def test_text_of_a_partial_diff_says_so(builds):
         detailed_tiles=(TileDetail(7, None, 700_000), TileDetail(4, None, 600_000)))
     text = render_diff.render_text(diff_reports(old, new))
     assert text == """\
+Verdict: Newly out of memory: unknown (a side does not state every tile's bytes); 1 tile changed (0
+         grew, 1 shrank)
+         Out of memory: 2 tiles -> 1 tile
+
 Old: old.a (ELF archive, per tile: complete)
 New: new.txt (Poplar text summary, per tile: partial)
 Tiles:  8, 638,976 B per tile

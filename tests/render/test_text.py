@@ -54,6 +54,11 @@ def test_whole_report_golden():
         breakdown_kind="section", tile_names=["t0", "t1", "t2"],
         notes=("an ELF archive holds no gap information: including gaps is unknown",))
     assert render_report(summarize(report, top=2)) == """\
+Verdict: 1 of 3 tiles out of memory
+         Worst tile: 1 (IPU 0), 640,000 B excluding gaps, 100.2% of 638,976 B: 1,024 B over
+         Largest on it: section .bss 600,000 B
+         Next: memreport a.a --tile 1 --symbols 20
+
 Source:   a.a
 Format:   ELF archive
 Target:   ipu2, 3 tiles (1,472 per IPU), 638,976 B (624.0 KiB) per tile
@@ -81,6 +86,8 @@ Top 2 tiles (by excluding gaps):
          2     0           5,000 B       0.8%  t2
             largest sections: .text 5,000 B
   (! = out of memory)
+
+Verdict: 1 of 3 tiles out of memory
 """
 
 
@@ -149,7 +156,7 @@ def test_a_diff_side_label_has_one_pair_of_parentheses():
     from memreport.render.diff import render_text
     side = SummaryReport(source="t.rep", format="poplar-text", target=Target(4, None, 1, 4, 1000), module="m",
                          printed=PrintedSummary(tiles_out_of_memory=0))
-    assert render_text(diff_reports(side, side)).startswith(
+    assert render_text(diff_reports(side, side)).split("\n\n", 1)[1].startswith(
         "Old: t.rep (module m; Poplar text summary, per tile: partial)\n"
         "New: t.rep (module m; Poplar text summary, per tile: partial)\n")
 

@@ -1,0 +1,96 @@
+"""The verdict first, in text: the answer before the detail (issue 24).
+
+A report opens with at most six lines: how many tiles are out of memory (N
+of M, or "at least N"), the worst tile with its bytes, share of tile memory
+and excess, the largest thing on it, and the command to run next; its first
+line closes the report again (what ``| tail`` shows). When the count is
+unknown, that is said once, with why. A diff opens with the tiles newly out
+of memory and the worst growth, the compilations with how many there were,
+recompiled or not, unfinished.
+
+The words are those of the page and the Markdown (:mod:`.page.verdict`),
+laid out here for a terminal: every line within the width, prose wrapped
+with a hanging indent.
+"""
+from __future__ import annotations
+
+from ..analysis import Summary
+from ..analysis.compiles import CompileSummary
+from ..analysis.diff import Diff
+from ..units import count
+from .page.verdict import diff_headline, verdict
+from .poplar import WIDTH, prose
+
+LEAD = "Verdict: "
+HANG = " " * len(LEAD)
+
+
+def _block(first: str, rest: list[str], width: int) -> list[str]:
+    """The first line after :data:`LEAD`, the rest under it, each wrapped to ``width`` with a hanging indent."""
+    lines = prose(LEAD, first, width)
+    for line in rest:
+        lines += prose(HANG, line, width, hang=HANG + "  ")
+    return lines
+
+
+def report_lines(summary: Summary, width: int = WIDTH) -> list[str]:
+    """A report's verdict block (at most six lines at 100 columns)."""
+    v = verdict(summary)
+    first, oom = v.headline, summary.oom
+    if oom.count is None and oom.at_least:  # "at least 1 tile", "at least 3 of 1,472 tiles"
+        of = f" of {summary.report.num_tiles:,} tiles" if summary.report.num_tiles_known else ""
+        first = f"At least {oom.at_least:,}{of} out of memory" if of else \
+            f"At least {count(oom.at_least, 'tile')} out of memory"
+    rest = list(v.lines)
+    command = v.command or next(iter(summary.verdict.next_commands), None)
+    if command:
+        rest.append(f"Next: {command}")
+    return _block(first, rest, width)[:6]
+
+
+def closing_line(summary: Summary, width: int = WIDTH) -> str:
+    """The verdict's first line again, for the report's last line."""
+    return report_lines(summary, width)[0]
+
+
+def _tiles(n: int | None) -> str:
+    return "unknown" if n is None else count(n, "tile")
+
+
+def diff_lines(diff: Diff, width: int = WIDTH) -> list[str]:
+    """A diff's verdict: tiles newly out of memory, how many changed, the out-of-memory counts, then the
+    worst growth of a tile."""
+    _, first = diff_headline(diff.newly_out_of_memory or (), diff.num_changed, diff.num_grown, diff.num_shrunk)
+    if diff.newly_out_of_memory is None:  # said plainly, with why, in the one line
+        why = ("a side does not state every tile's bytes" if diff.per_tile == "partial"
+               else "bytes per tile unknown on a side")
+        first = first.replace("No tile newly out of memory", f"Newly out of memory: unknown ({why})")
+    rest = []
+    old, new = diff.old.tiles_out_of_memory, diff.new.tiles_out_of_memory
+    if old is not None or new is not None:
+        rest.append(f"Out of memory: {_tiles(old)} -> {_tiles(new)}")
+    if diff.num_grown:
+        at = int(diff.delta.argmax())  # changes are sorted by size, then tile: the lowest tile among equals
+        before, after = int(diff.old_bytes[at]), int(diff.new_bytes[at])
+        rest.append(f"Worst growth: tile {int(diff.tile_ids[at])}, {before:,} B -> {after:,} B "
+                    f"({after - before:+,} B)")
+    if diff.max_delta:
+        rest.append(f"Largest tile: {diff.max_delta:+,} B")
+    return _block(first, rest, width)
+
+
+def compiles_lines(summary: CompileSummary, width: int = WIDTH) -> list[str]:
+    """The compilations' verdict: how many, recompiled or not, unfinished; then how many findings."""
+    t = summary.totals
+    recompiled = sum(1 for f in summary.findings if f.kind == "recompiled")
+    done = [f"{n:,} {what}" for n, what in ((t.compiled, "compiled"), (t.loaded, "from the cache"),
+                                             (t.skipped, "skipped")) if n]
+    first = count(t.compilations, "compilation") + (f" ({', '.join(done)})" if done else "") + ": " + (
+        count(recompiled, "recompilation") + " found" if recompiled else "no recompilation")
+    if t.unfinished:
+        first += f", {t.unfinished:,} unfinished"
+    kinds: dict[str, int] = {}
+    for f in summary.findings:
+        kinds[f.kind] = kinds.get(f.kind, 0) + 1
+    rest = [f"Findings: {', '.join(f'{n:,} {k}' for k, n in kinds.items())}"] if kinds else []
+    return _block(first, rest, width)
