@@ -52,7 +52,8 @@ def test_an_elided_block_holds_one_command():
 
 def test_check_reports_a_stale_output_and_update_rewrites_it(tmp_path, capsys):
     page = tmp_path / "page.md"
-    page.write_text("Text.\n\n```console\n$ cat sample_reports/mk1_summary.txt | memreport - | grep -E '^(Source|Format):'\nstale\n```\n\n"
+    page.write_text("Text.\n\n```console\n$ cat sample_reports/mk1_summary.txt | memreport - | "
+                    "grep -E '^(Source|Format):'\nstale\n```\n\n"
                     "<!-- example: python -->\n```python\nprint(6 * 7)\n```\n\n```text\n```\n\n"
                     "<!-- elide: /Tiles per IPU/ 1 -->\n```console\n$ head -4 sample_reports/mk1_summary.txt\n```\n")
     assert examples.main([str(page)]) == 1
@@ -60,7 +61,8 @@ def test_check_reports_a_stale_output_and_update_rewrites_it(tmp_path, capsys):
     assert f"{page}:4: the output differs" in shown and "-stale\n+Source:   <stdin>\n" in shown
     assert examples.main(["--update", str(page)]) == 0
     assert page.read_text() == (
-        "Text.\n\n```console\n$ cat sample_reports/mk1_summary.txt | memreport - | grep -E '^(Source|Format):'\nSource:   <stdin>\n"
+        "Text.\n\n```console\n$ cat sample_reports/mk1_summary.txt | memreport - | grep -E '^(Source|Format):'\n"
+        "Source:   <stdin>\n"
         "Format:   Poplar text summary\n```\n\n<!-- example: python -->\n```python\nprint(6 * 7)\n```\n\n"
         "```text\n42\n```\n\n<!-- elide: /Tiles per IPU/ 1 -->\n```console\n$ head -4 sample_reports/mk1_summary.txt\n"
         "...\n  Tiles per IPU:          1,216\n...\n```\n")
