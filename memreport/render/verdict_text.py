@@ -36,11 +36,7 @@ def _block(first: str, rest: list[str], width: int) -> list[str]:
 def report_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """A report's verdict block (at most six lines at 100 columns)."""
     v = verdict(summary)
-    first, oom = v.headline, summary.oom
-    if oom.count is None and oom.at_least:  # "at least 1 tile", "at least 3 of 1,472 tiles"
-        of = f" of {summary.report.num_tiles:,} tiles" if summary.report.num_tiles_known else ""
-        first = f"At least {oom.at_least:,}{of} out of memory" if of else \
-            f"At least {count(oom.at_least, 'tile')} out of memory"
+    first = v.headline  # the page's own words: text, page and Markdown say the same
     rest = list(v.lines)
     command = v.command or next(iter(summary.verdict.next_commands), None)
     if command:

@@ -45,15 +45,19 @@ def _largest_on(t: TopTile | None, kind: str) -> str | None:
     return None
 
 
+def _noun(n: int, of: str) -> str:
+    """The noun after a count: "1 tile", "2 tiles", "1 of 1,472 tiles"."""
+    return "tile" if n == 1 and not of else "tiles"
+
+
 def headline(summary: Summary) -> tuple[str, str]:
     """(level, the first line): how many tiles are out of memory, of how many."""
     report, oom = summary.report, summary.oom
     of = f" of {report.num_tiles:,}" if report.num_tiles_known else ""
     if oom.count is not None:
-        noun = "tile" if oom.count == 1 and not of else "tiles"
-        return ("oom" if oom.count else "ok"), f"{oom.count:,}{of} {noun} out of memory"
+        return ("oom" if oom.count else "ok"), f"{oom.count:,}{of} {_noun(oom.count, of)} out of memory"
     if oom.at_least:
-        return "oom", f"At least {oom.at_least:,}{of} tiles out of memory"
+        return "oom", f"At least {oom.at_least:,}{of} {_noun(oom.at_least, of)} out of memory"
     return "unknown", "Tiles out of memory: unknown" + (f" ({oom.reason})" if oom.reason else "")
 
 
