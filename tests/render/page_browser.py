@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,6 +62,20 @@ class Opened:
     @property
     def problems(self) -> list[tuple[str, str]]:
         return [(kind, text) for kind, text in self.console if kind in ("error", "warning", "pageerror")]
+
+
+def wait_until(page: Any, predicate: str, timeout: float = 10.0) -> None:
+    """Poll ``predicate`` (a JavaScript function's source) until it returns true.
+
+    Playwright's ``wait_for_function`` evaluates its predicate with ``eval`` inside the page, which the
+    page's Content-Security-Policy forbids (no 'unsafe-eval'); ``page.evaluate`` goes through the DevTools
+    protocol, which the policy does not govern.
+    """
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(predicate):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true after {timeout:g} s: {predicate}")
+        time.sleep(0.02)
 
 
 def open_page(browser: Any, path: str, *, javascript: bool = True, width: int = 1280) -> Opened:

@@ -18,7 +18,7 @@ from memreport.model import Column, Symbol, Target, TileReport, TileSymbols
 from memreport.render.page import render_report_page
 from tests.builds import NEW, OLD, write_build
 from tests.readers.text.test_compile_log import popart_cold, popart_warm, tf_batch_size_change
-from tests.render.page_browser import launch, open_page
+from tests.render.page_browser import launch, open_page, wait_until
 from tests.synth.compile_logs import Clock
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports")
@@ -116,23 +116,23 @@ def test_zoom_and_pan_change_the_view(browser, pages):
     chart = page.query_selector(".chart")
     assert chart.get_attribute("data-view") == "0-1471"
     page.click(".chart button[data-act=in]")
-    page.wait_for_function("document.querySelector('.chart').dataset.view === '368-1103'")
+    wait_until(page, "() => document.querySelector('.chart').dataset.view === '368-1103'")
     box = page.query_selector(".chart canvas").bounding_box()
     page.mouse.move(box["x"] + 64, box["y"] + 100)
     for _ in range(12):
         page.mouse.wheel(0, -100)
-    page.wait_for_function("(() => { const [a, b] = document.querySelector('.chart').dataset.view.split('-')"
-                           ".map(Number); return b - a < 60; })()")
+    wait_until(page, "() => { const [a, b] = document.querySelector('.chart').dataset.view.split('-')"
+                     ".map(Number); return b - a < 60; }")
     before = chart.get_attribute("data-view")
     page.mouse.move(box["x"] + 600, box["y"] + 100)
     page.mouse.down()
     page.mouse.move(box["x"] + 300, box["y"] + 100, steps=5)
     page.mouse.up()
-    page.wait_for_function(f"document.querySelector('.chart').dataset.view !== '{before}'")
+    wait_until(page, f"() => document.querySelector('.chart').dataset.view !== '{before}'")
     after = [int(x) for x in chart.get_attribute("data-view").split("-")]
     assert after[0] > int(before.split("-")[0])  # dragged left: later tiles come into view
     page.click(".chart button[data-act=reset]")
-    page.wait_for_function("document.querySelector('.chart').dataset.view === '0-1471'")
+    wait_until(page, "() => document.querySelector('.chart').dataset.view === '0-1471'")
     fps = page.evaluate("window.__memreport.bench(20)")
     assert fps["frames"] == 20 and fps["tiles"] == 1472
 
@@ -172,7 +172,7 @@ def test_the_diff_page_shows_each_tile_change_and_what_is_below_it(browser, page
     page.click(".chart button[data-act=reset]")
     assert page.get_attribute(".chart", "data-view") == "0-7"
     page.click(".chart button[data-act=in]")
-    page.wait_for_function("document.querySelector('.chart').dataset.view === '2-5'")
+    wait_until(page, "() => document.querySelector('.chart').dataset.view === '2-5'")
 
 
 def test_the_compiles_page_draws_the_timeline_and_lists_the_findings(browser, pages):
