@@ -119,6 +119,8 @@ def partial_reason(report: MemoryReport) -> str | None:
             return None
         return f"{len(report.skipped):,} damaged member(s) were skipped: their tiles' bytes are unknown"
     if isinstance(report, SummaryReport):
+        if report.format == OOM_MESSAGES_FORMAT:
+            return "the log holds no memory summary, only out-of-memory messages"
         return "a text summary does not list every tile"
     if isinstance(report, TensorMapReport):
         return "a tensor map counts elements, not bytes"

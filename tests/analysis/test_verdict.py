@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
+import memreport
 from memreport import analysis
 from memreport.analysis import summarize, summarize_all
 from memreport.model import (
+    OOM_MESSAGES_FORMAT,
     Bin,
     Histogram,
     OutOfMemoryMessage,
@@ -108,6 +110,9 @@ def test_other_partial_reports_give_their_own_reason():
     assert analysis.out_of_memory_count(tensor_map).reason == "a tensor map counts elements, not bytes"
     assert analysis.partial_reason(tensor_map) == "a tensor map counts elements, not bytes"
     assert analysis.partial_reason(summary()) == "a text summary does not list every tile"
+    messages = next(r for r in memreport.read_all("sample_reports/sweep.log"))
+    assert messages.format == OOM_MESSAGES_FORMAT
+    assert analysis.partial_reason(messages) == "the log holds no memory summary, only out-of-memory messages"
     assert analysis.partial_reason(complete([1, 2])) is None
     assert analysis.out_of_memory_count(complete([1, 2], arch=None)).reason == \
         "bytes per tile unknown: give --tile-memory or --arch"

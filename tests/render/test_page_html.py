@@ -157,3 +157,16 @@ def test_every_sample_renders(name):
     reports = memreport.read_all(os.path.join(SAMPLES, name))
     page = render_report_page([summarize(r) for r in reports])
     assert page.endswith("</html>\n") and len(data_of(page)["sections"]) == len(reports)
+
+
+def test_a_source_without_every_tile_says_why_where_the_chart_would_be_and_notes_each_thing_once():
+    reports = memreport.read_all(os.path.join(SAMPLES, "sweep.log"))
+    page = render_report_page([summarize(r) for r in reports[:1]])
+    assert re.findall(r"<p class=nochart>(.*?)</p>", page) == [
+        "No per-tile chart or heat map: the log holds no memory summary, only out-of-memory messages."]
+    notes = re.findall(r"<li>(.*?)</li>", page)
+    assert "the log holds no memory summary, only out-of-memory messages" not in notes  # said above, and in:
+    assert notes[0].startswith("per-tile values: none; the log holds no memory summary, only out-of-memory")
+    assert len(notes) == len(set(notes))
+    summary = render_report_page([summarize(r) for r in memreport.read_all(os.path.join(SAMPLES, "mk1_summary.txt"))])
+    assert "<p class=nochart>No per-tile chart or heat map: a text summary does not list every tile.</p>" in summary

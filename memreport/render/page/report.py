@@ -136,6 +136,14 @@ def section_data(summary: Summary, sid: str) -> tuple[dict[str, Any], list[str]]
     return data, notes
 
 
+def _distinct(notes: Sequence[str | None]) -> list[str]:
+    """The notes in order, each once: a note that another one already says in full (a phrase repeated inside a
+    longer note) is left out."""
+    given = [n for n in notes if n]
+    return [n for i, n in enumerate(given)
+            if not any(n in other and (n != other or j < i) for j, other in enumerate(given) if j != i)]
+
+
 def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
     """One report's section (HTML) and its data."""
     sid = f"r{index}"
@@ -157,6 +165,8 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
                      f"</div><div class=detail id={sid}-detail><p>Click a tile (or a top tile's number) to see "
                      "what is on it.</p></div>"
                      f"<h3>Heat map per IPU</h3><div class=heat id={sid}-heat></div>")
+    elif summary.partial_reason:  # a text summary or messages: where the chart would be, why there is none
+        parts.append(f"<p class=nochart>No per-tile chart or heat map: {doc.text(summary.partial_reason)}.</p>")
     if summary.histogram is not None:
         parts.append(f"<h3>By Tile (Excluding Gaps)</h3><canvas class=hist id={sid}-hist></canvas>"
                      f"<details><summary>As Poplar prints it</summary><pre>"
@@ -167,9 +177,9 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
     if summary.selected:
         parts.append(f"<h3>Tiles asked for</h3>{tiles_table(summary, summary.selected, sid)}")
     parts.append(messages_table(summary))
-    notes = [*report.notes, *summary.notes, *(n for n in (summary.oom_note, summary.partial_reason) if n), *left_out]
-    if summary.rows_stated_by is None:  # a text summary: its rows say where each comes from
-        notes.append("a text summary states only the tiles it detailed: no per-tile chart or heat map")
+    notes = _distinct([*report.notes, *summary.notes, summary.oom_note,
+                       summary.partial_reason if summary.tile_data is not None else None,
+                       *left_out])
     if notes:
         parts.append(f"<h3>Notes</h3>{doc.notes_list(notes)}")
     parts.append("</section>")
