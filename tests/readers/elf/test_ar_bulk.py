@@ -179,6 +179,11 @@ def test_uniform_pod_like_archive_agrees(tmp_path, batches):
     assert outcome(batched, path) == outcome(reference_report, path)
 
 
+# Trials per window kind: each mapped scan runs in a forked child (readers/elf/isolated.py), so the mapped
+# windows cost about three times the copied ones. `scripts/fuzz.py --formats archive` fuzzes archives for longer.
+TRIALS = {"map": 400, "copy": 800}
+
+
 @pytest.mark.parametrize("windows", ["map", "copy"])
 def test_corrupted_archives_fail_or_read_exactly_like_the_reference(tmp_path, monkeypatch, windows):
     """Random byte damage anywhere (headers, ELF headers, section tables): the same report or error."""
@@ -191,7 +196,7 @@ def test_corrupted_archives_fail_or_read_exactly_like_the_reference(tmp_path, mo
     base = bytearray(ar_archive(varied_members(rng, 9, long_names=True), symbol_index=True))
     path = tmp_path / "bad.a"
     differ = 0
-    for trial in range(1500):
+    for trial in range(TRIALS[windows]):
         blob = bytearray(base)
         for _ in range(rng.choice([1, 1, 2, 4])):
             at = rng.randrange(8, len(blob))
@@ -202,7 +207,7 @@ def test_corrupted_archives_fail_or_read_exactly_like_the_reference(tmp_path, mo
         expected = outcome(reference_report, path)
         differ += expected[0] == "error"
         assert outcome(batched, path) == expected, trial
-    assert differ > 300  # the damage does reach the checks
+    assert differ > TRIALS[windows] // 6  # the damage does reach the checks
 
 
 def test_a_nobits_section_name_table_fails_both_scans_alike(tmp_path, batches):
