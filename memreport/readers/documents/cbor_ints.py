@@ -34,14 +34,19 @@ _STEP = np.maximum(_WIDTH, 1)  # a walk steps over a byte that starts no integer
 _MIN_RUN = 512  # items a run of one width must hold on average to be quicker than the chain (a run costs ~70 us)
 # Walks from every byte: steps taken before the chain is first checked, and at most (each step costs a few us).
 CHAIN_STEPS = (8, 40)
-CHAIN_MIN_ITEMS = 2048  # below this, cbor2 decodes a list of mixed widths as fast
+CHAIN_MIN_ITEMS = 8192  # below this, cbor2 decodes a list of mixed widths as fast (the walks cost ~0.35 ms)
 _WORD = np.dtype("<u8")  # bit p of the byte sets is bit p % 64 of word p // 64
 # Bytes 24-27 and 56-59 (x & 0xDC == 0x18) start an item of 2, 3, 5 or 9 bytes, told by their two low bits.
-_LONG_MASK, _LONG, _LOW_BITS = np.uint8(0xDC), np.uint8(0x18), np.uint8(3)
+_LONG_MASK, _LONG, _BIT0, _BIT1 = np.uint8(0xDC), np.uint8(0x18), np.uint8(1), np.uint8(2)
 _PAYLOAD = {3: ">u2", 5: ">u4", 9: ">u8"}  # the big-endian integer after an item's first byte
 CHUNK = 1 << 15  # bytes of a list handled at once (a multiple of 8): arrays small enough to be reused, not mapped
 _SIXTY_FOUR, _FIRST = np.uint64(64), np.uint64(1)
 _OUT_OF_STEP, _SHORT = object(), object()
+# An item of up to 3 bytes from the 4 bytes at its place, big-endian: shifted right, then masked (0 for others).
+_SHIFT, _MASK = np.zeros(256, dtype=np.uint32), np.zeros(256, dtype=np.uint32)
+for _major in (0x00, 0x20):
+    _SHIFT[_major:_major + 26] = [24] * 24 + [16, 8]
+    _MASK[_major:_major + 26] = [31] * 24 + [0xFF, 0xFFFF]
 
 
 def cbor_ints(data: bytes, at: int, count: int) -> tuple[np.ndarray, int] | None:
@@ -125,6 +130,8 @@ def _chain(buf: np.ndarray, at: int, count: int, item_bytes: float = 3.0) -> tup
     """The ``count`` items from ``at`` found by walks from every byte, in a window of the bytes that grows until
     it holds them (at first ``item_bytes`` an item and more, 3 at least: a few items tell little)."""
     remaining = buf.size - at
+    if count > remaining:
+        return None  # each item takes a byte at least
     window = min(remaining, int(count * max(item_bytes * 1.25, 3.0)) + 64)
     while True:
         seg = buf[at:at + window]
@@ -150,20 +157,20 @@ def _shifts(seg: np.ndarray) -> list[tuple[np.uint64, np.ndarray]]:
     """For each item width present (1, 2, 3, 5, 9), the bytes of ``seg`` that would start such an item, as bits
     (bytes that start no integer count as 1: a walk steps over them)."""
     words = -(-seg.size // 64)
-    masks: dict[int, np.ndarray] = {1: np.zeros(words * 8, dtype=np.uint8)}
+    long, low, high = (np.zeros(words * 8, dtype=np.uint8) for _ in range(3))  # bytes 24-27 or 56-59; bits 0, 1
     for start in range(0, seg.size, CHUNK):
         part = seg[start:start + CHUNK]
         at = slice(start // 8, start // 8 + -(-part.size // 8))
-        long = np.bitwise_and(part, _LONG_MASK) == _LONG
-        masks[1][at] = np.packbits(~long, bitorder="little")
-        if long.any():
-            low = np.bitwise_and(part, _LOW_BITS)
-            for code, step in enumerate((2, 3, 5, 9)):
-                starts = long & (low == np.uint8(code))
-                if starts.any():
-                    masks.setdefault(step, np.zeros(words * 8, dtype=np.uint8))[at] = np.packbits(
-                        starts, bitorder="little")
-    return [(np.uint64(step), mask.view(_WORD).astype(np.uint64)) for step, mask in masks.items()]
+        long[at] = np.packbits(np.bitwise_and(part, _LONG_MASK) == _LONG, bitorder="little")
+        low[at] = np.packbits(np.bitwise_and(part, _BIT0), bitorder="little")
+        high[at] = np.packbits(np.bitwise_and(part, _BIT1), bitorder="little")
+    starts, ones, twos = (bits.view(_WORD).astype(np.uint64) for bits in (long, low, high))
+    shifts = [(np.uint64(1), ~starts)]  # bits past the end do no harm: walks only move on
+    for step, pick in ((2, ~ones & ~twos), (3, ones & ~twos), (5, ~ones & twos), (9, ones & twos)):
+        pick &= starts
+        if pick.any():
+            shifts.append((np.uint64(step), pick))
+    return shifts
 
 
 def _walk(reached: np.ndarray, shifts: list[tuple[np.uint64, np.ndarray]], steps: int) -> np.ndarray:
@@ -194,16 +201,14 @@ def _read_chain(seg: np.ndarray, reached: np.ndarray, count: int):
                                               bitorder="little").view(bool))[:count - done]
         if not places.size:
             continue
-        places += start
-        heads = seg[places]
-        ends = places + _STEP.take(heads)
-        if places[0] != expect or not np.array_equal(ends[:-1], places[1:]):
-            return _OUT_OF_STEP
+        part = seg[start:stop + 8]
+        heads = part.take(places).astype(np.intp)
         widths = _WIDTH.take(heads)
-        if not widths.all():
-            return None  # an item that is no integer
-        expect = int(ends[-1])
-        if _decode(out[done:done + places.size], seg, places, heads, widths) is None:
+        ends = places + widths  # an item that is no integer (width 0) ends where it begins: out of step too
+        if places[0] + start != expect or not np.array_equal(ends[:-1], places[1:]) or not widths[-1]:
+            return None if _no_integer(places, heads, widths) else _OUT_OF_STEP
+        expect = int(ends[-1]) + start
+        if _decode(out[done:done + places.size], part, places, heads, widths) is None:
             return None
         done += places.size
         if done == count:
@@ -211,22 +216,30 @@ def _read_chain(seg: np.ndarray, reached: np.ndarray, count: int):
     return _SHORT
 
 
-def _decode(out: np.ndarray, seg: np.ndarray, places: np.ndarray, heads: np.ndarray, widths: np.ndarray
+def _no_integer(places: np.ndarray, heads: np.ndarray, widths: np.ndarray) -> bool:
+    """True when the items at ``places`` follow each other, stepping over a byte that starts no integer as a
+    walk does, and one of them is not an integer: no list of integers, whatever more steps find."""
+    return bool(np.array_equal(places[:-1] + _STEP.take(heads[:-1]), places[1:]) and not widths.all())
+
+
+def _decode(out: np.ndarray, part: np.ndarray, places: np.ndarray, heads: np.ndarray, widths: np.ndarray
             ) -> np.ndarray | None:
-    """The integers of items at ``places``, into ``out``: all at once up to 3 bytes (values below 65,536), then
-    the rest. Bytes past ``seg`` read as its last (the caller refuses an item cut short)."""
-    np.bitwise_and(heads, np.uint8(31), out=out, casting="unsafe")
-    if widths.max() > 1:
-        one = seg.take(places + 1, mode="clip")  # a 2-byte item's value, a 3-byte item's high byte
-        np.copyto(out, one, where=widths == 2)
-        three = widths == 3
-        if three.any():
-            np.copyto(out, one.astype(np.int64) << 8 | seg.take(places + 2, mode="clip"), where=three)
+    """The integers of items at ``places`` in ``part``, into ``out``: those of up to 3 bytes (values below
+    65,536) from the 4 bytes at each place, then the rest. Bytes past ``part`` read as 0 (the caller refuses
+    an item cut short)."""
+    padded = np.zeros(part.size + 4, dtype=np.uint8)
+    padded[:part.size] = part
+    quads = np.ndarray((part.size,), dtype=">u4", buffer=padded, strides=(1,))  # the 4 bytes from each byte
+    values = quads.take(places).astype(np.uint32)
+    values >>= _SHIFT.take(heads)
+    values &= _MASK.take(heads)
+    out[:] = values
+    if widths.max() > 3:
         for size in (5, 9):
             chosen = np.flatnonzero(widths == size)
             if chosen.size:
-                part = _magnitudes(seg, places[chosen], size)
-                if part is None:
+                magnitudes = _magnitudes(padded, places[chosen], size)
+                if magnitudes is None:
                     return None
-                out[chosen] = part
+                out[chosen] = magnitudes
     return _signed(out, heads)
