@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from memreport.cli import main
 from memreport.readers.documents import bulk_decode, cbor_ints
 from memreport.readers.documents.document import decode_cbor
+from tests.readers.documents.test_bulk_decode import same
 from tests.synth.profile import encode_cbor, mixed_profile
 
 EXTRA = {24: 1, 25: 2, 26: 4, 27: 8}  # additional information 24-27: the value in the next 1, 2, 4, 8 bytes
@@ -140,7 +141,7 @@ def test_walks_that_never_fall_in_step_decline_to_cbor2(monkeypatch):
     """Runs of 0x19 0x19 0x19 broken by a zero every 200 items: the walks inside the runs keep out of step for
     hundreds of steps. The chain declines and cbor2 reads the list."""
     values = ([6425] * 200 + [0]) * 30
-    data, at, end = array([cbor2.dumps(v) for v in values])
+    data, at, _ = array([cbor2.dumps(v) for v in values])
     monkeypatch.setattr(cbor_ints, "CHAIN_MIN_ITEMS", 16)
     assert cbor_ints._chain(np.frombuffer(data, dtype=np.uint8), at, len(values)) is None
     assert cbor_ints.cbor_ints(data, at, len(values)) is None
@@ -162,18 +163,6 @@ def indefinite(value) -> bytes:
     if isinstance(value, (list, np.ndarray)):
         return b"\x9f" + b"".join(indefinite(v) for v in value) + b"\xff"
     return cbor2.dumps(value.item() if isinstance(value, np.generic) else value)
-
-
-def same(tree, expected) -> bool:
-    if isinstance(tree, np.ndarray):
-        return isinstance(expected, list) and tree.tolist() == expected
-    if isinstance(tree, dict):
-        return isinstance(expected, dict) and list(tree) == list(expected) and all(
-            same(tree[k], expected[k]) for k in tree)
-    if isinstance(tree, list):
-        return isinstance(expected, list) and len(tree) == len(expected) and all(
-            same(a, b) for a, b in zip(tree, expected))
-    return type(tree) is type(expected) and tree == expected
 
 
 @pytest.mark.parametrize("shape", ["indefinite", "indefinite lists", "tagged list", "tagged items"])
