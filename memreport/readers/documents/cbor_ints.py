@@ -6,19 +6,19 @@ operation follows directly. When the widths come in long runs (every value
 below 24, or all of 256..65535) the runs are decoded one at a time. A real
 profile's lists mix them (a third of the values 0, the others hundreds to
 tens of thousands), so runs are a few items long; then the chain is found
-by *lanes*: a walk starts every :data:`LANE_BYTES` bytes, all of them
-stepping at once from item to item (each step one numpy gather), until each
-is a little way into the next lane. A walk that starts inside an item soon
-lands on a real item's first byte, and from there follows the true chain,
-as do all walks that meet it. The true chain starts lane 0's walk; it
-enters lane ``j`` where lane ``j - 1``'s walk (already on it) first meets
-lane ``j``'s, and runs along lane ``j``'s walk from there. A lane whose
-walk meets no other in time (a list made to defeat this) makes the list
-decline to cbor2, which reads it correctly.
+by walking from *every* byte at once, one bit a byte: each walk steps to
+where an item starting at its byte would end, so the places reached after
+a step are a few shifts of 64-bit words of the places reached before (one
+shift for each item width present), and the list's first byte is added
+each time. The set only shrinks and always holds the true chain. A walk
+that starts inside an item soon lands on a real item's first byte and from
+then on is on the chain: once every walk has (some six steps on a real
+profile's lists), the set is the chain exactly. That is checked, not
+assumed: every item found must end where the next one begins. If not,
+more steps are taken; a list made so that walks never fall in step
+declines to cbor2, which reads it correctly.
 """
 from __future__ import annotations
-
-from itertools import chain
 
 import numpy as np
 
@@ -30,13 +30,23 @@ for _major in (0x00, 0x20):
     _ITEM_BYTES[_major:_major + 24] = 1
     _ITEM_BYTES[_major + 24:_major + 28] = (2, 3, 5, 9)
 _WIDTH = _ITEM_BYTES.astype(np.uint8)
-_STEP = np.maximum(_ITEM_BYTES, 1).astype(np.int32)  # a walk steps over a byte that starts no integer
-_MIN_RUN = 512  # items a run of one width must hold on average to be quicker than lanes (a run costs ~70 us)
-# Lane starts lie a multiple of every item width apart: on a list of one width, every lane starts on an item.
-LANE_BYTES = 90
-OVERLAP_BYTES = 24  # how far into a lane its walk should have met the walk of the lane before
-_MAX_RETAKEN = 64   # lanes walked again in Python, at most, when their walks had not met by then
-LANES_MIN_ITEMS = 16384  # below this, a walk's fixed cost (some sixty steps) is more than cbor2's for the list
+_STEP = np.maximum(_WIDTH, 1)  # a walk steps over a byte that starts no integer
+_MIN_RUN = 512  # items a run of one width must hold on average to be quicker than the chain (a run costs ~70 us)
+# Walks from every byte: steps taken before the chain is first checked, and at most (each step costs a few us).
+CHAIN_STEPS = (8, 40)
+CHAIN_MIN_ITEMS = 8192  # below this, cbor2 decodes a list of mixed widths as fast (the walks cost ~0.35 ms)
+_WORD = np.dtype("<u8")  # bit p of the byte sets is bit p % 64 of word p // 64
+# Bytes 24-27 and 56-59 (x & 0xDC == 0x18) start an item of 2, 3, 5 or 9 bytes, told by their two low bits.
+_LONG_MASK, _LONG, _BIT0, _BIT1 = np.uint8(0xDC), np.uint8(0x18), np.uint8(1), np.uint8(2)
+_PAYLOAD = {3: ">u2", 5: ">u4", 9: ">u8"}  # the big-endian integer after an item's first byte
+CHUNK = 1 << 15  # bytes of a list handled at once (a multiple of 8): arrays small enough to be reused, not mapped
+_SIXTY_FOUR, _FIRST = np.uint64(64), np.uint64(1)
+_OUT_OF_STEP, _SHORT = object(), object()
+# An item of up to 3 bytes from the 4 bytes at its place, big-endian: shifted right, then masked (0 for others).
+_SHIFT, _MASK = np.zeros(256, dtype=np.uint32), np.zeros(256, dtype=np.uint32)
+for _major in (0x00, 0x20):
+    _SHIFT[_major:_major + 26] = [24] * 24 + [16, 8]
+    _MASK[_major:_major + 26] = [31] * 24 + [0xFF, 0xFFFF]
 
 
 def cbor_ints(data: bytes, at: int, count: int) -> tuple[np.ndarray, int] | None:
@@ -47,7 +57,7 @@ def cbor_ints(data: bytes, at: int, count: int) -> tuple[np.ndarray, int] | None
     buf = np.frombuffer(data, dtype=np.uint8)
     found = _runs(buf, at, count)
     if isinstance(found, float):  # mixed widths, this many bytes an item so far
-        return _lanes(buf, at, count, found) if count >= LANES_MIN_ITEMS else None
+        return _chain(buf, at, count, found) if count >= CHAIN_MIN_ITEMS else None
     return found
 
 
@@ -68,11 +78,10 @@ def _runs(buf: np.ndarray, at: int, count: int) -> tuple[np.ndarray, int] | floa
         if want == 0:
             return None
         heads = buf[at:at + width * want:width]
-        differ = np.flatnonzero(_ITEM_BYTES[heads] != width)
+        differ = np.flatnonzero(_WIDTH[heads] != width)
         run = int(differ[0]) if differ.size else want
         window = window * 2 if run == want else 64
-        starts = at + width * np.arange(run, dtype=np.int64)
-        values = _magnitudes(buf, starts, heads[:run], width)
+        values = _run_magnitudes(buf, at, heads[:run], width)
         if values is None:
             return None
         out[done:done + run] = _signed(values, heads[:run])
@@ -80,19 +89,30 @@ def _runs(buf: np.ndarray, at: int, count: int) -> tuple[np.ndarray, int] | floa
         at += width * run
         runs += run < want  # a run cut by a change of width, not by the window
         if runs > 2 and done < _MIN_RUN * runs:
-            return (at - start) / done  # short runs: lanes (or cbor2) are quicker
+            return (at - start) / done  # short runs: the chain (or cbor2) is quicker
     return out, at
 
 
-def _magnitudes(buf: np.ndarray, starts: np.ndarray, heads: np.ndarray, width: int) -> np.ndarray | None:
-    """The unsigned values of items of one ``width`` starting at ``starts`` (the sign not applied); None past
-    int64."""
+def _run_magnitudes(buf: np.ndarray, at: int, heads: np.ndarray, width: int) -> np.ndarray | None:
+    """The unsigned values of ``heads.size`` items of one ``width`` from ``at`` (the sign not applied); None
+    past int64."""
     if width == 1:
         return (heads & 31).astype(np.int64)
+    rows = buf[at:at + width * heads.size].reshape(heads.size, width)
+    if width == 2:
+        return rows[:, 1].astype(np.int64)
+    big = np.ascontiguousarray(rows[:, 1:]).view(_PAYLOAD[width])[:, 0]
+    if width == 9 and (big > np.uint64(_INT64.max)).any():
+        return None
+    return big.astype(np.int64)
+
+
+def _magnitudes(buf: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray | None:
+    """The unsigned values of items of one ``width`` (5 or 9) starting at ``starts``; None past int64."""
     big = np.zeros(starts.size, dtype=np.uint64)
     for byte in range(1, width):
         big <<= np.uint64(8)
-        big |= buf[starts + byte]
+        big |= buf.take(starts + byte, mode="clip")
     if width == 9 and (big > np.uint64(_INT64.max)).any():
         return None
     return big.astype(np.int64)
@@ -106,113 +126,120 @@ def _signed(values: np.ndarray, heads: np.ndarray) -> np.ndarray:
     return values
 
 
-def _lanes(buf: np.ndarray, at: int, count: int, item_bytes: float = 3.0) -> tuple[np.ndarray, int] | None:
-    """The chain of ``count`` items found by lanes, in a window of the bytes that grows until it holds them
-    (at first ``item_bytes`` a item, and some more)."""
+def _chain(buf: np.ndarray, at: int, count: int, item_bytes: float = 3.0) -> tuple[np.ndarray, int] | None:
+    """The ``count`` items from ``at`` found by walks from every byte, in a window of the bytes that grows until
+    it holds them (at first ``item_bytes`` an item and more, 3 at least: a few items tell little)."""
     remaining = buf.size - at
-    window = min(remaining, int(count * item_bytes * 1.1) + 4 * LANE_BYTES)
+    if count > remaining:
+        return None  # each item takes a byte at least
+    window = min(remaining, int(count * max(item_bytes * 1.25, 3.0)) + 64)
     while True:
-        starts = _chain(buf[at:at + window])
-        if starts is None:
-            return None
-        if starts.size >= count:
-            places = starts[:count].astype(np.int64)
-            places += at
-            heads = buf[places]
-            widths = _WIDTH[heads]
-            if not widths.all():
-                return None  # an item that is no integer
-            end = int(places[-1]) + int(widths[-1])
-            if end <= at + window:
-                values = _decode(buf, places, heads, widths)
-                return None if values is None else (values, end)
+        seg = buf[at:at + window]
+        shifts = _shifts(seg)
+        reached = np.full(shifts[0][1].size, np.iinfo(np.uint64).max, dtype=np.uint64)  # a walk from every byte
+        taken = 0
+        for steps in CHAIN_STEPS:
+            reached = _walk(reached, shifts, steps - taken)
+            taken = steps
+            found = _read_chain(seg, reached, count)
+            if found is not _OUT_OF_STEP:
+                break
+        else:
+            return None  # walks out of step: not a list this suits, cbor2 decodes it
+        if found is not _SHORT:
+            return found if found is None else (found[0], at + found[1])
         if window == remaining:
             return None  # the document ends before the list does
         window = min(remaining, 2 * window)  # more wide items than the first ones said
 
 
-def _chain(seg: np.ndarray) -> np.ndarray | None:
-    """Where the items of ``seg`` start (relative to it), up to the window's end; None when some lane's walk has
-    not met the one before it :data:`OVERLAP_BYTES` into the lane."""
-    size = seg.size
-    padded = np.zeros(size + 16 * (LANE_BYTES + OVERLAP_BYTES), dtype=np.uint8)  # room for walks past the end
-    padded[:size] = seg
-    first = np.arange(0, size, LANE_BYTES, dtype=np.int32)
-    meet = np.minimum(first + OVERLAP_BYTES, size)  # walks j - 1 and j are compared at lane j's meeting point
-    goal = np.append(meet[1:], size)  # each walk goes on to the next lane's meeting point
-    walk = [first]
-    here = first
-    while True:
-        for _ in range(8):
-            here = here + _STEP[padded[here]]
-            walk.append(here)
-        if (here >= goal).all():
-            break
-    path = np.stack(walk)  # steps x lanes, increasing down each column
-    # The first place at or past lane j's meeting point, on walk j and on walk j - 1: the same place when the
-    # two walks have met before it (one chain from there on), else not.
-    mine = path[np.argmax(path >= meet, axis=0), np.arange(first.size)]
-    theirs = path[np.argmax(path >= goal, axis=0), np.arange(first.size)]
-    lanes = np.ascontiguousarray(path.T)
-    inside = (lanes >= np.append(0, meet[1:])[:, None]) & (lanes < goal[:, None])
-    behind = np.flatnonzero(mine[1:] != theirs[:-1]) + 1
-    if not behind.size:
-        return lanes[inside]
-    retaken = _retake(padded, behind, mine, theirs, goal)
-    if retaken is None:
-        return None  # many lanes out of step: not a list lanes suit, cbor2 decodes it
-    inside[list(retaken)] = False
-    again = np.fromiter(chain.from_iterable(retaken.values()), dtype=lanes.dtype)
-    return np.sort(np.concatenate([lanes[inside], again]))
+def _shifts(seg: np.ndarray) -> list[tuple[np.uint64, np.ndarray]]:
+    """For each item width present (1, 2, 3, 5, 9), the bytes of ``seg`` that would start such an item, as bits
+    (bytes that start no integer count as 1: a walk steps over them)."""
+    words = -(-seg.size // 64)
+    long, low, high = (np.zeros(words * 8, dtype=np.uint8) for _ in range(3))  # bytes 24-27 or 56-59; bits 0, 1
+    for start in range(0, seg.size, CHUNK):
+        part = seg[start:start + CHUNK]
+        at = slice(start // 8, start // 8 + -(-part.size // 8))
+        long[at] = np.packbits(np.bitwise_and(part, _LONG_MASK) == _LONG, bitorder="little")
+        low[at] = np.packbits(np.bitwise_and(part, _BIT0), bitorder="little")
+        high[at] = np.packbits(np.bitwise_and(part, _BIT1), bitorder="little")
+    starts, ones, twos = (bits.view(_WORD).astype(np.uint64) for bits in (long, low, high))
+    shifts = [(np.uint64(1), ~starts)]  # bits past the end do no harm: walks only move on
+    for step, pick in ((2, ~ones & ~twos), (3, ones & ~twos), (5, ~ones & twos), (9, ones & twos)):
+        pick &= starts
+        if pick.any():
+            shifts.append((np.uint64(step), pick))
+    return shifts
 
 
-def _retake(padded: np.ndarray, behind: np.ndarray, mine: np.ndarray, theirs: np.ndarray,
-            goal: np.ndarray) -> dict[int, list[int]] | None:
-    """The true chain through each lane whose walk had not met the one before by its meeting point, walked in
-    Python from where the chain enters it (lanes in order: retaking one may put the next out of step); None
-    when more than a few lanes need it."""
-    import heapq
-    raw = padded.tobytes()
-    steps = _STEP.tolist()
-    queue = behind.tolist()
-    theirs = theirs.tolist()
-    retaken: dict[int, list[int]] = {}
-    while queue:
-        lane = heapq.heappop(queue)
-        if lane in retaken or mine[lane] == theirs[lane - 1]:
+def _walk(reached: np.ndarray, shifts: list[tuple[np.uint64, np.ndarray]], steps: int) -> np.ndarray:
+    """The places the walks at ``reached`` reach in ``steps`` more steps, and the list's first byte."""
+    part, moved, following = (np.empty_like(reached) for _ in range(3))
+    for _ in range(steps):
+        following[:] = 0
+        for step, mask in shifts:  # the walks on bytes that start an item of ``step`` bytes move ``step`` on
+            np.bitwise_and(reached, mask, out=part)
+            np.left_shift(part, step, out=moved)
+            moved[1:] |= part[:-1] >> (_SIXTY_FOUR - step)
+            following |= moved
+        following[0] |= _FIRST
+        reached, following = following, reached
+    return reached
+
+
+def _read_chain(seg: np.ndarray, reached: np.ndarray, count: int):
+    """The first ``count`` integers of the items at ``reached`` and where they end, a chunk at a time; None for
+    an item that is no integer or past int64; :data:`_OUT_OF_STEP` unless every item ends where the next one
+    begins; :data:`_SHORT` when ``seg`` ends before the ``count``-th item does."""
+    flags = reached.astype(_WORD).view(np.uint8)
+    out = np.empty(count, dtype=np.int64)
+    done = expect = 0  # items decoded, and where the next one must begin
+    for start in range(0, seg.size, CHUNK):
+        stop = min(start + CHUNK, seg.size)
+        places = np.flatnonzero(np.unpackbits(flags[start // 8:-(-stop // 8)], count=stop - start,
+                                              bitorder="little").view(bool))[:count - done]
+        if not places.size:
             continue
-        if len(retaken) >= max(_MAX_RETAKEN, len(theirs) // 16):
+        part = seg[start:stop + 8]
+        heads = part.take(places).astype(np.intp)
+        widths = _WIDTH.take(heads)
+        ends = places + widths  # an item that is no integer (width 0) ends where it begins: out of step too
+        if places[0] + start != expect or not np.array_equal(ends[:-1], places[1:]) or not widths[-1]:
+            return None if _no_integer(places, heads, widths) else _OUT_OF_STEP
+        expect = int(ends[-1]) + start
+        if _decode(out[done:done + places.size], part, places, heads, widths) is None:
             return None
-        here, end = theirs[lane - 1], int(goal[lane])
-        places = []
-        while here < end:
-            places.append(here)
-            here += steps[raw[here]]
-        retaken[lane] = places
-        theirs[lane] = here
-        if lane + 1 < len(theirs) and mine[lane + 1] != here:
-            heapq.heappush(queue, lane + 1)
-    return retaken
+        done += places.size
+        if done == count:
+            return _SHORT if expect > seg.size else (out, expect)
+    return _SHORT
 
 
-def _decode(buf: np.ndarray, places: np.ndarray, heads: np.ndarray, widths: np.ndarray) -> np.ndarray | None:
-    """The integers of items at ``places``: all at once up to 3 bytes (values below 65,536), then the rest."""
-    values = (heads & 31).astype(np.int64)
-    if widths.max() > 1:
-        last = buf.size - 1
-        after = places + 1 if int(places[-1]) + 2 <= last else np.minimum(places + 1, last)
-        one = buf[after]  # a 2-byte item's value, a 3-byte item's high byte
-        values = np.where(widths == 1, values, one)
-        three = widths >= 3
-        if three.any():
-            after += 1
-            np.minimum(after, last, out=after)
-            values = np.where(three, values << 8 | buf[after], values)
+def _no_integer(places: np.ndarray, heads: np.ndarray, widths: np.ndarray) -> bool:
+    """True when the items at ``places`` follow each other, stepping over a byte that starts no integer as a
+    walk does, and one of them is not an integer: no list of integers, whatever more steps find."""
+    return bool(np.array_equal(places[:-1] + _STEP.take(heads[:-1]), places[1:]) and not widths.all())
+
+
+def _decode(out: np.ndarray, part: np.ndarray, places: np.ndarray, heads: np.ndarray, widths: np.ndarray
+            ) -> np.ndarray | None:
+    """The integers of items at ``places`` in ``part``, into ``out``: those of up to 3 bytes (values below
+    65,536) from the 4 bytes at each place, then the rest. Bytes past ``part`` read as 0 (the caller refuses
+    an item cut short)."""
+    padded = np.zeros(part.size + 4, dtype=np.uint8)
+    padded[:part.size] = part
+    quads = np.ndarray((part.size,), dtype=">u4", buffer=padded, strides=(1,))  # the 4 bytes from each byte
+    values = quads.take(places).astype(np.uint32)
+    values >>= _SHIFT.take(heads)
+    values &= _MASK.take(heads)
+    out[:] = values
+    if widths.max() > 3:
         for size in (5, 9):
             chosen = np.flatnonzero(widths == size)
             if chosen.size:
-                part = _magnitudes(buf, places[chosen], heads[chosen], size)
-                if part is None:
+                magnitudes = _magnitudes(padded, places[chosen], size)
+                if magnitudes is None:
                     return None
-                values[chosen] = part
-    return _signed(values, heads)
+                out[chosen] = magnitudes
+    return _signed(out, heads)

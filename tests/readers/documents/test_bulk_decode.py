@@ -95,9 +95,9 @@ def test_json_declines_what_it_cannot_vouch_for():
 @pytest.mark.parametrize("encoding", ["json", "cbor"])
 def test_damaged_profiles_read_exactly_like_the_reference(tmp_path, monkeypatch, encoding, mixed):
     rng = random.Random(3)
-    document = mixed_doc(300) if mixed else doc()  # mixed: integers of several widths (CBOR decoded by lanes)
+    document = mixed_doc(300) if mixed else doc()  # mixed: integers of several widths (CBOR decoded as a chain)
     from memreport.readers.documents import cbor_ints
-    monkeypatch.setattr(cbor_ints, "LANES_MIN_ITEMS", 256)
+    monkeypatch.setattr(cbor_ints, "CHAIN_MIN_ITEMS", 256)
     base = encode_json(document, indent=True) if encoding == "json" else encode_cbor(document)
     path = tmp_path / f"p.{encoding}"
     outcomes = set()
@@ -257,7 +257,7 @@ def test_a_realistic_profile_decodes_to_the_reference_tree(encoding, tmp_path, m
     import json
 
     from memreport.readers.documents import cbor_ints
-    monkeypatch.setattr(cbor_ints, "LANES_MIN_ITEMS", 256)  # lanes for these 700-tile lists too
+    monkeypatch.setattr(cbor_ints, "CHAIN_MIN_ITEMS", 256)  # the chain for these 700-tile lists too
 
     from tests.synth.profile import _plain
     document = mixed_doc()
@@ -299,24 +299,24 @@ def lists_of_mixed_widths():
 @pytest.mark.parametrize("name,values", list(lists_of_mixed_widths()))
 def test_integer_lists_of_mixed_widths_decode_exactly(name, values, monkeypatch):
     from memreport.readers.documents import cbor_ints
-    monkeypatch.setattr(cbor_ints, "LANES_MIN_ITEMS", 256)  # lanes for these short lists too
+    monkeypatch.setattr(cbor_ints, "CHAIN_MIN_ITEMS", 256)  # the chain for these short lists too
     data, at = cbor_list(values)
     found = cbor_ints.cbor_ints(data, at, len(values))
     assert found is not None, name
     assert found[0].tolist() == values and found[1] == len(data) - 2
-    by_lanes = cbor_ints._lanes(np.frombuffer(data, dtype=np.uint8), at, len(values))
-    if name in ("realistic", "alternating 1 and 3 bytes", "one width"):  # lanes vouch for these
-        assert by_lanes is not None
-    if by_lanes is not None:
-        assert by_lanes[0].tolist() == values and by_lanes[1] == len(data) - 2
+    by_chain = cbor_ints._chain(np.frombuffer(data, dtype=np.uint8), at, len(values))
+    if name == "one width":  # walks from the bytes inside 0x19 0x19 0x19 ... never fall in step: the runs read it
+        assert by_chain is None
+    else:
+        assert by_chain is not None and by_chain[0].tolist() == values and by_chain[1] == len(data) - 2
 
 
-@pytest.mark.parametrize("lanes", [True, False])
-def test_lists_the_array_decoder_must_not_read_are_declined(lanes, monkeypatch):
+@pytest.mark.parametrize("chain", [True, False])
+def test_lists_the_array_decoder_must_not_read_are_declined(chain, monkeypatch):
     """Not an integer, past int64, cut short: None, and cbor2 says what is wrong."""
     from memreport.readers.documents import cbor_ints
-    monkeypatch.setattr(cbor_ints, "LANES_MIN_ITEMS", 256)
-    decode = (lambda d, at, n: cbor_ints._lanes(np.frombuffer(d, dtype=np.uint8), at, n)) if lanes else \
+    monkeypatch.setattr(cbor_ints, "CHAIN_MIN_ITEMS", 256)
+    decode = (lambda d, at, n: cbor_ints._chain(np.frombuffer(d, dtype=np.uint8), at, n)) if chain else \
         cbor_ints.cbor_ints
     rng = np.random.default_rng(4)
     base = [int(v) for v in rng.integers(0, 20_000, 2000) * (rng.random(2000) > 0.3)]
@@ -328,20 +328,22 @@ def test_lists_the_array_decoder_must_not_read_are_declined(lanes, monkeypatch):
     assert decode(data[:len(data) - 40], at, len(base)) is None
 
 
-def test_lanes_out_of_step_are_walked_again(monkeypatch):
-    """A lane whose walk has not met the one before by its meeting point is walked again from the true chain."""
+def test_walks_out_of_step_at_the_first_check_take_more_steps(monkeypatch):
+    """Items of five widths, signs mixed: some walks have not fallen in step after the first steps (the check
+    finds an item that does not end where the next begins); more steps, and the chain is exact."""
     from memreport.readers.documents import cbor_ints
-    rng = np.random.default_rng(11)
-    values = [int(v) for v in rng.integers(0, 2**40, 3000)]  # 9-byte items: random payloads fall in step slowly
+    rng = np.random.default_rng(9)
+    values = rng.choice([0, 1, 23, 24, 255, 256, 65535, 65536, 2**32, 2**40, -1, -24, -25, -300, -2**40],
+                        3000).tolist()
     data, at = cbor_list(values)
-    calls = []
-    original = cbor_ints._retake
+    outcomes = []
+    original = cbor_ints._read_chain
 
     def spy(*args):
-        calls.append(original(*args))
-        return calls[-1]
+        outcomes.append(original(*args))
+        return outcomes[-1]
 
-    monkeypatch.setattr(cbor_ints, "_retake", spy)
-    found = cbor_ints._lanes(np.frombuffer(data, dtype=np.uint8), at, len(values))
-    assert calls and calls[0]  # some lanes were walked again
-    assert found is not None and found[0].tolist() == values
+    monkeypatch.setattr(cbor_ints, "_read_chain", spy)
+    found = cbor_ints._chain(np.frombuffer(data, dtype=np.uint8), at, len(values), item_bytes=5.0)
+    assert outcomes[0] is cbor_ints._OUT_OF_STEP and len(outcomes) == 2
+    assert found is not None and found[0].tolist() == values and found[1] == len(data) - 2
