@@ -225,3 +225,19 @@ def test_attach_lines_of_a_benchmark(tmp_path):
     reports = read_path(write(tmp_path, passing + passing + failing + passing))
     assert [(r.position.run.index, r.position.run.count, r.position.run.first_line) for r in reports] == [(3, 4, 9)]
     assert reports[0].notes[-2] == "the log holds 4 runs (programs); 1 failed: run(s) 3"
+
+
+def test_a_sweeps_tile_counts_in_json_and_the_closing_table(tmp_path):
+    """No run states its tile count: JSON keeps num_tiles null and adds what the numbers imply (ipu1: 1,216 tiles
+    per IPU; tile 1,300 needs 2 IPUs); the closing table shows it as a bound, explained under it."""
+    path = write(tmp_path, logs.sweep_log(SWEEP))
+    doc = json.loads(CliRunner().invoke(main, [str(path), "--format", "json"]).stdout)
+    assert [r["target"] for r in doc["reports"]] == [
+        {"arch": "ipu1", "num_ipus": None, "tiles_per_ipu": 1_216, "num_tiles": None, "bytes_per_tile": 262_144,
+         "clock_hz": None, "type": None, "num_tiles_at_least": tiles, "num_ipus_at_least": ipus}
+        for tiles, ipus in ((1_216, 1), (1_216, 1), (1_216, 1), (2_432, 2))]
+    text = CliRunner().invoke(main, [str(path)]).stdout
+    rows = text.split("Reports (4):\n")[1].splitlines()[1:5]
+    assert [[w for w in row.split() if w.startswith(">=")] for row in rows] == [
+        [">=1,216"], [">=1,216"], [">=1,216"], [">=2,432"]]
+    assert text.endswith("  (>= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named)\n")
