@@ -241,3 +241,18 @@ def test_a_sweeps_tile_counts_in_json_and_the_closing_table(tmp_path):
     assert [[w for w in row.split() if w.startswith(">=")] for row in rows] == [
         [">=1,216"], [">=1,216"], [">=1,216"], [">=2,432"]]
     assert text.endswith("  (>= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named)\n")
+
+
+def engine_banner(pid: str) -> str:
+    """Poplar's engine at info level, as each compilation begins (docs/FORMATS.md §8.8: no colon)."""
+    return f"2023-06-29T16:14:58.205011Z PO:ENGINE   {pid} I: Poplar version 3.3.0 (de1f8de2a7)\n"
+
+
+def test_poplars_engine_banner_at_each_compilation_stays_in_its_process(tmp_path):
+    """PopART's version lines, then Poplar's own at each compile, all of one process; TensorFlow's banner (no
+    process id in its header), then the engine's at two compilations: one program; the next TensorFlow banner
+    is the next program."""
+    popart = popart_session("79.79") + engine_banner("79.79") + SMALL_TEXT + engine_banner("79.79") + SMALL_TEXT
+    assert runs_of(tmp_path, popart) == [None, None]
+    tensorflow = TF_BANNER + engine_banner("80.80") + SMALL_TEXT + engine_banner("80.80") + SMALL_TEXT
+    assert runs_of(tmp_path, tensorflow + TF_BANNER + SMALL_TEXT) == [(1, 2), (1, 2), (2, 2)]

@@ -15,7 +15,9 @@ Launch lines, and what each proves (the frameworks' sources):
 - banners, printed before a program compiles: TensorFlow's ``Poplar version:
   X (hash) Poplar package: Y`` (poplar_platform.cc, once per process),
   PopART's ``Popart version: X`` (each ``Session``) and ``Poplar version: X``
-  (each ``Devicex::prepare``), a Poplar program's own ``Poplar version X``.
+  (each ``Devicex::prepare``), Poplar's engine's ``Poplar version X (hash)``
+  (``PO:ENGINE``, each compilation: its own kind, as it follows the others
+  in one process), a Poplar program's own ``Poplar version X``.
   After memory text, or seen already in the run, a banner begins a new run;
 - attach lines: a benchmark's ``Trying to attach to IPU 0 - attached`` or
   ``Trying to attach to IPU`` then ``Attached to IPU 0`` (a try that fails is
@@ -56,7 +58,7 @@ NEEDLES = (CYCLES, b"Poplar version", b"Popart version", b"Trying to attach to I
            b"Running command: ", b"terminate called after throwing", b"Traceback (most recent call last)")
 _LAUNCH = re.compile(r"(?P<kind>Poplar version|Popart version|Trying to attach to IPU|^Attached to IPU"
                      r"|^TensorFlow device (?P<device>\S+) attached to|^Running command: )")
-_BANNERS = ("Poplar version", "Popart version")
+_BANNERS = ("Poplar version", "Poplar version:", "Popart version")
 _POPRUN = re.compile(r"\d\d:\d\d:\d\d\.\d{3} \d+ POPRUN +\[I\] Running command: ")
 # The process id in a logger header: SDK 2.3+ ``...Z popart:devicex 79.79 I: `` (pid.tid), old style
 # ``09:38:52.878 15288 PO:ENGINE   [I] `` (docs/FORMATS.md §8.4).
@@ -136,7 +138,9 @@ class Runs:
                 self.current.clear()
             return
         succeeded = True
-        if kind.endswith("attached to"):
+        if kind == "Poplar version" and body.startswith(":", launch.end()):
+            kind = "Poplar version:"  # TensorFlow's or PopART's; Poplar's engine prints no colon, at each compile
+        elif kind.endswith("attached to"):
             kind = f"attach {launch['device']}"
         elif "ttach" in kind:
             kind, succeeded = "attach", kind == "Attached to IPU" or "attached" in body
