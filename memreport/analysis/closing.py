@@ -42,9 +42,10 @@ def tiles_at_least(report: MemoryReport) -> TilesAtLeast | None:
 class ClosingRow:
     """One report: its ``source`` (with ``#N`` or its module when its file holds several), the ``line`` it starts
     on (None for a whole file), its ``run`` of the log (``"2/16"``; None outside runs), ``arch`` and ``tiles``
-    (None when the source does not say; then ``tiles_at_least``, a lower bound, when one is known), the ``worst`` tile excluding gaps and its bytes, or when the report has
-    no such figures the tile whose out-of-memory message states the most bytes used (``worst_from_message``),
-    and ``out_of_memory``, the verdict's count."""
+    (None when the source does not say; then ``tiles_at_least``, a lower bound, when one is known), the
+    ``worst`` tile excluding gaps and its bytes, or when the report has no such figures the tile whose
+    out-of-memory message states the most bytes used (``worst_from_message``), and ``out_of_memory``, the
+    verdict's count."""
 
     source: str
     line: int | None
