@@ -174,8 +174,11 @@ def popart_session(pid: str) -> str:
             f"2023-06-29T16:14:57.812010Z popart:devicex {pid} I: Poplar release githash: de1f8de2a7\n")
 
 
-POPRUN_LAUNCH = ("10:10:50.203 1 POPRUN [I] Running command: /opt/poplar/bin/mpirun '--tag-output' '--bind-to' "
-                 "'none' '--allow-run-as-root' '-np' '2' 'python3' 'train.py'\n"
+MPIRUN = ("/opt/poplar/bin/mpirun '--tag-output' '--bind-to' 'none' '--tag-output' '--allow-run-as-root' '-np' '2' "
+          "'-x' 'POPDIST_NUM_TOTAL_REPLICAS=2' '-x' 'POPDIST_NUM_IPUS_PER_REPLICA=1' '-x' "
+          "'POPDIST_NUM_LOCAL_REPLICAS=2' '-x' 'IPUOF_VIPU_API_HOST=10.21.21.129' '-x' 'IPUOF_VIPU_API_PORT=8090' "
+          "'python3' 'train.py'")
+POPRUN_LAUNCH = (f"10:10:50.203 1 POPRUN [I] Running command: {MPIRUN}\n"
                  "10:10:50.204 1 POPRUN [I] Waiting for mpirun (PID 4346)\n")
 
 
@@ -212,7 +215,7 @@ def test_a_new_poprun_launch_begins_every_rank_anew(tmp_path):
     job = POPRUN_LAUNCH + logs.interleave(logs.tagged(SMALL_TEXT, 0), logs.tagged(SMALL_TEXT, 1))
     assert runs_of(tmp_path, job + job) == [(1, 4), (2, 4), (3, 4), (4, 4)]
     # A rank's line that merely says so is no launch: the rank's summaries stay one run each.
-    quoted = logs.tagged("Running command: python3 train.py\n", 0)
+    quoted = logs.tagged(f"Running command: {MPIRUN}\n", 0)
     assert runs_of(tmp_path, job + quoted)[:2] == [(1, 2), (2, 2)]
 
 

@@ -28,8 +28,9 @@ Launch lines, and what each proves (the frameworks' sources):
   compilation failed attaches no more); after a summary alone it does not:
   TensorFlow attaches when the program first runs, after its compilation
   printed its summary;
-- poprun's ``POPRUN [I] Running command: .../mpirun ...``: every rank is
-  launched anew, so every process's run has ended (the tags repeat).
+- poprun's ``POPRUN [I] Running command: .../mpirun ... '-x'
+  'POPDIST_NUM_IPUS_PER_REPLICA=4' ...``: every rank is launched anew, so
+  every process's run has ended (the tags repeat).
 
 Decided: a launch line never splits one process's program where the log can
 tell it is one. A PopART script that builds a second session prints its
@@ -54,8 +55,13 @@ from ..logtext import LogFile, LogLine
 from .prefixes import split_line
 
 CYCLES = b"Total cycles"  # an execution summary's first figure (the scan names a summary of cycles only)
-NEEDLES = (CYCLES, b"Poplar version", b"Popart version", b"Trying to attach to IPU", b"ttached to ",
-           b"Running command: ", b"terminate called after throwing", b"Traceback (most recent call last)")
+# The launch needles share the anchors "IPU" and " ve" (the needle search compares the text's 16-bit words once
+# per word its anchors need: a needle with an anchor of its own costs a pass over every byte, +10 % on a plain log).
+# poprun's launch line is found by what it passes every rank, POPDIST_NUM_IPUS_PER_REPLICA, not by its words.
+POPRUN_NEEDLE = b"POPDIST_NUM_IPUS_PER_REPLICA"
+NEEDLES = (CYCLES, b"Poplar version", b"Popart version", b"Trying to attach to IPU", b"Attached to IPU",
+           b"TensorFlow device /device:IPU", POPRUN_NEEDLE, b"terminate called after throwing",
+           b"Traceback (most recent call last)")
 _LAUNCH = re.compile(r"(?P<kind>Poplar version|Popart version|Trying to attach to IPU|^Attached to IPU"
                      r"|^TensorFlow device (?P<device>\S+) attached to|^Running command: )")
 _BANNERS = ("Poplar version", "Poplar version:", "Popart version")
@@ -74,8 +80,8 @@ MAX_TEXT = 120          # characters of an error kept
 
 def boundary_worth_reading(buf: bytearray, at: int) -> bool:
     """Whether a needle at ``buf[at]`` is one of :data:`NEEDLES` (the scan's other needle has its own test)."""
-    return buf.startswith((b"Poplar v", b"Popart v", b"Trying t", b"ttached to ", b"Running c", b"terminate",
-                           b"Traceback", CYCLES), at)
+    return buf.startswith((b"Poplar v", b"Popart v", b"Trying t", b"Attached", b"TensorFlow d", POPRUN_NEEDLE,
+                           b"terminate", b"Traceback", CYCLES), at)
 
 
 @dataclass
