@@ -36,9 +36,11 @@ Decided: a launch line never splits one process's program where the log can
 tell it is one. A PopART script that builds a second session prints its
 version lines again in the same process: when their logger headers carry a
 process id (``popart:devicex 79.79 I:``, ``09:38:52.878 15288 PO:ENGINE``),
-the same id continues the run and another id begins one, whatever came
-before; without ids the rules above decide (a sweep's programs print
-neither). A compilation's start (``Starting phase``, ``Begin XLA
+the same id continues the run (unless an error ended it) and another id
+begins one, whatever else came before; without ids the rules above decide
+(a sweep's programs print none). Process ids are reused across containers
+(a program in its own container may be pid 1 each time): runs of such
+programs that print ids are told apart by their errors only. A compilation's start (``Starting phase``, ``Begin XLA
 compilation``, ``Compiling``) is not a launch: one process compiles many
 graphs (TensorFlow one per cluster, PopART one per session).
 
