@@ -8,17 +8,44 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import MemoryReport, TileBytes
+from ..model import MemoryReport, TileBytes, min_ipus
 from .verdict import OutOfMemoryCount, Verdict
+
+
+@dataclass(frozen=True)
+class TilesAtLeast:
+    """What a report without a tile count still implies about it: at least ``ipus`` IPUs of ``tiles_per_ipu``
+    tiles (its arch's), so at least ``tiles`` tiles; ``tile`` is the highest tile it names (None: none, and the
+    bound is one IPU)."""
+
+    tiles: int
+    ipus: int
+    tiles_per_ipu: int
+    tile: int | None
+
+
+def tiles_at_least(report: MemoryReport) -> TilesAtLeast | None:
+    """A lower bound on the tile count of a report whose source does not give one (out-of-memory messages alone,
+    a lone ``Tile # N`` block), from its tiles per IPU (stated, or its arch's) and the highest tile it names:
+    whole IPUs, ceil((tile + 1) / tiles per IPU) of them, at least one (issue #23). None when the tile count is
+    known or tiles per IPU are not."""
+    per_ipu = report.target.tiles_per_ipu
+    if report.num_tiles_known or not per_ipu:
+        return None
+    named = [m.tile for m in report.oom_messages if m.names_tile and m.tile is not None]
+    top = max([*named, *(d.tile for d in report.detailed_tiles)], default=None)
+    ipus = max(1, report.target.num_ipus or 1, min_ipus(top, per_ipu) if top is not None else 1)
+    return TilesAtLeast(ipus * per_ipu, ipus, per_ipu, top)
 
 
 @dataclass(frozen=True)
 class ClosingRow:
     """One report: its ``source`` (with ``#N`` or its module when its file holds several), the ``line`` it starts
     on (None for a whole file), its ``run`` of the log (``"2/16"``; None outside runs), ``arch`` and ``tiles``
-    (None when the source does not say), the ``worst`` tile excluding gaps and its bytes, or when the report has
-    no such figures the tile whose out-of-memory message states the most bytes used (``worst_from_message``),
-    and ``out_of_memory``, the verdict's count."""
+    (None when the source does not say; then ``tiles_at_least``, a lower bound, when one is known), the
+    ``worst`` tile excluding gaps and its bytes, or when the report has no such figures the tile whose
+    out-of-memory message states the most bytes used (``worst_from_message``), and ``out_of_memory``, the
+    verdict's count."""
 
     source: str
     line: int | None
@@ -28,6 +55,7 @@ class ClosingRow:
     worst: TileBytes | None
     out_of_memory: OutOfMemoryCount
     worst_from_message: bool = False
+    tiles_at_least: int | None = None
 
 
 def closing_row(report: MemoryReport, verdict: Verdict) -> ClosingRow:
@@ -45,6 +73,8 @@ def closing_row(report: MemoryReport, verdict: Verdict) -> ClosingRow:
     worst = verdict.worst
     if worst is None and stated:  # a message's "bytes used": its own measure, marked as such
         worst = max(stated, key=lambda t: t.bytes)
+    bound = tiles_at_least(report)
     return ClosingRow(source=source, line=p.line if p is not None else None, run=run, arch=report.target.arch,
                       tiles=report.target.num_tiles if report.num_tiles_known else None, worst=worst,
-                      out_of_memory=verdict.count, worst_from_message=verdict.worst is None and worst is not None)
+                      out_of_memory=verdict.count, worst_from_message=verdict.worst is None and worst is not None,
+                      tiles_at_least=bound.tiles if bound is not None else None)

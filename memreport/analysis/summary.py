@@ -32,7 +32,7 @@ from .verdict import OutOfMemoryCount, Verdict, bins_out_of_memory, judge, out_o
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.tensor_map import TensorMap
-    from .closing import ClosingRow
+    from .closing import ClosingRow, TilesAtLeast
     from .tensors import ElementHistogram, TileTensors
 
 
@@ -143,6 +143,12 @@ class Summary:
         """This report's row in the table that ends a text of several (:mod:`.closing`, issue #23)."""
         from .closing import closing_row
         return closing_row(self.report, self.verdict)
+
+    @property
+    def tiles_at_least(self) -> TilesAtLeast | None:
+        """A lower bound on the tile count when the source gives none (:func:`.closing.tiles_at_least`)."""
+        from .closing import tiles_at_least
+        return tiles_at_least(self.report)
 
     @property
     def label(self) -> str:

@@ -2,7 +2,8 @@
 
 Source and line, arch, tiles, the worst tile and its bytes (excluding gaps;
 ``*`` the bytes used an out-of-memory message states), and the tiles out of
-memory; what a source does not say is ``?``. The table
+memory; what a source does not say is ``?``, a tile count known only as a
+lower bound ``>=2,432`` (whole IPUs, explained under the table). The table
 fits the width (100 columns by default): a long source is shortened in the
 middle, where paths differ least (``logs/rank-...-03.log``).
 """
@@ -33,11 +34,12 @@ def closing_lines(rows: Sequence[ClosingRow], width: int | None = None) -> list[
     width = width or WIDTH
     show_run = any(r.run is not None for r in rows)
     stated = any(r.worst_from_message for r in rows)  # a column for the mark of a message's bytes
+    bounded = any(r.tiles is None and r.tiles_at_least for r in rows)
     pad = " " if stated else ""
     cells = [[f"{r.line:,}" if r.line is not None else "",
               *([r.run or ""] if show_run else []),
               r.arch or "?",
-              "?" if r.tiles is None else f"{r.tiles:,}",
+              f"{r.tiles:,}" if r.tiles is not None else f">={r.tiles_at_least:,}" if r.tiles_at_least else "?",
               "?" if r.worst is None else str(r.worst.tile),
               "?" + pad if r.worst is None else f"{r.worst.bytes:,} B" + ("*" if r.worst_from_message else pad),
               r.out_of_memory.short()] for r in rows]
@@ -55,4 +57,6 @@ def closing_lines(rows: Sequence[ClosingRow], width: int | None = None) -> list[
     lines += [line(middle_shortened(r.source, source_width), c) for r, c in zip(rows, cells)]
     if stated:
         lines.append("  (* bytes used, as the out-of-memory message states)")
+    if bounded:
+        lines.append("  (>= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named)")
     return lines

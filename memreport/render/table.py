@@ -64,6 +64,7 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
     hist = summary.histogram
     oom_note = summary.oom_note
     position = report.position
+    bound = summary.tiles_at_least
     return {
         "source": report.source,
         "module": report.module,
@@ -74,7 +75,8 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
         "per_tile": report.per_tile,
         "target": {"arch": t.arch, "num_ipus": t.num_ipus, "tiles_per_ipu": t.tiles_per_ipu,
                    "num_tiles": t.num_tiles if report.num_tiles_known else None,
-                   "bytes_per_tile": t.bytes_per_tile, "clock_hz": t.clock_hz, "type": t.type},
+                   "bytes_per_tile": t.bytes_per_tile, "clock_hz": t.clock_hz, "type": t.type,
+                   **({} if bound is None else {"num_tiles_at_least": bound.tiles, "num_ipus_at_least": bound.ipus})},
         "totals": {"including_gaps": summary.including_gaps, "excluding_gaps": summary.excluding_gaps},
         "max_including_gaps": tile_bytes_json(summary.max_including_gaps),
         "max_excluding_gaps": tile_bytes_json(summary.max_excluding_gaps),

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import memreport
 from memreport.analysis import summarize_all
-from memreport.analysis.closing import ClosingRow
+from memreport.analysis.closing import ClosingRow, TilesAtLeast
 from memreport.model import TileBytes
-from tests.synth.logs import sweep_log
+from tests.synth.logs import cpp_terminate, sweep_log, tile_memory_message
 
 SAMPLES = Path(__file__).resolve().parent.parent.parent / "sample_reports"
 
@@ -24,3 +24,19 @@ def test_a_row_per_run_with_the_bytes_its_message_states(tmp_path):
         (str(archive), None, None, "ipu2", 1472, TileBytes(1402, 788_976), False, "3"),
     ]
     assert all(isinstance(r, ClosingRow) for r in rows)
+
+
+def test_what_a_report_without_a_tile_count_still_implies(tmp_path):
+    """ipu1 has 1,216 tiles per IPU: tile 1,300 needs 2 IPUs, so at least 2,432 tiles; tile 0 at least one IPU;
+    a report that states its tile count has no bound, nor one whose tiles per IPU are unknown."""
+    log = tmp_path / "sweep.log"
+    log.write_text(sweep_log([((72, 128, 1), (0, 525_496)), ((288, 512, 2), (1_300, 401_000)),
+                              ((288, 512, 4), (3_647, 401_000))]))
+    summaries = summarize_all([*memreport.read_all(log), memreport.read(SAMPLES / "mk2_1472_tiles.a")])
+    assert [s.tiles_at_least for s in summaries] == [
+        TilesAtLeast(1_216, 1, 1_216, 0), TilesAtLeast(2_432, 2, 1_216, 1_300), TilesAtLeast(3_648, 3, 1_216, 3_647),
+        None]
+    assert [s.closing_row.tiles_at_least for s in summaries] == [1_216, 2_432, 3_648, None]
+    unknown = tmp_path / "unknown.log"  # 500,000 B per tile is no arch's: tiles per IPU unknown
+    unknown.write_text(cpp_terminate(tile_memory_message(1_300, 600_000, 500_000)))
+    assert [s.tiles_at_least for s in summarize_all(memreport.read_all(unknown))] == [None]

@@ -32,5 +32,22 @@ def test_rows_fit_100_columns_and_say_what_is_unknown():
     assert max(len(line) for line in lines) == 100
 
 
+def test_a_tile_count_known_as_a_lower_bound_is_marked_and_explained():
+    rows = [ClosingRow("sweep.log#1", 10, "2/5", "ipu1", None, TileBytes(0, 525_496), OutOfMemoryCount(None),
+                       worst_from_message=True, tiles_at_least=1_216),
+            ClosingRow("sweep.log#2", 25, "5/5", "ipu1", None, TileBytes(1300, 401_000), OutOfMemoryCount(None),
+                       worst_from_message=True, tiles_at_least=2_432),
+            ClosingRow("build/archive.a", None, None, "ipu2", 1472, TileBytes(1402, 788_976), OutOfMemoryCount(3))]
+    assert closing_lines(rows) == [
+        "Reports (3):",
+        "  Source           Line  Run  Arch    Tiles  Worst tile       Bytes  OOM tiles",
+        "  sweep.log#1        10  2/5  ipu1  >=1,216           0  525,496 B*    unknown",
+        "  sweep.log#2        25  5/5  ipu1  >=2,432        1300  401,000 B*    unknown",
+        "  build/archive.a             ipu2    1,472        1402  788,976 B           3",
+        "  (* bytes used, as the out-of-memory message states)",
+        "  (>= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named)",
+    ]
+
+
 def test_no_rows_no_table():
     assert closing_lines([]) == []

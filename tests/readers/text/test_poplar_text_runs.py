@@ -153,3 +153,109 @@ def test_a_launch_line_behind_a_glued_progress_bar_keeps_its_rank():
     assert (redrawn.tag.process, redrawn.body) == ("1,1", "Compiled/Loaded model in 12.5 secs")
     (report,) = read_path(Path(__file__).resolve().parents[3] / "sample_reports" / "run.log")
     assert report.position is not None and report.position.run is None  # one run: nothing to tell apart
+
+
+# Launch lines as the frameworks print them (graphcore/tensorflow poplar_platform.cc and poplar_executor.cc,
+# graphcore/popart session.cpp and devicex.cpp, poprun as Graphcore's Kubernetes guide quotes it, poplibs' tools).
+TF_BANNER = ("2023-08-22 23:35:02.925033: I tensorflow/compiler/plugin/poplar/driver/poplar_platform.cc:43] "
+             "Poplar version: 3.3.0 (de1f8de2a7) Poplar package: b67b751185\n")
+
+
+def tf_attached(device: int = 0) -> str:
+    return (f"2023-08-22 23:35:06.119772: I tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc:1619] "
+            f"TensorFlow device /device:IPU:{device} attached to 1 IPU with Poplar device ID: {device}\n")
+
+
+def popart_session(pid: str) -> str:
+    """What a PopART session logs at info level as it is built and prepared (SDK 2.3+ headers)."""
+    return (f"2023-06-29T16:14:57.810215Z popart:session {pid} I: Popart version: 3.3.0\n"
+            f"2023-06-29T16:14:57.810230Z popart:session {pid} I: Popart release githash: de1f8de2a7\n"
+            f"2023-06-29T16:14:57.812001Z popart:devicex {pid} I: Poplar version: 3.3.0 (de1f8de2a7)\n"
+            f"2023-06-29T16:14:57.812010Z popart:devicex {pid} I: Poplar release githash: de1f8de2a7\n")
+
+
+MPIRUN = ("/opt/poplar/bin/mpirun '--tag-output' '--bind-to' 'none' '--tag-output' '--allow-run-as-root' '-np' '2' "
+          "'-x' 'POPDIST_NUM_TOTAL_REPLICAS=2' '-x' 'POPDIST_NUM_IPUS_PER_REPLICA=1' '-x' "
+          "'POPDIST_NUM_LOCAL_REPLICAS=2' '-x' 'IPUOF_VIPU_API_HOST=10.21.21.129' '-x' 'IPUOF_VIPU_API_PORT=8090' "
+          "'python3' 'train.py'")
+POPRUN_LAUNCH = (f"10:10:50.203 1 POPRUN [I] Running command: {MPIRUN}\n"
+                 "10:10:50.204 1 POPRUN [I] Waiting for mpirun (PID 4346)\n")
+
+
+def runs_of(tmp_path: Path, text: str) -> list[tuple[int, int] | None]:
+    """(run index, run count) of each report read from ``text`` (None for a log of one run)."""
+    return [(r.position.run.index, r.position.run.count) if r.position.run else None
+            for r in read_path(write(tmp_path, text))]
+
+
+def test_tensorflow_attaches_after_compiling_and_each_device_once(tmp_path):
+    """TensorFlow prints its summary when it compiles, then attaches (one program); a second device's attach
+    is the same program; the next banner, or the same device attached again, is the next program."""
+    one = TF_BANNER + SMALL_TEXT + tf_attached(0) + tf_attached(1) + "Epoch 1/3\n"
+    assert runs_of(tmp_path, one + one) == [(1, 2), (2, 2)]
+    assert runs_of(tmp_path, one) == [None]
+    again = TF_BANNER + tf_attached(0) + SMALL_TEXT + tf_attached(0) + SMALL_TEXT  # no banner: the attach tells
+    assert runs_of(tmp_path, again) == [(1, 2), (2, 2)]
+
+
+def test_a_second_popart_session_in_one_process_is_one_program(tmp_path):
+    """A script builds a training session, then an inference session: the same process id in PopART's headers
+    keeps one run; another process id (the next program of a sweep) begins one, even before any memory text."""
+    two_sessions = popart_session("79.79") + SMALL_TEXT + popart_session("79.79") + SMALL_TEXT
+    assert runs_of(tmp_path, two_sessions) == [None, None]
+    next_program = two_sessions + popart_session("81.81") + SMALL_TEXT
+    assert runs_of(tmp_path, next_program) == [(1, 2), (1, 2), (2, 2)]
+    # Headers without a process id (PopART up to SDK 2.2): a banner after memory text is a new program.
+    old = "[2020-11-12 10:00:02.000] [popart:session] [info] Popart version: 1.4.0\n"
+    assert runs_of(tmp_path, old + SMALL_TEXT + old + SMALL_TEXT) == [(1, 2), (2, 2)]
+
+
+def test_a_new_poprun_launch_begins_every_rank_anew(tmp_path):
+    """Two poprun jobs one after another: the same tags, two programs each."""
+    job = POPRUN_LAUNCH + logs.interleave(logs.tagged(SMALL_TEXT, 0), logs.tagged(SMALL_TEXT, 1))
+    assert runs_of(tmp_path, job + job) == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    # A rank's line that merely says so is no launch: the rank's summaries stay one run each.
+    quoted = logs.tagged(f"Running command: {MPIRUN}\n", 0)
+    assert runs_of(tmp_path, job + quoted)[:2] == [(1, 2), (2, 2)]
+
+
+def test_attach_lines_of_a_benchmark(tmp_path):
+    """poplibs' tools print ``Trying to attach to IPU`` then ``Attached to IPU N``; a try that fails (busy
+    device) and the next that succeeds are one program; programs that fit show nothing else."""
+    passing = "Trying to attach to IPU 0\nTrying to attach to IPU 1\nAttached to IPU 1\nRunning took 0.01s\n"
+    failing = ("Trying to attach to IPU\nAttached to IPU 0\n"
+               + logs.cpp_terminate(logs.tile_memory_message(0, 525_496, 262_144)))
+    reports = read_path(write(tmp_path, passing + passing + failing + passing))
+    assert [(r.position.run.index, r.position.run.count, r.position.run.first_line) for r in reports] == [(3, 4, 9)]
+    assert reports[0].notes[-2] == "the log holds 4 runs (programs); 1 failed: run(s) 3"
+
+
+def test_a_sweeps_tile_counts_in_json_and_the_closing_table(tmp_path):
+    """No run states its tile count: JSON keeps num_tiles null and adds what the numbers imply (ipu1: 1,216 tiles
+    per IPU; tile 1,300 needs 2 IPUs); the closing table shows it as a bound, explained under it."""
+    path = write(tmp_path, logs.sweep_log(SWEEP))
+    doc = json.loads(CliRunner().invoke(main, [str(path), "--format", "json"]).stdout)
+    assert [r["target"] for r in doc["reports"]] == [
+        {"arch": "ipu1", "num_ipus": None, "tiles_per_ipu": 1_216, "num_tiles": None, "bytes_per_tile": 262_144,
+         "clock_hz": None, "type": None, "num_tiles_at_least": tiles, "num_ipus_at_least": ipus}
+        for tiles, ipus in ((1_216, 1), (1_216, 1), (1_216, 1), (2_432, 2))]
+    text = CliRunner().invoke(main, [str(path)]).stdout
+    rows = text.split("Reports (4):\n")[1].splitlines()[1:5]
+    assert [[w for w in row.split() if w.startswith(">=")] for row in rows] == [
+        [">=1,216"], [">=1,216"], [">=1,216"], [">=2,432"]]
+    assert text.endswith("  (>= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named)\n")
+
+
+def engine_banner(pid: str) -> str:
+    """Poplar's engine at info level, as each compilation begins (docs/FORMATS.md §8.8: no colon)."""
+    return f"2023-06-29T16:14:58.205011Z PO:ENGINE   {pid} I: Poplar version 3.3.0 (de1f8de2a7)\n"
+
+
+def test_poplars_engine_banner_at_each_compilation_stays_in_its_process(tmp_path):
+    """PopART's version lines, then Poplar's own at each compile, all of one process; TensorFlow's banner (no
+    process id in its header), then the engine's at two compilations: one program; the next TensorFlow banner
+    is the next program."""
+    popart = popart_session("79.79") + engine_banner("79.79") + SMALL_TEXT + engine_banner("79.79") + SMALL_TEXT
+    assert runs_of(tmp_path, popart) == [None, None]
+    tensorflow = TF_BANNER + engine_banner("80.80") + SMALL_TEXT + engine_banner("80.80") + SMALL_TEXT
+    assert runs_of(tmp_path, tensorflow + TF_BANNER + SMALL_TEXT) == [(1, 2), (1, 2), (2, 2)]
