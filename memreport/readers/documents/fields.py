@@ -94,6 +94,25 @@ class Node:
         value = self.raw(key)
         return None if value is None else Node(value, self.at(key))
 
+    def free(self, key: str) -> dict:
+        """The object at ``key`` as free-form JSON (notes a source carries through: ``info``, ``extra``), an empty
+        one for null or absent. Its values are not the model's, but the outputs write them back: a number
+        that is not finite (NaN, Infinity: a stdlib JSON decoder accepts them, no JSON does) is a ReadError
+        naming where it lies."""
+        node = self.node(key)
+        if node is None:
+            return {}
+        stack: list[tuple[Any, str]] = [(node.map, node.path)]
+        while stack:
+            value, path = stack.pop()
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ReadError(f"{path} must be a finite number, not {value!r} (NaN and Infinity are not JSON)")
+            if isinstance(value, Mapping):
+                stack.extend((v, f"{path}.{k}") for k, v in value.items())
+            elif isinstance(value, (list, tuple)):
+                stack.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
+        return dict(node.map)
+
     def child(self, key: str) -> Node:
         """The object at ``key``, which must be there."""
         return Node(self.raw(key, required=True), self.at(key))

@@ -96,11 +96,10 @@ def _report(r: Node) -> MemoryReport:
     if missing:
         raise ReadError(f"{r.path} lacks {', '.join(missing)}: it was written by a memreport that did not save "
                         "reports to be read back; write it again with this one (memreport export FILE -o OUT.json)")
-    info = r.node("info")
     common: dict[str, Any] = {
         "source": r.text("source"), "format": r.text("format"), "module": r.text("module", required=False),
         "target": _target(r), "stated": _stated(r), "notes": r.texts("source_notes", required=True),
-        "info": {} if info is None else dict(info.map), "breakdown_kind": r.text("breakdown_kind"),
+        "info": r.free("info"), "breakdown_kind": r.text("breakdown_kind"),
     }
     try:
         if r.raw("tile_values") is not None:
@@ -256,10 +255,9 @@ def _position(node: Node | None) -> ReportPosition | None:
 def _detailed(r: Node) -> tuple[TileDetail, ...]:
     details = []
     for d in r.nodes("detailed_tiles"):
-        extra = d.node("extra")
         details.append(TileDetail(tile=d.whole("tile", required=True), including_gaps=d.whole("including_gaps"),
                                   excluding_gaps=d.whole("excluding_gaps"), breakdown=d.byte_counts("breakdown"),
-                                  regions=d.byte_counts("regions"), extra={} if extra is None else dict(extra.map)))
+                                  regions=d.byte_counts("regions"), extra=d.free("extra")))
     return tuple(details)
 
 
