@@ -148,7 +148,8 @@ def drop(node: dict, key: str) -> None:
     ("tiles", lambda r: r.update(info={"run": {"steps": [1, float("inf")]}}),
      "reports[0].info.run.steps[1] must be a finite number, not inf (NaN and Infinity are not JSON)"),
     ("summary", lambda r: r["detailed_tiles"][0].update(extra={"memory_scope": float("nan")}),
-     "reports[0].detailed_tiles[0].extra.memory_scope must be a finite number, not nan (NaN and Infinity are not JSON)"),
+     "reports[0].detailed_tiles[0].extra.memory_scope must be a finite number, not nan (NaN and Infinity are "
+     "not JSON)"),
     ("tensor map", lambda r: r["tensor_map_data"]["tensors"][0].__setitem__(5, 1),
      "reports[0].tensor_map_data.tensors[0][5] must be true or false, not a number 1"),
     ("tensor map", lambda r: r["tensor_map_data"]["tensors"][0].__setitem__(3, 7),
