@@ -25,6 +25,7 @@ from .tiles import (
 )
 from .verdict import (
                   BYTES_PER_TILE_UNKNOWN,
+                  Largest,
                   OutOfMemoryCount,
                   Verdict,
                   bins_out_of_memory,
@@ -40,6 +41,7 @@ __all__ = [
                   "BYTES_PER_TILE_UNKNOWN",
                   "MAX_BINS",
                   "IpuSummary",
+                  "Largest",
                   "OutOfMemoryCount",
                   "Summary",
                   "TopTile",

@@ -28,7 +28,7 @@ from ..units import count
 from . import tiles
 from .liveness import LivenessSummary, summarize_liveness
 from .tiles import IpuSummary, TopTile
-from .verdict import OutOfMemoryCount, Verdict, bins_out_of_memory, judge, out_of_memory_count
+from .verdict import Largest, OutOfMemoryCount, Verdict, bins_out_of_memory, judge, out_of_memory_count
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.tensor_map import TensorMap
@@ -214,6 +214,9 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
         element_hist = element_histogram(report.tensor_map)
         data_tiles = tuple(top_data_tiles(report.tensor_map, top, report.target.tiles_per_ipu))
     peak = tiles.max_excluding_gaps(report)
+    # The worst tile's record among those shown: its IPU, its symbols where they were read.
+    record = next((t for t in (*top_tiles, *selected, *stated) if peak is not None and t.tile == peak.tile), None)
+    symbols_readable = isinstance(report, TileReport) and report.format in ("archive", "elf")
     return Summary(
         report=report, top_n=top, bin_kib=bin_kib, out_of_memory=over if isinstance(report, TileReport) else None,
         oom=status, histogram=hist,
@@ -224,14 +227,15 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
         partial_reason=tiles.partial_reason(report), tensor_map=tensor_map, tensors=tensors,
         selected=selected, breakdown_totals=tiles.breakdown_totals(report) if isinstance(report, TileReport) else {},
         liveness=summarize_liveness(report, [t.tile for t in top_tiles]), notes=notes,
-        verdict=judge(report, status, peak, _largest_on(report, peak, (*top_tiles, *stated))),
+        verdict=judge(report, status, peak, _largest_on(report, peak, record), record.ipu if record else None,
+                      symbols_readable),
         element_histogram=element_hist, data_tiles=data_tiles, top_order=_top_order(report),
         histogram_as_printed=isinstance(report, SummaryReport) and hist is not None,
         own_tensor_map=report.tensor_map if isinstance(report, TensorMapReport) else None,
         rows_stated_by=None if isinstance(report, SummaryReport) else "" if isinstance(report, TensorMapReport)
         else "per-tile",
         tile_data=report if isinstance(report, TileReport) else None,
-        symbols_readable=isinstance(report, TileReport) and report.format in ("archive", "elf"),
+        symbols_readable=symbols_readable,
         data_types=program_data_types(report))
 
 
@@ -243,14 +247,22 @@ def _top_order(report: MemoryReport) -> str | None:
         else "excluding gaps"
 
 
-def _largest_on(report: MemoryReport, peak: TileBytes | None, shown: Sequence[TopTile]) -> tuple[str, int] | None:
-    """The largest counted breakdown item (section, category) on the largest tile, where known."""
+def _largest_on(report: MemoryReport, peak: TileBytes | None, record: TopTile | None) -> Largest | None:
+    """The largest thing on the largest tile, where known: its largest symbol where its symbols were read
+    (``record``, the tile's record among those shown), else its largest counted breakdown item."""
     if peak is None:
         return None
-    breakdown = next((t.breakdown for t in shown if t.tile == peak.tile), None)
+    if record is not None and record.symbols is not None and record.symbols.symbols:
+        s = max(record.symbols.symbols, key=lambda s: s.size)
+        return Largest("symbol", s.display_name, s.size, s.section)
+    breakdown = record.breakdown if record is not None else None
     if breakdown is None and isinstance(report, TileReport):
         breakdown = tiles.tile_breakdown(report, peak.tile)
-    return next(iter(breakdown.items()), None) if breakdown else None
+    sized = [(name, size) for name, size in (breakdown or {}).items() if size]
+    if not sized:
+        return None
+    name, size = max(sized, key=lambda kv: kv[1])
+    return Largest(report.breakdown_kind, name, size)
 
 
 def _selected(report: MemoryReport, asked: Sequence[int], over: np.ndarray | None

@@ -17,6 +17,7 @@ count, or a lower bound, with the reason (:func:`out_of_memory_count`).
 """
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -380,14 +381,27 @@ class MessageWords:
 
 
 @dataclass(frozen=True)
+class Largest:
+    """The largest thing on a tile: its largest symbol (``kind`` "symbol", with its ``section``) where its
+    symbols were read, else its largest breakdown item (``kind`` the report's breakdown kind: "section",
+    "category")."""
+
+    kind: str
+    name: str
+    bytes: int
+    section: str | None = None
+
+
+@dataclass(frozen=True)
 class Verdict:
     """A report's out-of-memory verdict, everything a renderer says about it chosen once.
 
     ``count`` is how many tiles are out of memory (counted, printed, or
     bounded: "at least N"); ``printed_count`` what a text summary printed,
     as printed (None for other sources); ``worst`` the largest tile,
-    excluding gaps, against ``bytes_per_tile``; ``largest_on_worst`` the
-    largest breakdown item (section, category) on it where known.
+    excluding gaps, against ``bytes_per_tile``, on IPU ``worst_ipu`` where
+    known; ``largest_on_worst`` the largest thing on it where known;
+    ``look_into`` the memreport command that looks into it.
     ``message_tiles`` are the tiles out-of-memory messages name,
     ``messages`` every message in words; ``note`` says why a summary's count
     is not simply its printed one.
@@ -397,11 +411,13 @@ class Verdict:
     num_tiles: int | None = None
     bytes_per_tile: int | None = None
     worst: TileBytes | None = None
-    largest_on_worst: tuple[str, int] | None = None
+    largest_on_worst: Largest | None = None
     printed_count: int | None = None
     message_tiles: Mapping[int, OutOfMemoryMessage] = field(default_factory=dict)
     messages: tuple[MessageWords, ...] = ()
     note: str | None = None
+    worst_ipu: int | None = None
+    look_into: str | None = None
 
     @property
     def excess(self) -> int | None:
@@ -409,6 +425,13 @@ class Verdict:
         if self.worst is None or self.bytes_per_tile is None:
             return None
         return max(self.worst.bytes - self.bytes_per_tile, 0)
+
+    @property
+    def free(self) -> int | None:
+        """Bytes per tile the worst tile leaves free (0 when it is over; None when either is unknown)."""
+        if self.worst is None or self.bytes_per_tile is None:
+            return None
+        return max(self.bytes_per_tile - self.worst.bytes, 0)
 
     @property
     def share(self) -> float | None:
@@ -437,12 +460,20 @@ class Verdict:
 
 
 def judge(report: MemoryReport, count: OutOfMemoryCount, worst: TileBytes | None,
-          largest_on_worst: tuple[str, int] | None = None) -> Verdict:
-    """The verdict of ``report``, whose out-of-memory ``count`` and largest tile (``worst``) are computed."""
+          largest_on_worst: Largest | None = None, worst_ipu: int | None = None,
+          symbols_readable: bool = False) -> Verdict:
+    """The verdict of ``report``, whose out-of-memory ``count`` and largest tile (``worst``) are computed;
+    ``symbols_readable``: whether its tiles' symbols can be read (the next command asks for them)."""
     summary = isinstance(report, SummaryReport)
+    look_into = None
+    if worst is not None:
+        module = f" --module {shlex.quote(report.module)}" if report.module else ""
+        symbols = " --symbols 20" if symbols_readable else ""
+        look_into = f"memreport {shlex.quote(report.source)}{module} --tile {worst.tile}{symbols}"
     return Verdict(
         count=count, num_tiles=report.num_tiles if report.num_tiles_known else None,
         bytes_per_tile=report.target.bytes_per_tile, worst=worst, largest_on_worst=largest_on_worst,
+        worst_ipu=worst_ipu, look_into=look_into,
         printed_count=report.printed.tiles_out_of_memory if summary and report.printed else None,
         message_tiles=message_tiles(report),
         messages=tuple(MessageWords(m, describe(m), next_command(m)) for m in report.oom_messages),

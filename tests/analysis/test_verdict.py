@@ -227,12 +227,14 @@ def test_the_verdict_of_an_archive_names_the_worst_tile_its_excess_and_what_is_o
     import memreport
     verdict = summarize(memreport.read(SAMPLE)).verdict
     assert (verdict.count.count, verdict.num_tiles, verdict.bytes_per_tile) == (3, 1472, 638_976)
-    assert verdict.worst == TileBytes(1402, 788_976) and verdict.largest_on_worst == (".bss", 786_960)
-    assert verdict.excess == 150_000 and round(verdict.share, 4) == 1.2348
+    assert verdict.worst == TileBytes(1402, 788_976) and verdict.worst_ipu == 0
+    assert verdict.largest_on_worst == analysis.Largest("section", ".bss", 786_960)  # no symbols read here
+    assert verdict.look_into == f"memreport {SAMPLE} --tile 1402 --symbols 20"
+    assert verdict.excess == 150_000 and verdict.free == 0 and round(verdict.share, 4) == 1.2348
     assert verdict.printed_count is None and verdict.messages == () and verdict.note is None
     assert verdict.count_lines() == ["Out of memory: 3 tiles"]
     fits = summarize(complete([100, 200], bytes_per_tile=LIMIT)).verdict
-    assert (fits.excess, fits.worst, fits.largest_on_worst) == (0, TileBytes(1, 200), None)
+    assert (fits.excess, fits.free, fits.worst, fits.largest_on_worst) == (0, LIMIT - 200, TileBytes(1, 200), None)
     unknown = summarize(complete([100, 200], arch=None)).verdict
     assert (unknown.excess, unknown.share, unknown.count.title()) == (None, None, "out-of-memory tiles unknown")
 

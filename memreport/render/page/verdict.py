@@ -1,17 +1,15 @@
-"""The verdict: the answer first, in at most four lines (how many tiles are over, the worst, what is on it,
-what to run next).
+"""The verdict in words: the answer first, in at most four lines (how many tiles are over, the worst, what is
+on it, what to run next).
 
-Issue 24 will bring a verdict block as a Summary field; until then it is
-computed here, from the Summary alone, and the page and the Markdown both
-take it from :func:`verdict` (the one place to swap when that field lands).
+The figures are chosen once, in analysis (``Summary.verdict``); the text,
+the page and the Markdown all take their words from :func:`verdict`.
 """
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...analysis import Summary, TopTile
+from ...analysis import Summary
 
 
 @dataclass(frozen=True)
@@ -22,27 +20,6 @@ class Verdict:
     headline: str
     lines: tuple[str, ...]
     command: str | None
-
-
-def _tile_record(summary: Summary, tile: int) -> TopTile | None:
-    for t in (*summary.top, *summary.selected, *summary.stated):
-        if t.tile == tile:
-            return t
-    return None
-
-
-def _largest_on(t: TopTile | None, kind: str) -> str | None:
-    """The largest thing on a tile: its largest symbol where symbols were read, else its largest item."""
-    if t is None:
-        return None
-    if t.symbols is not None and t.symbols.symbols:
-        s = max(t.symbols.symbols, key=lambda s: s.size)
-        return f"symbol {s.display_name} ({s.section}) {s.size:,} B"
-    sized = [(name, size) for name, size in t.breakdown.items() if size]
-    if sized:
-        name, size = max(sized, key=lambda kv: kv[1])
-        return f"{kind} {name} {size:,} B"
-    return None
 
 
 def _noun(n: int, of: str) -> str:
@@ -61,38 +38,24 @@ def headline(summary: Summary) -> tuple[str, str]:
     return "unknown", "Tiles out of memory: unknown" + (f" ({oom.reason})" if oom.reason else "")
 
 
-def command(summary: Summary, tile: int | None) -> str | None:
-    """The memreport command that looks into ``tile`` (None without one)."""
-    report = summary.report
-    if tile is None:
-        return None
-    module = f" --module {shlex.quote(report.module)}" if report.module else ""
-    symbols = " --symbols 20" if summary.symbols_readable else ""
-    return f"memreport {shlex.quote(report.source)}{module} --tile {tile}{symbols}"
-
-
 def verdict(summary: Summary) -> Verdict:
-    """The verdict of one report."""
-    report = summary.report
+    """The verdict of one report, in words (the figures are the Summary's verdict: ``summary.verdict``)."""
+    v = summary.verdict
     level, first = headline(summary)
     lines: list[str] = []
-    worst = summary.max_excluding_gaps
-    limit = report.target.bytes_per_tile
+    worst, limit = v.worst, v.bytes_per_tile
     if worst is not None:
-        record = _tile_record(summary, worst.tile)
-        ipu = f" (IPU {record.ipu})" if record is not None and record.ipu is not None else ""
+        ipu = f" (IPU {v.worst_ipu})" if v.worst_ipu is not None else ""
         line = f"Worst tile: {worst.tile}{ipu}, {worst.bytes:,} B excluding gaps"
-        if limit:
-            share = 100 * worst.bytes / limit
-            over = worst.bytes - limit
-            line += (f", {share:.1f}% of {limit:,} B: " +
-                     (f"{over:,} B over" if over > 0 else f"{-over:,} B free"))
+        if limit and v.share is not None:
+            line += f", {100 * v.share:.1f}% of {limit:,} B: " + (f"{v.excess:,} B over" if v.excess else
+                                                                  f"{v.free:,} B free")
         lines.append(line)
-        largest = _largest_on(record, report.breakdown_kind)
-        if largest:
-            lines.append(f"Largest on it: {largest}")
-    next_command = command(summary, worst.tile if worst is not None else None)
-    return Verdict(level, first, tuple(lines), next_command)
+        largest = v.largest_on_worst
+        if largest is not None:
+            where = f" ({largest.section})" if largest.section else ""
+            lines.append(f"Largest on it: {largest.kind} {largest.name}{where} {largest.bytes:,} B")
+    return Verdict(level, first, tuple(lines), v.look_into)
 
 
 def _tiles(n: int) -> str:
