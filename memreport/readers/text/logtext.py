@@ -192,12 +192,12 @@ class LogFile:
 
     def _appended_utf16(self, buf: bytearray, start: int, stop: int) -> int:
         """Where in ``buf[start:stop]`` (raw bytes of a UTF-8 file) a UTF-16 text appended to it begins: its
-        byte-order mark after a line end, with UTF-16 text after it (-1: none). Bytes 0xFF and 0xFE are never in
+        byte-order mark after a line end, with UTF-16 text after it that a log holds (-1: none). Bytes 0xFF and 0xFE are never in
         UTF-8, so the search costs two ``memchr`` passes."""
         found = [buf.find(bom, start, stop) for bom in UTF16_BOMS]
         while max(found) >= 0:
             at = min(a for a in found if a >= 0)
-            if (at == 0 or buf[at - 1] == 0x0A) and _utf16_text(bytes(buf[at:min(stop, at + PREFIX_BYTES)])):
+            if (at == 0 or buf[at - 1] == 0x0A) and _utf16_log(bytes(buf[at:min(stop, at + PREFIX_BYTES)])):
                 return at
             found = [buf.find(bom, at + 1, stop) if a == at else a for a, bom in zip(found, UTF16_BOMS)]
         return -1
@@ -413,6 +413,15 @@ def _utf16_text(prefix: bytes) -> bool:
     codec = "utf-16-le" if prefix.startswith(codecs.BOM_UTF16_LE) else "utf-16-be"
     text = prefix[2:len(prefix) // 2 * 2].decode(codec, "replace")
     return text.count("\ufffd") <= len(text) // 100 + 2 and "\x00" not in text
+
+
+def _utf16_log(prefix: bytes) -> bool:
+    """Whether UTF-16 bytes starting with their BOM read as a log's text: as text, and an eighth of it ASCII at
+    least (line ends, digits, spaces; UTF-8 bytes read as UTF-16 make none: a unit from two bytes of UTF-8 text
+    is U+0900 or above)."""
+    codec = "utf-16-le" if prefix.startswith(codecs.BOM_UTF16_LE) else "utf-16-be"
+    text = prefix[2:len(prefix) // 2 * 2].decode(codec, "replace")
+    return _utf16_text(prefix) and sum(c < "\x80" for c in text) * 8 >= len(text) > 0
 
 
 # -- what terminals and launchers add to a line -----------------------------------------------------

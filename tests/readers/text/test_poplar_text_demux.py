@@ -9,7 +9,7 @@ import pytest
 from memreport.errors import ReadError
 from memreport.readers import read_path
 from memreport.readers.text import logtext
-from memreport.readers.text.logtext import LogFile
+from memreport.readers.text.logtext import UNTAGGED, LogFile
 from memreport.readers.text.poplar_text import demux, scan
 from memreport.readers.text.poplar_text.demux import Passed, TagIndex
 from memreport.readers.text.poplar_text.prefixes import split_line
@@ -72,6 +72,31 @@ def test_the_index_starts_again_where_a_reader_starts_outside_it(tmp_path, monke
         assert expanded(index.lines(first, split_line(first.text).tag))[:3] == [
             (1, 0, "[1,0]<stdout>:line 0"), (2, 21, None), (3, 42, "[1,0]<stdout>:line 2")]
         assert index.first_no == 1 and len(index.offsets) <= 12
+
+
+@pytest.mark.parametrize("floor", [0, 1, 3])
+def test_a_look_back_gives_the_window_lines_before_gives_with_only_the_tags_own_lines(tmp_path, floor):
+    """Whatever the window (cut mid-line or not, up to a floor, at most so many lines), the same lines, those
+    of the tag only, their count and where the first starts; the index starts so far above the first hit
+    that the later hits' windows are in it."""
+    path = tmp_path / "run.log"
+    path.write_text("".join(f"[1,{k % 3 // 2}]<stdout>:line {'x' * (k % 7)} {k}\n" for k in range(60)))
+    with LogFile(path) as log:
+        every = list(log.lines())
+        index = TagIndex(log)
+        starts = []
+        for hit in every[10:]:
+            tag = split_line(hit.text).tag
+            for max_bytes in (1, 40, 100, 333, 5000):
+                for max_lines in (25, 3, 0):  # (the scan asks for as many lines each time)
+                    low = every[floor].offset
+                    want = log.lines_before(hit.offset, hit.no, floor=low, max_lines=max_lines, max_bytes=max_bytes)
+                    got = index.before(hit, tag, low, max_lines, max_bytes, 5000)
+                    assert got == ([ln for ln in want if split_line(ln.text).tag == tag], len(want),
+                                   want[0].offset if want else -1)
+                    starts.append(index.first_no)
+        assert index.before(every[20], UNTAGGED, 0, 25, 6000, 5000) is None  # a window wider than its reach
+    assert sorted(set(starts)) == [1]  # hits in file order: the index started once
 
 
 def interleaved(rng: random.Random, texts: list[str], pause: int) -> str:

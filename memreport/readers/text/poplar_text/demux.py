@@ -44,7 +44,7 @@ class TagIndex:
 
     def __init__(self, log: LogFile) -> None:
         self.log = log
-        self.since, self.first_no, self.offsets = log.start, 1, array("q")
+        self.since, self.first_no, self.offsets, self.above = log.start, 1, array("q"), 0
         self.own: dict[Tag, array] = {}  # tag -> positions (in offsets) of its lines
         self._source: Iterator[LogLine] = iter(())
         self.end: int | None = None  # nothing indexed yet: the first reader starts the index
@@ -52,6 +52,7 @@ class TagIndex:
     def _start(self, offset: int, no: int, since: int | None = None) -> None:
         """Index from line ``no`` at ``offset``: the first line starting at or after ``since``."""
         self.since = offset if since is None else since
+        self.above = 0  # the look back's most lines the index holds above its hits (before)
         self.first_no = no
         self.offsets = array("q")  # of each line indexed, in file order
         self.own = {}
@@ -103,12 +104,13 @@ class TagIndex:
             return [], 0, -1
         if max_bytes > reach:
             return None
-        if not self.offsets or begin < self.since or self._find(hit) is None:
+        if not self.offsets or begin < self.since or max_lines > self.above or self._find(hit) is None:
             since = max(self.log.start, hit.offset - reach)
             first = self.log.first_line_from(since, hit.offset, hit.no, self.log.start, max_lines)
             if first is None:
                 return [], 0, -1  # the window holds part of a line only
             self._start(*first, since=since)
+            self.above = max_lines
         at = self._find(hit)
         if at is None:
             return None
