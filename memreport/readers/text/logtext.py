@@ -192,14 +192,16 @@ class LogFile:
 
     def _appended_utf16(self, buf: bytearray, start: int, stop: int) -> int:
         """Where in ``buf[start:stop]`` (raw bytes of a UTF-8 file) a UTF-16 text appended to it begins: its
-        byte-order mark after a line end, with UTF-16 text after it that a log holds (-1: none). Bytes 0xFF and 0xFE are never in
-        UTF-8, so the search costs two ``memchr`` passes."""
-        found = [buf.find(bom, start, stop) for bom in UTF16_BOMS]
+        byte-order mark after a line end, with text after it as a log holds (-1: none). Bytes 0xFF and 0xFE are
+        never in UTF-8, so the search costs two ``memchr`` passes."""
+        firsts = [bom[:1] for bom in UTF16_BOMS]  # single bytes: memchr
+        found = [buf.find(first, start, stop) for first in firsts]
         while max(found) >= 0:
             at = min(a for a in found if a >= 0)
-            if (at == 0 or buf[at - 1] == 0x0A) and _utf16_log(bytes(buf[at:min(stop, at + PREFIX_BYTES)])):
+            if buf[at:at + 2] in UTF16_BOMS and (at == 0 or buf[at - 1] == 0x0A) and \
+                    _utf16_log(bytes(buf[at:min(stop, at + PREFIX_BYTES)])):
                 return at
-            found = [buf.find(bom, at + 1, stop) if a == at else a for a, bom in zip(found, UTF16_BOMS)]
+            found = [buf.find(first, at + 1, stop) if a == at else a for a, first in zip(found, firsts)]
         return -1
 
     def _splice(self, at: int) -> SplicedText:

@@ -43,7 +43,42 @@ def utf8_chunks(chunks: Iterator[bytes]) -> Iterator[bytes]:
         yield tail
 
 
-class TextStream(io.RawIOBase):
+class _SeekableText(io.RawIOBase):
+    """What a text read as a file shares: a position, ``seek`` (to the end: :meth:`_length`), ``read``."""
+
+    _pos = 0
+
+    def _length(self) -> int:
+        raise NotImplementedError
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            offset += self._pos
+        elif whence == io.SEEK_END:
+            offset += self._length()
+        self._pos = max(0, offset)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:
+            out = bytearray()
+            while chunk := self.read(CHUNK_BYTES):
+                out += chunk
+            return bytes(out)
+        buffer = bytearray(size)
+        return bytes(buffer[:self.readinto(buffer)])
+
+
+class TextStream(_SeekableText):
     """A file-like view (``seek``, ``read``, ``readinto``) of the UTF-8 text a forward-only source decodes.
 
     ``path`` is opened afresh each time the stream starts; ``compression``
@@ -179,24 +214,10 @@ class TextStream(io.RawIOBase):
 
     # -- the file interface ---------------------------------------------------------------------------
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        if whence == io.SEEK_CUR:
-            offset += self._pos
-        elif whence == io.SEEK_END:
-            while self._decode_more():
-                pass
-            offset += self.end
-        self._pos = max(0, offset)
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
+    def _length(self) -> int:
+        while self._decode_more():
+            pass
+        return self.end
 
     def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")
@@ -219,21 +240,12 @@ class TextStream(io.RawIOBase):
         self._pos += done
         return done
 
-    def read(self, size: int | None = -1) -> bytes:
-        if size is None or size < 0:
-            out = bytearray()
-            while chunk := self.read(CHUNK_BYTES):
-                out += chunk
-            return bytes(out)
-        buffer = bytearray(size)
-        return bytes(buffer[:self.readinto(buffer)])
-
     def close(self) -> None:
         self._stop()
         super().close()
 
 
-class SplicedText(io.RawIOBase):
+class SplicedText(_SeekableText):
     """A UTF-8 file to which a UTF-16 text was appended (its byte-order mark at ``at``, after a line end): its
     bytes before ``at`` as they are, the rest transcoded to UTF-8 as a :class:`TextStream`. Offsets from ``at``
     on are the transcoded text's."""
@@ -249,22 +261,8 @@ class SplicedText(io.RawIOBase):
         """Offset after the last byte decoded (the text's size once :attr:`TextStream.done`)."""
         return self.at + self.tail.end
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        if whence == io.SEEK_CUR:
-            offset += self._pos
-        elif whence == io.SEEK_END:
-            offset += self.at + self.tail.seek(0, io.SEEK_END)
-        self._pos = max(0, offset)
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
+    def _length(self) -> int:
+        return self.at + self.tail.seek(0, io.SEEK_END)
 
     def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")
@@ -277,15 +275,6 @@ class SplicedText(io.RawIOBase):
             done += self.tail.readinto(view[done:])
         self._pos += done
         return done
-
-    def read(self, size: int | None = -1) -> bytes:
-        if size is None or size < 0:
-            out = bytearray()
-            while chunk := self.read(CHUNK_BYTES):
-                out += chunk
-            return bytes(out)
-        buffer = bytearray(size)
-        return bytes(buffer[:self.readinto(buffer)])
 
     def close(self) -> None:
         self.head.close()
