@@ -90,6 +90,11 @@ class LogFile:
         self._stream: TextStream | None = None
         self._spliced: SplicedText | None = None  # a UTF-16 text appended: from its byte-order mark on (find)
         self._size = os.fstat(self._file.fileno()).st_size
+        self._appended = False  # whether the text may end in UTF-16 appended to it (find looks for where then)
+        if not self.compression and self.encoding == "utf-8":
+            self._file.seek(max(0, self._size - PREFIX_BYTES))
+            self._appended = _may_end_in_utf16(self._file.read(PREFIX_BYTES))
+            self._file.seek(0)
         if self.compression or self.encoding == "utf-16":
             self._file.close()  # the stream opens the file itself, each time it starts
             self._stream = self._file = TextStream(self.path, self.compression, self.encoding == "utf-16")
@@ -163,7 +168,7 @@ class LogFile:
             got = f.readinto(view[filled:filled + chunk]) or 0
             position += got
             at_end = not got
-            appended = self._appended_utf16(buf, max(0, filled - 1), filled + got) if self._stream is None else -1
+            appended = self._appended_utf16(buf, max(0, filled - 1), filled + got) if self._appended else -1
             filled += got
             if appended >= 0:  # a UTF-16 text from buf[appended] on: read on in its UTF-8 transcoding
                 f = self._splice(offset + appended)
@@ -208,7 +213,7 @@ class LogFile:
         """Read the file's bytes from text offset ``at`` (a byte-order mark) on as UTF-16, transcoded."""
         assert isinstance(self._file, io.BufferedIOBase)
         self._spliced = SplicedText(self._file, self.path, at)
-        self._file = self._spliced
+        self._file, self._appended = self._spliced, False
         return self._spliced
 
     @staticmethod
@@ -415,6 +420,13 @@ def _utf16_text(prefix: bytes) -> bool:
     codec = "utf-16-le" if prefix.startswith(codecs.BOM_UTF16_LE) else "utf-16-be"
     text = prefix[2:len(prefix) // 2 * 2].decode(codec, "replace")
     return text.count("\ufffd") <= len(text) // 100 + 2 and "\x00" not in text
+
+
+def _may_end_in_utf16(tail: bytes) -> bool:
+    """Whether a UTF-8 file's last bytes may be UTF-16 appended to it (a text appended runs to the file's end):
+    a UTF-16 byte-order mark in them, or NULs (a log's UTF-16 is an eighth ASCII at least, each with a NUL).
+    Only then is the file searched for where it begins, which would cost a plain log a pass over its bytes."""
+    return any(bom in tail for bom in UTF16_BOMS) or tail.count(b"\x00") * 32 >= len(tail) > 0
 
 
 def _utf16_log(prefix: bytes) -> bool:
