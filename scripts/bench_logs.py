@@ -24,8 +24,9 @@ disturb less than wall time. The timing helpers are ``scripts/bench.py``'s.
 
 ``--shapes`` reads, in this process (start-up left out), logs of shapes that
 once cost far more than their size (issue #26 items 5, 6): poprun ranks
-printing a summary one after another or interleaved line by line, and
-lines that look like part of a summary but never make one; next to a plain
+printing a summary one after another or interleaved line by line (64 and
+240 of them), lines that look like part of a summary but never make one,
+and a UTF-16 log appended to a plain one; next to a plain
 log (other output, one summary at its end) and a log of the same summaries
 printed by one process. Memory per byte: each log read in a fresh child
 process (after a read of its first 64 KiB, so lazy imports are not
@@ -119,7 +120,7 @@ def small_summary(seed: int) -> str:
         graph={"Number of vertices": 1_200, "Number of edges": 2_400}, detailed=2))
 
 
-INTERLEAVED_RANKS = 64  # ranks whose lines alternate: the log is this many summaries, whatever --size-mb
+INTERLEAVED_RANKS = (64, 240)  # ranks whose lines alternate: the log is this many summaries, whatever --size-mb
 
 
 def _interleaved(texts: list[str]) -> str:
@@ -141,10 +142,23 @@ def shapes(size_mb: float) -> dict[str, Callable[[str], None]]:
                                                                                   texts[0]]),
         "summaries of one process": text(lambda: "".join(t + "step done\n" for t in ranks)),
         "poprun ranks one after another": text(lambda: logs.ranks_one_after_another(ranks)),
-        "poprun ranks interleaved": text(lambda: _interleaved(ranks[:INTERLEAVED_RANKS])),
+        f"poprun ranks interleaved ({INTERLEAVED_RANKS[0]})": text(
+            lambda: _interleaved([texts[k % len(texts)] for k in range(INTERLEAVED_RANKS[0])])),
         "lookalike lines alone": text(lambda: logs.lookalike_lines(int(size_mb * MB) // 24)),
         "lookalike lines between output": text(lambda: logs.lookalike_lines(int(size_mb * MB) // 32, "step {k}\n")),
+        f"poprun ranks interleaved ({INTERLEAVED_RANKS[1]})": text(
+            lambda: _interleaved([texts[k % len(texts)] for k in range(INTERLEAVED_RANKS[1])])),
+        "UTF-16 log appended to a plain one": lambda path: write_appended_utf16(path, size_mb, texts[0]),
     }
+
+
+def write_appended_utf16(path: str, size_mb: float, summary: str) -> None:
+    """A plain log (half of ``size_mb``) to which a PowerShell log was appended: UTF-16 with its BOM, CRLF line
+    ends, the other half of the output and a summary at its end (issue #26)."""
+    half = int(size_mb * MB) // 2
+    with open(path, "wb") as out:
+        logs.write_log(out, [logs.Filler(half, 7)])
+        out.write(logs.log_text([logs.Filler(half // 2, 8), summary]).replace("\n", "\r\n").encode("utf-16"))
 
 
 def cpu_per_byte(path: str, repeat: int) -> tuple[float, int]:

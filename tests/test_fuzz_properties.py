@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memreport.errors import ReadError
 from memreport.readers import read_path
 from tests.fuzzing import FORMATS, SEEDS, check_reading, log_variants, many_ranks, mutated, poprun_ranks, write_case
 
@@ -98,3 +99,48 @@ def test_many_ranks_give_one_report_per_rank_in_each_layout(tmp_path):
         path = write_case(str(tmp_path), "run_log", poprun_ranks([seed] * 3, order))
         reports = read_path(path)
         assert sorted((r.position.run.process, r.num_tiles) for r in reports) == [("1,0", 8), ("1,1", 8), ("1,2", 8)]
+
+
+def test_many_ranks_read_the_same_with_the_tag_index_as_line_by_line():
+    """Issue #26 item 5: the tag index (.demux) gives each rank's reader what reading every line gives: the same
+    reports, or the same error, for any layout of the ranks' lines (one maybe mutated)."""
+    from memreport.readers.text.poplar_text import scan
+
+    def outcome(path: str) -> object:
+        try:
+            return [(r.position, r.target, r.printed, r.notes) for r in read_path(path)]
+        except ReadError as exc:
+            return str(exc)
+
+    with tempfile.TemporaryDirectory(prefix="memreport-fuzz-") as directory:
+        @settings(max_examples=EXAMPLES // 10, deadline=None, database=None,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+        @given(many_ranks())
+        def same(data: bytes) -> None:
+            path = write_case(directory, "run_log", data)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                indexed = outcome(path)
+                with pytest.MonkeyPatch.context() as patch:
+                    patch.setattr(scan, "TagIndex", lambda log: None)
+                    assert outcome(path) == indexed
+
+        same()
+
+
+def test_a_log_with_a_utf16_part_appended_reads_as_the_same_log_in_utf8():
+    """Issue #26: the run log, its lines from any one on appended as UTF-16 (with the BOM): the same reports, at
+    the same lines."""
+    seed = SEEDS["run_log"]
+    starts = [0] + [k + 1 for k, byte in enumerate(seed) if byte == 10][:-1]
+    with tempfile.TemporaryDirectory(prefix="memreport-fuzz-") as directory:
+        def seen(data: bytes) -> list:
+            return [(r.position, r.target, r.printed) for r in read_path(write_case(directory, "run_log", data))]
+        want = seen(seed)
+
+        @settings(max_examples=EXAMPLES // 10, deadline=None, database=None)
+        @given(st.sampled_from(starts[1:]), st.sampled_from(["utf-16-le", "utf-16-be"]))
+        def same(at: int, codec: str) -> None:
+            assert seen(seed[:at] + "\ufeff".encode(codec) + seed[at:].decode().encode(codec)) == want
+
+        same()

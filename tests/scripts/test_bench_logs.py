@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+from memreport.readers import read_path
+
 BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "bench_logs.py")
 
 
@@ -56,3 +58,17 @@ def test_memory_per_byte_is_read_in_a_child(tmp_path):
     traced, rss = bench_logs.memory_per_byte(str(path))
     assert 0.1 < traced < 100 and rss >= 0  # the reports and their lines are held: more than nothing, far less
     # than 100 times the log
+
+
+def test_the_appended_utf16_shape_is_a_plain_log_then_a_powershell_one(tmp_path):
+    """--shapes' appended UTF-16 log: UTF-8 output, then UTF-16 (its BOM after a line end, CRLF) ending in the
+    summary, which is read at its line."""
+    bench_logs = bench_logs_module()
+    path = tmp_path / "appended.log"
+    bench_logs.write_appended_utf16(str(path), 0.02, bench_logs.small_summary(0))
+    data = path.read_bytes()
+    at = data.index(b"\n\xff\xfe") + 1
+    assert at >= 10_000 and data[:at].decode("utf-8").count("\n") == data[:at].count(b"\n")
+    text = data[:at].decode("utf-8") + data[at:].decode("utf-16").replace("\r\n", "\n")
+    report, = read_path(path)
+    assert report.position.line == text.splitlines().index("Target:") + 1

@@ -30,7 +30,7 @@ import numpy as np
 from ...errors import ReadError
 from .. import compressed
 from .needles import NeedleSearch
-from .textstream import TextStream
+from .textstream import SplicedText, TextStream
 
 CHUNK_BYTES = 1 << 20       # read and searched at once (a window that stays in the CPU's cache)
 MAX_LINE_BYTES = 1 << 20    # a longer line is cut here (a log of one endless line still streams)
@@ -78,7 +78,7 @@ class LogFile:
         self.path = os.fspath(path)
         self.keep_cut = keep_cut
         try:
-            self._file: io.BufferedIOBase | TextStream = open(self.path, "rb")  # noqa: SIM115 - closed by close()
+            self._file: io.BufferedIOBase | TextStream | SplicedText = open(self.path, "rb")  # noqa: SIM115 - closed by close()
         except OSError as exc:
             raise ReadError(exc.strerror or str(exc), path=self.path) from None
         self.compression = compressed.kind(self._file.read(PREFIX_BYTES))
@@ -88,7 +88,13 @@ class LogFile:
         self.encoding = "utf-16" if head.startswith(UTF16_BOMS) else "utf-8"
         self.start = len(UTF8_BOM) if head.startswith(UTF8_BOM) else 0
         self._stream: TextStream | None = None
+        self._spliced: SplicedText | None = None  # a UTF-16 text appended: from its byte-order mark on (find)
         self._size = os.fstat(self._file.fileno()).st_size
+        self._appended = False  # whether the text may end in UTF-16 appended to it (find looks for where then)
+        if not self.compression and self.encoding == "utf-8":
+            self._file.seek(max(0, self._size - PREFIX_BYTES))
+            self._appended = _may_end_in_utf16(self._file.read(PREFIX_BYTES))
+            self._file.seek(0)
         if self.compression or self.encoding == "utf-16":
             self._file.close()  # the stream opens the file itself, each time it starts
             self._stream = self._file = TextStream(self.path, self.compression, self.encoding == "utf-16")
@@ -96,7 +102,17 @@ class LogFile:
     @property
     def size(self) -> int:
         """The text's size in bytes. A stream's is known once read to its end: until then, what is decoded."""
+        if self._spliced is not None:
+            return self._spliced.end
         return self._size if self._stream is None else self._stream.end
+
+    @property
+    def utf16_from(self) -> int | None:
+        """The text offset from which the text is transcoded from UTF-16 (its offsets are not the file's), if any:
+        the start of a UTF-16 log, or where a UTF-16 text appended to a UTF-8 one begins (found by :meth:`find`)."""
+        if self._spliced is not None:
+            return self._spliced.at
+        return self.start if self.encoding != "utf-8" else None
 
     @property
     def cut(self) -> str | None:
@@ -106,7 +122,7 @@ class LogFile:
     def _progress(self, offset: int) -> tuple[int, int]:
         """(done, total) for a progress display, in the file's bytes (compressed ones for a compressed log)."""
         if self._stream is None:
-            return offset, self._size
+            return min(offset, self._size), self._size
         return self._stream.raw_position, self._stream.raw_size
 
     def __enter__(self) -> LogFile:
@@ -149,10 +165,18 @@ class LogFile:
         at_end = False
         while not at_end:
             f.seek(position)
-            got = f.readinto(view[filled:filled + chunk])
-            position += got or 0
+            got = f.readinto(view[filled:filled + chunk]) or 0
+            position += got
             at_end = not got
-            filled += got or 0
+            appended = self._appended_utf16(buf, max(0, filled - 1), filled + got) if self._appended else -1
+            filled += got
+            if appended >= 0:  # a UTF-16 text from buf[appended] on: read on in its UTF-8 transcoding
+                f = self._splice(offset + appended)
+                position, filled, at_end = offset + appended, appended, False
+                if len(buf) < CHUNK_BYTES + MAX_LINE_BYTES:  # the file fitted in one read; its transcoding may not
+                    chunk, buf = CHUNK_BYTES, buf[:filled] + bytearray(CHUNK_BYTES + MAX_LINE_BYTES - filled)
+                    view = memoryview(buf)
+                continue
             if not filled:
                 break
             # Search up to the last line end (all of it at the end of the file); carry the rest over.
@@ -170,6 +194,27 @@ class LogFile:
                 progress(*self._progress(offset))
         if self.cut and not self.keep_cut:
             raise ReadError(f"{self.cut}: the rest of the log is missing", path=self.path)
+
+    def _appended_utf16(self, buf: bytearray, start: int, stop: int) -> int:
+        """Where in ``buf[start:stop]`` (raw bytes of a UTF-8 file) a UTF-16 text appended to it begins: its
+        byte-order mark after a line end, with text after it as a log holds (-1: none). Bytes 0xFF and 0xFE are
+        never in UTF-8, so the search costs two ``memchr`` passes."""
+        firsts = [bom[:1] for bom in UTF16_BOMS]  # single bytes: memchr
+        found = [buf.find(first, start, stop) for first in firsts]
+        while max(found) >= 0:
+            at = min(a for a in found if a >= 0)
+            if buf[at:at + 2] in UTF16_BOMS and (at == 0 or buf[at - 1] == 0x0A) and \
+                    _utf16_log(bytes(buf[at:min(stop, at + PREFIX_BYTES)])):
+                return at
+            found = [buf.find(first, at + 1, stop) if a == at else a for a, first in zip(found, firsts)]
+        return -1
+
+    def _splice(self, at: int) -> SplicedText:
+        """Read the file's bytes from text offset ``at`` (a byte-order mark) on as UTF-16, transcoded."""
+        assert isinstance(self._file, io.BufferedIOBase)
+        self._spliced = SplicedText(self._file, self.path, at)
+        self._file, self._appended = self._spliced, False
+        return self._spliced
 
     @staticmethod
     def _hits(buf: bytearray, stop: int, search: NeedleSearch, offset: int, no: int,
@@ -274,6 +319,41 @@ class LogFile:
         out.reverse()
         return out
 
+    def first_line_from(self, begin: int, offset: int, no: int, floor: int, max_lines: int
+                        ) -> tuple[int, int] | None:
+        """The first of the last ``max_lines`` lines starting at or after ``begin`` and before ``offset`` (the start
+        of line ``no``), as (its offset, its number); None when there is none. ``floor``, a line start, is the
+        first place a line may start."""
+        back = 1 if begin > floor else 0
+        self._file.seek(begin - back)
+        data = self._file.read(offset - begin + back)
+        first = data.find(b"\n") + 1 if back else 0  # after the line end before begin (or at begin)
+        if first >= len(data) or max_lines <= 0:
+            return None
+        lines = data.count(b"\n", first)
+        if lines > max_lines:
+            end = len(data) - 1  # the last line's end
+            for _ in range(max_lines):
+                end = data.rfind(b"\n", 0, end)
+            first, lines = end + 1, max_lines
+        return begin - back + first, no - lines
+
+    def read_lines(self, starts: Sequence[int], end: int) -> list[str]:
+        """The texts of consecutive lines starting at ``starts`` (known from :meth:`lines`; ``end`` is the offset
+        after the last one's line end), in one read: each as :meth:`lines` gives it."""
+        if not starts:
+            return []
+        self._file.seek(starts[0])
+        data = self._file.read(end - starts[0])
+        base, texts = starts[0], []
+        for k, begin in enumerate(starts):
+            stop = starts[k + 1] - 1 if k + 1 < len(starts) else end
+            raw = data[begin - base:stop - base]
+            if k + 1 == len(starts) and raw.endswith(b"\n"):
+                raw = raw[:-1]
+            texts.append(decode_line(raw[:MAX_LINE_BYTES]))
+        return texts
+
     def ends_unterminated(self, offset: int) -> bool:
         """Whether the line starting at ``offset`` is the file's last and has no line end (a file cut short)."""
         self._file.seek(offset)
@@ -340,6 +420,22 @@ def _utf16_text(prefix: bytes) -> bool:
     codec = "utf-16-le" if prefix.startswith(codecs.BOM_UTF16_LE) else "utf-16-be"
     text = prefix[2:len(prefix) // 2 * 2].decode(codec, "replace")
     return text.count("\ufffd") <= len(text) // 100 + 2 and "\x00" not in text
+
+
+def _may_end_in_utf16(tail: bytes) -> bool:
+    """Whether a UTF-8 file's last bytes may be UTF-16 appended to it (a text appended runs to the file's end):
+    a UTF-16 byte-order mark in them, or NULs (a log's UTF-16 is an eighth ASCII at least, each with a NUL).
+    Only then is the file searched for where it begins, which would cost a plain log a pass over its bytes."""
+    return any(bom in tail for bom in UTF16_BOMS) or tail.count(b"\x00") * 32 >= len(tail) > 0
+
+
+def _utf16_log(prefix: bytes) -> bool:
+    """Whether UTF-16 bytes starting with their BOM read as a log's text: as text, and an eighth of it ASCII at
+    least (line ends, digits, spaces; UTF-8 bytes read as UTF-16 make none: a unit from two bytes of UTF-8 text
+    is U+0900 or above)."""
+    codec = "utf-16-le" if prefix.startswith(codecs.BOM_UTF16_LE) else "utf-16-be"
+    text = prefix[2:len(prefix) // 2 * 2].decode(codec, "replace")
+    return _utf16_text(prefix) and sum(c < "\x80" for c in text) * 8 >= len(text) > 0
 
 
 # -- what terminals and launchers add to a line -----------------------------------------------------

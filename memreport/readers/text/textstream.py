@@ -43,7 +43,42 @@ def utf8_chunks(chunks: Iterator[bytes]) -> Iterator[bytes]:
         yield tail
 
 
-class TextStream(io.RawIOBase):
+class _SeekableText(io.RawIOBase):
+    """What a text read as a file shares: a position, ``seek`` (to the end: :meth:`_length`), ``read``."""
+
+    _pos = 0
+
+    def _length(self) -> int:
+        raise NotImplementedError
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            offset += self._pos
+        elif whence == io.SEEK_END:
+            offset += self._length()
+        self._pos = max(0, offset)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:
+            out = bytearray()
+            while chunk := self.read(CHUNK_BYTES):
+                out += chunk
+            return bytes(out)
+        buffer = bytearray(size)
+        return bytes(buffer[:self.readinto(buffer)])
+
+
+class TextStream(_SeekableText):
     """A file-like view (``seek``, ``read``, ``readinto``) of the UTF-8 text a forward-only source decodes.
 
     ``path`` is opened afresh each time the stream starts; ``compression``
@@ -51,9 +86,9 @@ class TextStream(io.RawIOBase):
     when ``utf16``, the text transcoded from UTF-16.
     """
 
-    def __init__(self, path: str, compression: str | None, utf16: bool) -> None:
+    def __init__(self, path: str, compression: str | None, utf16: bool, raw_start: int = 0) -> None:
         super().__init__()
-        self.path, self.compression, self.utf16 = path, compression, utf16
+        self.path, self.compression, self.utf16, self.raw_start = path, compression, utf16, raw_start
         self.raw_size = os.stat(path).st_size  # compressed bytes: what progress is counted in
         self.rewinds = 0
         self.cut: str | None = None   # where and why the stream stopped early (None: it ended properly)
@@ -110,6 +145,7 @@ class TextStream(io.RawIOBase):
 
     def _chunks(self) -> Generator[bytes, None, None]:
         with open(self.path, "rb") as raw:
+            raw.seek(self.raw_start)
             chunks = self._decompressed(raw) if self.compression else iter(lambda: raw.read(CHUNK_BYTES), b"")
             yield from utf8_chunks(chunks) if self.utf16 else chunks
 
@@ -178,24 +214,10 @@ class TextStream(io.RawIOBase):
 
     # -- the file interface ---------------------------------------------------------------------------
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        if whence == io.SEEK_CUR:
-            offset += self._pos
-        elif whence == io.SEEK_END:
-            while self._decode_more():
-                pass
-            offset += self.end
-        self._pos = max(0, offset)
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
+    def _length(self) -> int:
+        while self._decode_more():
+            pass
+        return self.end
 
     def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")
@@ -218,17 +240,45 @@ class TextStream(io.RawIOBase):
         self._pos += done
         return done
 
-    def read(self, size: int | None = -1) -> bytes:
-        if size is None or size < 0:
-            out = bytearray()
-            while chunk := self.read(CHUNK_BYTES):
-                out += chunk
-            return bytes(out)
-        buffer = bytearray(size)
-        return bytes(buffer[:self.readinto(buffer)])
-
     def close(self) -> None:
         self._stop()
+        super().close()
+
+
+class SplicedText(_SeekableText):
+    """A UTF-8 file to which a UTF-16 text was appended (its byte-order mark at ``at``, after a line end): its
+    bytes before ``at`` as they are, the rest transcoded to UTF-8 as a :class:`TextStream`. Offsets from ``at``
+    on are the transcoded text's."""
+
+    def __init__(self, head: io.BufferedIOBase, path: str, at: int) -> None:
+        super().__init__()
+        self.head, self.at = head, at
+        self.tail = TextStream(path, None, True, raw_start=at)
+        self._pos = 0
+
+    @property
+    def end(self) -> int:
+        """Offset after the last byte decoded (the text's size once :attr:`TextStream.done`)."""
+        return self.at + self.tail.end
+
+    def _length(self) -> int:
+        return self.at + self.tail.seek(0, io.SEEK_END)
+
+    def readinto(self, buffer) -> int:
+        view = memoryview(buffer).cast("B")
+        done = 0
+        if self._pos < self.at:
+            self.head.seek(self._pos)
+            done = self.head.readinto(view[:min(len(view), self.at - self._pos)]) or 0
+        if done < len(view) and self._pos + done >= self.at:
+            self.tail.seek(self._pos + done - self.at)
+            done += self.tail.readinto(view[done:])
+        self._pos += done
+        return done
+
+    def close(self) -> None:
+        self.head.close()
+        self.tail.close()
         super().close()
 
 
@@ -238,4 +288,4 @@ def describe(compression: str | None, utf16: bool) -> str:
     return " ".join(parts + (["UTF-16"] if utf16 else []))
 
 
-__all__ = ["CHUNK_BYTES", "KEEP_BYTES", "TextStream", "describe", "utf8_chunks"]
+__all__ = ["CHUNK_BYTES", "KEEP_BYTES", "SplicedText", "TextStream", "describe", "utf8_chunks"]

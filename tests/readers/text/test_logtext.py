@@ -387,3 +387,60 @@ def test_text_may_hold_a_few_nul_runs_but_binary_is_refused():
     assert not looks_like_text(text[:230] + b"\xff\xfe" + bytes(range(1, 256)) * 3)
     # compressed: judged by what it holds
     assert looks_like_text(_compress("gzip", text)) and not looks_like_text(_compress("gzip", bytes(range(256)) * 9))
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 20])
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_a_utf16_log_appended_to_a_utf8_one_is_read_transcoded_with_its_lines_counted_on(tmp_path, monkeypatch,
+                                                                                        chunk, codec):
+    """Issue #26: a UTF-8 log to which a PowerShell log (UTF-16, its BOM first, CRLF) was appended: the appended
+    part is read as its text, its lines numbered on from the UTF-8 part's, as an editor decoding each part
+    shows them; its offsets are those of its UTF-8 transcoding (``utf16_from`` says from where). Windows of 7
+    bytes split the BOM from the line end before it."""
+    monkeypatch.setattr(logtext, "CHUNK_BYTES", chunk)
+    head = "step 1 memory\nété memory\r\n"
+    tail = "PS> python train.py\r\nMemory Usage: 3 memory\r\ndone\r\nmemory, unterminated"
+    path = tmp_path / "run.log"
+    path.write_bytes(head.encode() + "\ufeff".encode(codec) + tail.encode(codec))
+    with LogFile(path) as log:
+        hits = [(h.no, h.offset, h.text) for h in log.find([b"emory"])]
+        assert log.utf16_from == len(head.encode())
+        assert [ln.text for ln in log.lines()] == ["step 1 memory", "été memory", "PS> python train.py",
+                                                    "Memory Usage: 3 memory", "done", "memory, unterminated"]
+        assert log.size == len((head + tail).encode())
+    assert hits == plain_hits((head + tail).encode(), [b"emory"])
+    assert [no for no, _, _ in hits] == [1, 2, 4, 6]
+
+
+def test_bytes_like_a_utf16_bom_after_a_line_end_but_no_utf16_after_them_are_left_as_they_are(tmp_path):
+    """0xFF 0xFE after a line end then UTF-8 text (a stray pair of bytes, not a UTF-16 log): not transcoded."""
+    data = b"memory one\n\xff\xfememory two, and more UTF-8 text after it\nmemory three\n"
+    path = tmp_path / "run.log"
+    path.write_bytes(data)
+    with LogFile(path) as log:
+        assert [h.text for h in log.find([b"emory"])][2] == "memory three"
+        assert log.utf16_from is None
+
+
+def test_a_log_in_utf16_from_its_start_is_still_transcoded_whole(tmp_path):
+    path = tmp_path / "run.log"
+    path.write_bytes("memory one\r\nmemory two\r\n".encode("utf-16"))
+    with LogFile(path) as log:
+        assert [(h.no, h.text) for h in log.find([b"emory"])] == [(1, "memory one"), (2, "memory two")]
+        assert log.utf16_from == 0 and log.encoding == "utf-16"
+
+
+def test_a_log_whose_end_is_not_utf16_is_not_searched_for_an_appended_part(tmp_path, monkeypatch):
+    """An appended text runs to the file's end: only a file whose last 4 KiB hold a UTF-16 BOM or NULs pays the
+    search for where UTF-16 begins (two memchr passes over every byte, about 11% of a plain log's scan)."""
+    searched = []
+    search = LogFile._appended_utf16
+    monkeypatch.setattr(LogFile, "_appended_utf16", lambda self, *args: searched.append(1) or search(self, *args))
+    path = tmp_path / "run.log"
+    for data, wanted in ((b"memory\n" * 2000, False), (b"memory\n" * 2000 + b"\x00" * 200, True),
+                         (b"memory\n" * 2000 + "\ufeffmemory\r\n".encode("utf-16-le") * 1000, True)):
+        searched.clear()
+        path.write_bytes(data)
+        with LogFile(path) as log:
+            assert len(list(log.find([b"emory"]))) in (2000, 3000)
+        assert bool(searched) is wanted

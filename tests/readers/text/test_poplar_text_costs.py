@@ -23,8 +23,8 @@ from tests.synth import logs
 @pytest.fixture
 def counted(monkeypatch):
     """How many lines the scan reads, both ways."""
-    count = {"forward": 0, "back": 0}
-    lines, lines_before = logtext.LogFile.lines, logtext.LogFile.lines_before
+    count = {"forward": 0, "back": 0, "again": 0}
+    lines, lines_before, read_lines = logtext.LogFile.lines, logtext.LogFile.lines_before, logtext.LogFile.read_lines
 
     def forward(self, *args, **kwargs):
         for ln in lines(self, *args, **kwargs):
@@ -36,7 +36,12 @@ def counted(monkeypatch):
         count["back"] += len(got)
         return got
 
+    def again(self, starts, end):  # a tagged summary's own lines, read again by offset (.demux)
+        count["again"] += len(starts)
+        return read_lines(self, starts, end)
+
     monkeypatch.setattr(logtext.LogFile, "lines", forward)
+    monkeypatch.setattr(logtext.LogFile, "read_lines", again)
     monkeypatch.setattr(logtext.LogFile, "lines_before", back)
     return count
 
@@ -57,7 +62,23 @@ def test_ranks_printing_one_after_another_read_each_line_a_few_times(tmp_path, c
     assert [facts(r) for r in reports[:2]] == [facts(read_path(write(tmp_path, OTHER_TEXT))[0]),
                                              facts(read_path(write(tmp_path, SMALL_TEXT))[0])]
     lines = text.count("\n")
-    assert counted["forward"] + counted["back"] < 4 * lines * 2  # (the two single reads above included)
+    assert sum(counted.values()) < 4 * lines * 2  # (the two single reads above included)
+
+
+@pytest.mark.parametrize("ranks", [8, 48])
+def test_ranks_printing_at_once_line_by_line_read_each_line_a_few_times(tmp_path, counted, ranks):
+    """poprun: every rank prints its summary at once, their lines alternating one by one (issue #26 item 5):
+    each line is read about three times (indexed, read again by its own rank's reader, looked back over), not
+    once per rank. Each rank's summary is its own report, at its own first line."""
+    texts = [logs.tagged(SMALL_TEXT if r % 2 else OTHER_TEXT, r).splitlines(True) for r in range(ranks)]
+    text = "".join(lines[k] for k in range(max(map(len, texts))) for lines in texts if k < len(lines))
+    reports = read_path(write(tmp_path, text))
+    lines = text.count("\n")
+    assert sum(counted.values()) < 3 * lines  # about 2: before, about ranks / 2
+    assert [r.position.line for r in reports] == list(range(1, ranks + 1))  # each rank's Target
+    assert [r.position.run.process for r in reports] == [f"1,{r}" for r in range(ranks)]
+    alone = [facts(read_path(write(tmp_path, t))[0]) for t in (OTHER_TEXT, SMALL_TEXT)]
+    assert [facts(r) for r in reports] == [alone[r % 2] for r in range(ranks)]
 
 
 def test_ranks_printing_at_once_are_still_told_apart(tmp_path):

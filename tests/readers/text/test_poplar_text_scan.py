@@ -132,6 +132,32 @@ def test_utf16_with_its_bom_as_powershell_writes_it(tmp_path, alone):
     assert facts(report) == alone[0]
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_a_summary_in_a_utf16_log_appended_to_a_utf8_one(tmp_path, alone, codec):
+    """Issue #26: a UTF-8 log (a summary in it) to which a PowerShell log (UTF-16 with its BOM, CRLF, a
+    summary) was appended: both summaries read, each at its line as an editor decoding each part shows it."""
+    first = logs.log_text([logs.Filler(3_000, 9), OTHER_TEXT])
+    second = logs.log_text([logs.Filler(2_000, 8), SMALL_TEXT]).replace("\n", "\r\n")
+    path = tmp_path / "run.log"
+    path.write_bytes(first.encode() + "\ufeff".encode(codec) + second.encode(codec))
+    reports = read_path(path)
+    assert [facts(r) for r in reports] == [alone[1], alone[0]]
+    whole = first + second.replace("\r\n", "\n")
+    assert [r.position.line for r in reports] == [logs.line_of(whole, "Target:"),
+                                                  logs.line_of(whole, "Target:", logs.line_of(whole, "Target:"))]
+
+
+def test_an_error_in_an_appended_utf16_part_names_its_line_not_an_offset(tmp_path):
+    """Offsets in the appended part are its transcoding's, not the file's: an error there gives the line only."""
+    path = tmp_path / "run.log"
+    lone_surrogate = b"\x00\xd8"
+    path.write_bytes(b"step 1\n" + "\ufeffMemory Usage:\r\n  Total:\r\n    Including Gaps: 5".encode("utf-16-le") +
+                     lone_surrogate + " B\r\n".encode("utf-16-le"))
+    with pytest.raises(ReadError) as error:
+        read_path(path)
+    assert (error.value.line, error.value.offset, error.value.message) == (4, None, "not UTF-8 text")
+
+
 def test_a_summary_after_a_traceback_and_before_a_zero_filled_tail(tmp_path, alone):
     """A crashed machine leaves NULs where the log's tail should be: they end the summary, nothing more."""
     text = logs.python_traceback("something else went wrong", "RuntimeError") + SMALL_TEXT

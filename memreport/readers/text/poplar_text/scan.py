@@ -29,7 +29,8 @@ import numpy as np
 
 from ....errors import ReadError, Truncated
 from ....model import MemoryReport, OutOfMemoryMessage, ReportPosition
-from ..logtext import LogFile, LogLine
+from ..logtext import UNTAGGED, LogFile, LogLine
+from .demux import Passed, TagIndex
 from .messages import find_messages
 from .parser import Parser, heading_kind, summary_like
 from .prefixes import Signature, literal_prefix, split_line
@@ -38,6 +39,7 @@ from .runs import NEEDLES as RUN_NEEDLES
 from .runs import Runs, boundary_worth_reading, run_note
 from .summary import Summary
 from .values import ELISION, Line
+from .walk import Walk, walk_back
 
 NEEDLES = (b"emory", *RUN_NEEDLES)  # memory text; where runs begin and end (.runs)
 # Around the needle ("emory" at ``at``), what a line must hold to be read at all: the words of _START and of
@@ -103,9 +105,6 @@ _START = re.compile(r"(?:Memory Usage ?|Tile ?# ?[\d,]+ memory usage ?):\s*$|(?:
                     r"Memory per Replica) ?:\s+[\d,.]+\s*[kMG]?B\s*$|(?<![\d,])[\d,]+ tile\(s\) out of memory\s*$|"
                     r"Max tile memory \(tile [\d,]+\) ?:")
 _START_WORDS = re.compile(r"Memory|memory usage|tile\(s\) out|Max tile")
-# The first line of a summary under a header its other lines lack (a Python logger's multi-line record).
-_FIRST_HEADING = re.compile(r"(?:^|\s)(?P<heading>(?:Target|Graph|Memory Usage ?|By Tile \(Excluding Gaps\)|"
-                            r"Tile ?# ?[\d,]+ memory usage) ?:)\s*$")
 _CYCLES = re.compile(r"\s*Total cycles\s*:")
 _MEMORY_OPTION = ("Poplar prints memory from the graph profile: set the engine option "
                   "autoReport.outputGraphProfile to true")
@@ -123,16 +122,6 @@ class Region:
     end: int               # offset of the line after its last line
     ended_by: LogLine | None = None    # the line that ended it (None: the file's end)
     next_start: LogLine | None = None  # a heading there that starts another summary
-
-
-@dataclass(frozen=True)
-class _Walk:
-    """A look back from ``hit``: the summary's first line found (``start``, with summary text ``first``)."""
-
-    hit: LogLine
-    content: str  # the hit's summary text
-    start: LogLine
-    first: str
 
 
 @dataclass
@@ -171,9 +160,10 @@ class LogScan:
         self.found: list[_Found] = []
         self.target_only: int | None = None   # a Target section with no memory figures (for the error)
         self.last_body: dict[str, str] = {}   # process -> the text of its last line read for messages
-        self.walked: dict[Signature, _Walk] = {}  # signature -> the last look back from a line of it
+        self.walked: dict[Signature, Walk] = {}  # signature -> the last look back from a line of it
         self.refused: set[str] = set()  # summary texts that cannot start a summary (read_region's None at once)
         self.runs = Runs(log)
+        self.tags = TagIndex(log)  # tagged summaries' own lines, others' counted (ranks printing at once)
         self.cycles_only: int | None = None  # a summary's Execution part with no memory text (for the error)
 
     # -- the pass
@@ -283,7 +273,7 @@ class LogScan:
         start, first = self._first_line(hit, signature, content, self.consumed.get(key, self.log.start))
         if start is hit and content in self.refused:
             return None  # the same line again: refused again
-        region = read_region(self.log, start, first, signature, self.utf16)
+        region = read_region(self.log, start, first, signature, self.utf16, tags=self.tags)
         if region is None and start is hit:
             if len(self.refused) >= MAX_REFUSED:
                 self.refused.clear()
@@ -312,53 +302,35 @@ class LogScan:
                     start, first = hit, content
                 else:
                     start, first = previous.start, previous.first
-                self.walked[signature] = _Walk(hit, content, start, first)
+                self.walked[signature] = Walk(hit, content, start, first)
                 return start, first
             floor = previous.hit.offset
         else:
             previous = None
         window = 2 << 10
         while True:
-            before = self.log.lines_before(hit.offset, hit.no, floor=floor, max_lines=LOOKBACK_LINES,
-                                           max_bytes=window)
-            start, first, stopped = _walk_back(before, hit, signature, content)
-            reached = (before and before[0].offset <= floor) or (not before and hit.offset - window <= floor)
-            if stopped or window >= LOOKBACK_BYTES or len(before) >= LOOKBACK_LINES or reached:
+            before, count, top = self._before(hit, signature, floor, window)
+            start, first, stopped = walk_back(before, hit, signature, content)
+            reached = (count and top <= floor) or (not count and hit.offset - window <= floor)
+            if stopped or window >= LOOKBACK_BYTES or count >= LOOKBACK_LINES or reached:
                 break
             window *= 8
-        if previous is not None and not stopped and before and before[0].offset == previous.hit.offset and \
+        if previous is not None and not stopped and count and top == previous.hit.offset and \
                 previous.start.offset < previous.hit.offset:
             start, first = previous.start, previous.first  # a heading above the previous line, all lines between
-        self.walked[signature] = _Walk(hit, content, start, first)
+        self.walked[signature] = Walk(hit, content, start, first)
         return start, first
 
-
-def _walk_back(before: list[LogLine], hit: LogLine, signature: Signature, content: str
-               ) -> tuple[LogLine, str, bool]:
-    """The earliest heading above ``hit`` among lines that may all be part of its summary; whether the walk
-    stopped at a line that is not (else it reached the window's start)."""
-    start, first = hit, content
-    for ln in reversed(before):
-        text = signature.content(ln.text)
-        if text is None:
-            line = split_line(ln.text)
-            if line.tag != signature.tag:
-                continue  # another process or stream, printing meanwhile
-            match = _FIRST_HEADING.search(line.body)
-            if match is not None:  # the summary's first line, under a header its other lines lack
-                return ln, match["heading"], True
-            if line.logged and not signature.logged:
-                continue  # a logger line among the summary's lines
-            return start, first, True
-        stripped = text.strip()
-        if not summary_like(stripped):
-            return start, first, True
-        kind = heading_kind(stripped)
-        if kind:
-            start, first = ln, text
-            if kind == "target":  # nothing comes before a summary's Target
-                return start, first, True
-    return start, first, False
+    def _before(self, hit: LogLine, signature: Signature, floor: int, window: int) -> tuple[list[LogLine], int, int]:
+        """The lines in ``window`` bytes above ``hit`` that may be its summary's (a tagged summary's: those of its
+        tag, others' skipped by the index; walk_back passes over them anyway), how many lines the window holds,
+        and where its first starts."""
+        tags = None if signature.tag == UNTAGGED else self.tags
+        got = None if tags is None else tags.before(hit, signature.tag, floor, LOOKBACK_LINES, window, LOOKBACK_BYTES)
+        if got is not None:
+            return got
+        before = self.log.lines_before(hit.offset, hit.no, floor=floor, max_lines=LOOKBACK_LINES, max_bytes=window)
+        return before, len(before), before[0].offset if before else -1
 
 
 def _same(a: OutOfMemoryMessage, b: OutOfMemoryMessage) -> bool:
@@ -369,7 +341,7 @@ def _same(a: OutOfMemoryMessage, b: OutOfMemoryMessage) -> bool:
 
 
 def read_region(log: LogFile, start: LogLine, first: str, signature: Signature, utf16: bool,
-                stop: re.Pattern[str] | None = None) -> Region | None:
+                stop: re.Pattern[str] | None = None, tags: TagIndex | None = None) -> Region | None:
     """Read one summary from ``start`` (whose summary text is ``first``) until its lines stop.
 
     Lines of another signature are passed over. A line the summary cannot
@@ -377,6 +349,7 @@ def read_region(log: LogFile, start: LogLine, first: str, signature: Signature, 
     :data:`MAX_GAP_LINES` lines, and ends otherwise (or at a part that starts
     another summary). ``stop`` matches a line that ends it whatever follows
     (a ``.rep`` event rule). None when ``start`` does not begin a summary.
+    ``tags`` gives a tagged summary's own lines and counts the others' (.demux).
     """
     parser = Parser()
     provisional = True   # the first line may carry a header the others lack
@@ -386,10 +359,19 @@ def read_region(log: LogFile, start: LogLine, first: str, signature: Signature, 
     end: int | None = None
     ended_by: LogLine | None = None
     next_start: LogLine | None = None
-    lines = log.lines(start.offset, start.no)
+    demux = tags is not None and stop is None and signature.tag != UNTAGGED
+    lines = tags.lines(start, signature.tag) if demux else log.lines(start.offset, start.no)  # type: ignore[union-attr]
     for ln in _limited(lines, start, parser):
         if last is not None and end is None:
             end = ln.offset
+        if isinstance(ln, Passed):  # other processes' lines, as many as one by one below
+            budget = MAX_FOREIGN_LINES if last is None else \
+                min(MAX_FOREIGN_LINES, FOREIGN_SLACK + FOREIGN_PER_RUN * widest)
+            if foreign + ln.count > budget:
+                ended_by = ended_by or tags.line(ln.no + max(0, budget - foreign))  # type: ignore[union-attr]
+                break
+            foreign += ln.count
+            continue
         if stop is not None and ln.no != start.no and stop.fullmatch(ln.text):
             ended_by = ended_by or ln
             break
@@ -418,7 +400,8 @@ def read_region(log: LogFile, start: LogLine, first: str, signature: Signature, 
             content = ""  # a run of NULs (a log's zero-filled tail after a crash) holds nothing
             if gap is None and last is not None:
                 gap, ended_by = 0, ln
-        line = content_line(ln, content, utf16)
+        transcoded = utf16 or (log.utf16_from is not None and ln.offset >= log.utf16_from)  # offsets not the file's
+        line = content_line(ln, content, transcoded)
         if gap is not None:
             if line.text and line.text not in ELISION and parser.resumes(line):
                 gap, ended_by = None, None
@@ -463,12 +446,14 @@ def read_region(log: LogFile, start: LogLine, first: str, signature: Signature, 
     return Region(summary, signature, first_line, end, ended_by, next_start)
 
 
-def _limited(lines: Iterator[LogLine], start: LogLine, parser: Parser) -> Iterator[LogLine]:
+def _limited(lines: Iterator[LogLine | Passed], start: LogLine, parser: Parser) -> Iterator[LogLine | Passed]:
     """``lines`` up to :data:`MAX_SUMMARY_LINES` from ``start``: past it, a summary in an unknown section
     (execution steps) ends there; one in a memory section is an error."""
     limit = start.no + MAX_SUMMARY_LINES
     for ln in lines:
-        if ln.no >= limit:
+        if isinstance(ln, Passed) and ln.no < limit <= ln.no + ln.count - 1:
+            yield Passed(ln.no, ln.offset, limit - ln.no)  # the lines before the limit, then the limit
+        if ln.no >= limit or (isinstance(ln, Passed) and ln.no + ln.count > limit):
             if parser.state in ("skip", "top"):
                 return
             raise ReadError(f"a memory summary runs on past {MAX_SUMMARY_LINES:,} lines: Poplar prints none so "
