@@ -6,6 +6,7 @@ its target, its largest tile and how many tiles are out of memory.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..model import MemoryReport, TileBytes
@@ -48,3 +49,14 @@ def closing_row(report: MemoryReport, verdict: Verdict) -> ClosingRow:
     return ClosingRow(source=source, line=p.line if p is not None else None, run=run, arch=report.target.arch,
                       tiles=report.target.num_tiles if report.num_tiles_known else None, worst=worst,
                       out_of_memory=verdict.count, worst_from_message=verdict.worst is None and worst is not None)
+
+
+def closing_verdict(rows: Sequence[ClosingRow]) -> str:
+    """One line over several reports, for the text's last line: how many have tiles out of memory (a report
+    known to have some counts, "at least" too), and how many cannot say."""
+    over = sum(1 for r in rows if r.out_of_memory.at_least)
+    unknown = sum(1 for r in rows if r.out_of_memory.count is None and not r.out_of_memory.at_least)
+    line = f"{over:,} of {len(rows):,} reports {'has' if over == 1 else 'have'} tiles out of memory"
+    if unknown:
+        line += f" ({unknown:,} cannot say)"
+    return line

@@ -18,10 +18,12 @@ from ..analysis import Summary
 from ..analysis.compiles import CompileSummary
 from ..analysis.diff import Diff
 from ..units import count
-from .page.verdict import diff_headline, verdict
+from .page.verdict import diff_headline as page_diff_headline
+from .page.verdict import verdict
 from .poplar import WIDTH, prose
 
 LEAD = "Verdict: "
+NBSP = "\xa0"  # holds a count to its noun when wrapped (printed as a space)
 HANG = " " * len(LEAD)
 
 
@@ -33,34 +35,64 @@ def _block(first: str, rest: list[str], width: int) -> list[str]:
     return lines
 
 
+def _next(command: str, width: int) -> list[str]:
+    """``Next: COMMAND``, the command broken before an option with a shell's ``\\`` where the line would pass
+    ``width`` (it pastes as it is), continued under it."""
+    words = command.split(" ")
+    pieces = [words[0]]
+    for word in words[1:]:  # an option keeps its value ("--tile 5"); a program its first argument
+        if word.startswith("-"):
+            pieces.append(word)
+        else:
+            pieces[-1] += " " + word
+    lines, line = [], f"{HANG}Next: {pieces[0]}"
+    indent = HANG + "  " if all(len(HANG) + 4 + len(p) <= width for p in pieces[1:]) else "  "
+    for piece in pieces[1:]:
+        if len(line) + 1 + len(piece) + (2 if piece is not pieces[-1] else 0) > width:
+            lines.append(line + " \\")
+            line = indent + piece
+        else:
+            line += " " + piece
+    return [*lines, line]
+
+
 def report_lines(summary: Summary, width: int = WIDTH) -> list[str]:
-    """A report's verdict block (at most six lines at 100 columns)."""
+    """A report's verdict block: at most six lines at 100 columns (a narrower width wraps its lines, never
+    drops one)."""
     v = verdict(summary)
     first = v.headline  # the page's own words: text, page and Markdown say the same
-    rest = list(v.lines)
     command = v.command or next(iter(summary.verdict.next_commands), None)
-    if command:
-        rest.append(f"Next: {command}")
-    return _block(first, rest, width)[:6]
+    lines = _block(first, list(v.lines), width)  # the page's at most three lines under the headline
+    return lines + (_next(command, width) if command else [])
 
 
-def closing_line(summary: Summary, width: int = WIDTH) -> str:
-    """The verdict's first line again, for the report's last line."""
-    return report_lines(summary, width)[0]
+def report_headline(summary: Summary, width: int = WIDTH) -> list[str]:
+    """The verdict's first line again, for the report's last line (wrapped only when wider than ``width``)."""
+    return prose(LEAD, verdict(summary).headline, width)
 
 
 def _tiles(n: int | None) -> str:
     return "unknown" if n is None else count(n, "tile")
 
 
-def diff_lines(diff: Diff, width: int = WIDTH) -> list[str]:
-    """A diff's verdict: tiles newly out of memory, how many changed, the out-of-memory counts, then the
-    worst growth of a tile."""
-    _, first = diff_headline(diff.newly_out_of_memory or (), diff.num_changed, diff.num_grown, diff.num_shrunk)
+def _diff_first(diff: Diff) -> str:
+    _, first = page_diff_headline(diff.newly_out_of_memory or (), diff.num_changed, diff.num_grown, diff.num_shrunk)
     if diff.newly_out_of_memory is None:  # said plainly, with why, in the one line
         why = ("a side does not state every tile's bytes" if diff.per_tile == "partial"
                else "bytes per tile unknown on a side")
         first = first.replace("No tile newly out of memory", f"Newly out of memory: unknown ({why})")
+    return first
+
+
+def diff_headline(diff: Diff, width: int = WIDTH) -> list[str]:
+    """A diff's verdict line again, for its last line."""
+    return prose(LEAD, _diff_first(diff), width)
+
+
+def diff_lines(diff: Diff, width: int = WIDTH) -> list[str]:
+    """A diff's verdict: tiles newly out of memory, how many changed, the out-of-memory counts, then the
+    worst growth of a tile."""
+    first = _diff_first(diff)
     rest = []
     old, new = diff.old.tiles_out_of_memory, diff.new.tiles_out_of_memory
     if old is not None or new is not None:
@@ -75,8 +107,7 @@ def diff_lines(diff: Diff, width: int = WIDTH) -> list[str]:
     return _block(first, rest, width)
 
 
-def compiles_lines(summary: CompileSummary, width: int = WIDTH) -> list[str]:
-    """The compilations' verdict: how many, recompiled or not, unfinished; then how many findings."""
+def _compiles_first(summary: CompileSummary) -> str:
     t = summary.totals
     recompiled = sum(1 for f in summary.findings if f.kind == "recompiled")
     done = [f"{n:,} {what}" for n, what in ((t.compiled, "compiled"), (t.loaded, "from the cache"),
@@ -85,8 +116,19 @@ def compiles_lines(summary: CompileSummary, width: int = WIDTH) -> list[str]:
         count(recompiled, "recompilation") + " found" if recompiled else "no recompilation")
     if t.unfinished:
         first += f", {t.unfinished:,} unfinished"
+    return first
+
+
+def compiles_headline(summary: CompileSummary, width: int = WIDTH) -> list[str]:
+    """The compilations' verdict line again, for the text's last line."""
+    return prose(LEAD, _compiles_first(summary), width)
+
+
+def compiles_lines(summary: CompileSummary, width: int = WIDTH) -> list[str]:
+    """The compilations' verdict: how many, recompiled or not, unfinished; then how many findings."""
+    first = _compiles_first(summary)
     kinds: dict[str, int] = {}
     for f in summary.findings:
         kinds[f.kind] = kinds.get(f.kind, 0) + 1
-    rest = [f"Findings: {', '.join(f'{n:,} {k}' for k, n in kinds.items())}"] if kinds else []
+    rest = [f"Findings: {', '.join(f'{n:,}{NBSP}{k}' for k, n in kinds.items())}"] if kinds else []
     return _block(first, rest, width)
