@@ -147,7 +147,8 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
                              if s) + "\n"
     if isinstance(report, TensorMapReport):  # elements only, no bytes: its own sections
         return "\n\n".join("\n".join(s) for s in [verdict, header_lines(summary, width),
-                                                 tensors.tensor_map_lines(summary, width)]) + "\n"
+                                                 tensors.tensor_map_lines(summary, width),
+                                                 verdict_text.report_headline(summary, width)]) + "\n"
     limit = drill.TEXT_SYMBOLS if options.symbols is None else options.symbols
     if report.format == OOM_MESSAGES_FORMAT:  # nothing printed but the messages
         body = ["Out of memory:", *prose("  ", summary.oom.describe(), width, hang="    ")]

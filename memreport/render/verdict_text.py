@@ -14,6 +14,8 @@ with a hanging indent.
 """
 from __future__ import annotations
 
+import re
+
 from ..analysis import Summary
 from ..analysis.compiles import CompileSummary
 from ..analysis.diff import Diff
@@ -66,9 +68,23 @@ def report_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     return lines + (_next(command, width) if command else [])
 
 
+def _last(headline: str, width: int) -> list[str]:
+    """The headline as the text's last line: whole when it fits ``width``, else without its asides in
+    parentheses (the block at the top has them), the longest first; wrapped only when still too wide."""
+    while len(LEAD) + len(headline) > width:
+        asides = _ASIDE.findall(headline)
+        if not asides:
+            break
+        headline = headline.replace(max(asides, key=len), "", 1)
+    return prose(LEAD, headline, width)
+
+
+_ASIDE = re.compile(r" \((?:[^()]|\([^()]*\))*\)")  # " (why ...)", one level of nested parentheses
+
+
 def report_headline(summary: Summary, width: int = WIDTH) -> list[str]:
-    """The verdict's first line again, for the report's last line (wrapped only when wider than ``width``)."""
-    return prose(LEAD, verdict(summary).headline, width)
+    """The verdict's first line again, for the report's last line (its asides left out when too wide)."""
+    return _last(verdict(summary).headline, width)
 
 
 def _tiles(n: int | None) -> str:
@@ -86,7 +102,7 @@ def _diff_first(diff: Diff) -> str:
 
 def diff_headline(diff: Diff, width: int = WIDTH) -> list[str]:
     """A diff's verdict line again, for its last line."""
-    return prose(LEAD, _diff_first(diff), width)
+    return _last(_diff_first(diff), width)
 
 
 def diff_lines(diff: Diff, width: int = WIDTH) -> list[str]:
@@ -121,7 +137,7 @@ def _compiles_first(summary: CompileSummary) -> str:
 
 def compiles_headline(summary: CompileSummary, width: int = WIDTH) -> list[str]:
     """The compilations' verdict line again, for the text's last line."""
-    return prose(LEAD, _compiles_first(summary), width)
+    return _last(_compiles_first(summary), width)
 
 
 def compiles_lines(summary: CompileSummary, width: int = WIDTH) -> list[str]:
