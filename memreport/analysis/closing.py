@@ -51,12 +51,17 @@ def closing_row(report: MemoryReport, verdict: Verdict) -> ClosingRow:
                       out_of_memory=verdict.count, worst_from_message=verdict.worst is None and worst is not None)
 
 
-def closing_verdict(rows: Sequence[ClosingRow]) -> str:
-    """One line over several reports, for the text's last line: how many have tiles out of memory (a report
-    known to have some counts, "at least" too), and how many cannot say."""
-    over = sum(1 for r in rows if r.out_of_memory.at_least)
-    unknown = sum(1 for r in rows if r.out_of_memory.count is None and not r.out_of_memory.at_least)
-    line = f"{over:,} of {len(rows):,} reports {'has' if over == 1 else 'have'} tiles out of memory"
-    if unknown:
-        line += f" ({unknown:,} cannot say)"
-    return line
+@dataclass(frozen=True)
+class Closing:
+    """The reports of a text of several, a row each: the closing table and the verdict over them all."""
+
+    rows: tuple[ClosingRow, ...]
+
+    @property
+    def verdict(self) -> str:
+        """One line for the text's last line: how many reports have tiles out of memory (a report known to
+        have some counts, "at least" too), and how many cannot say."""
+        over = sum(1 for r in self.rows if r.out_of_memory.at_least)
+        unknown = sum(1 for r in self.rows if r.out_of_memory.count is None and not r.out_of_memory.at_least)
+        line = f"{over:,} of {len(self.rows):,} reports {'has' if over == 1 else 'have'} tiles out of memory"
+        return line + (f" ({unknown:,} cannot say)" if unknown else "")

@@ -170,12 +170,12 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
 
 def render(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
     """Several reports, one after another, separated by a rule; after the last, a table of them all."""
-    from ..analysis.closing import closing_verdict
+    from ..analysis.closing import Closing
     from .closing import closing_lines
     text = f"\n{RULE}\n\n".join(render_report(s, options) for s in summaries)
     rows = [s.closing_row for s in summaries] if len(summaries) > 1 else []
     if not rows:
         return text
     width = (options and options.width) or WIDTH
-    table = closing_lines(rows, width) + [""] + prose(verdict_text.LEAD, closing_verdict(rows), width)
+    table = closing_lines(rows, width) + [""] + prose(verdict_text.LEAD, Closing(tuple(rows)).verdict, width)
     return text + f"\n{RULE}\n\n" + "\n".join(table) + "\n"  # its last line the verdict over them all

@@ -38,8 +38,10 @@ def _block(first: str, rest: list[str], width: int) -> list[str]:
 
 
 def _next(command: str, width: int) -> list[str]:
-    """``Next: COMMAND``, the command broken before an option with a shell's ``\\`` where the line would pass
-    ``width`` (it pastes as it is), continued under it."""
+    """``Next: COMMAND``; when too wide, the command whole on the line below, or else broken before an option
+    with a shell's ``\\`` (it pastes as it is), continued under it."""
+    if len(HANG) + 2 + len(command) <= width < len(HANG) + 6 + len(command):  # whole on the line below
+        return [f"{HANG}Next:", f"{HANG}  {command}"]
     words = command.split(" ")
     pieces = [words[0]]
     for word in words[1:]:  # an option keeps its value ("--tile 5"); a program its first argument

@@ -24,3 +24,18 @@ def test_a_row_per_run_with_the_bytes_its_message_states(tmp_path):
         (str(archive), None, None, "ipu2", 1472, TileBytes(1402, 788_976), False, "3"),
     ]
     assert all(isinstance(r, ClosingRow) for r in rows)
+
+
+def test_the_verdict_over_several_reports_counts_at_least_and_says_how_many_cannot_say():
+    from memreport.analysis.closing import Closing
+    from memreport.analysis.verdict import OutOfMemoryCount
+
+    def row(count: OutOfMemoryCount) -> ClosingRow:
+        return ClosingRow("r", None, None, None, None, None, count)
+
+    exact, none, at_least, unknown = (OutOfMemoryCount(3, 3), OutOfMemoryCount(0), OutOfMemoryCount(None, 2),
+                                      OutOfMemoryCount(None))
+    assert Closing((row(exact), row(none), row(at_least))).verdict == "2 of 3 reports have tiles out of memory"
+    assert Closing((row(none), row(at_least))).verdict == "1 of 2 reports has tiles out of memory"
+    assert Closing((row(none), row(unknown), row(unknown))).verdict == \
+        "0 of 3 reports have tiles out of memory (2 cannot say)"
