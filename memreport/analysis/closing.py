@@ -6,7 +6,6 @@ its target, its largest tile and how many tiles are out of memory.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..model import MemoryReport, TileBytes

@@ -53,9 +53,9 @@ def maximum_line(label: str, peak: TileBytes) -> str:
 WIDTH = 100  # columns memreport's own text fits by default (Poplar's By Tile block keeps its own layout)
 
 
-# A figure and its unit or noun stay on one line (``638,976 B``, ``1.5 s``, ``3 tiles``, ``0 grew``), an option its value
-# (``--symbols 20``): the space between them is held by a no-break space while the text is wrapped (a caller's
-# own no-break spaces hold too, and are printed as spaces).
+# A figure and its unit or noun stay on one line (``638,976 B``, ``1.5 s``, ``3 tiles``, ``0 grew``), an option
+# its value (``--symbols 20``): the space between them is held by a no-break space while the text is wrapped (a
+# caller's own no-break spaces hold too, and are printed as spaces).
 _UNIT = re.compile(r"(\d) (?=[A-Za-z])")
 _OPTION = re.compile(r"((?:^|\s)--[a-z][\w-]*) (?=[^\s-])")
 _NBSP = "\xa0"

@@ -59,7 +59,8 @@ def test_text_of_identical_builds(builds):
     old, _ = builds
     text = render_diff.render_text(diff_reports(old, old))
     assert "Newly out of memory" not in text
-    assert text.endswith("Tiles out of memory                       2                   2     +0\n\nNo tile changed.\n\n"
+    assert text.endswith("Tiles out of memory                       2                   2     +0\n\n"
+                         "No tile changed.\n\n"
                          "Verdict: No tile newly out of memory; 0 tiles changed (0 grew, 0 shrank)\n")
 
 
