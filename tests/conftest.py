@@ -26,6 +26,13 @@ MK1_BY_TILE = """\
     0 tile(s) out of memory"""
 
 
+@pytest.fixture(autouse=True)
+def _no_columns(monkeypatch):
+    """Text is laid out to COLUMNS when set (issue #24): outputs pinned by tests are at the default 100, whatever
+    the shell running them exports; a test asking for a width passes COLUMNS to its run."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture
 def archive(tmp_path):
     """Six Mk2 tiles; tile 3 is 2,113 B over the limit."""

@@ -78,3 +78,19 @@ def closing_row(report: MemoryReport, verdict: Verdict) -> ClosingRow:
                       tiles=report.target.num_tiles if report.num_tiles_known else None, worst=worst,
                       out_of_memory=verdict.count, worst_from_message=verdict.worst is None and worst is not None,
                       tiles_at_least=bound.tiles if bound is not None else None)
+
+
+@dataclass(frozen=True)
+class Closing:
+    """The reports of a text of several, a row each: the closing table and the verdict over them all."""
+
+    rows: tuple[ClosingRow, ...]
+
+    @property
+    def verdict(self) -> str:
+        """One line for the text's last line: how many reports have tiles out of memory (a report known to
+        have some counts, "at least" too), and how many cannot say."""
+        over = sum(1 for r in self.rows if r.out_of_memory.at_least)
+        unknown = sum(1 for r in self.rows if r.out_of_memory.count is None and not r.out_of_memory.at_least)
+        line = f"{over:,} of {len(self.rows):,} reports {'has' if over == 1 else 'have'} tiles out of memory"
+        return line + (f" ({unknown:,} cannot say)" if unknown else "")

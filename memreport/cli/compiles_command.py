@@ -11,6 +11,7 @@ from .shared import (
     fail,
     html_option,
     output_options,
+    output_width,
     pages,
     refuse_overwriting,
     shown_path,
@@ -73,7 +74,7 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
             bars.pop().close()
     summary = summarize_compiles(history)
     try:
-        rendered = render.render("compiles", fmt, summary)
+        rendered = render.render("compiles", fmt, summary, render.RenderOptions(width=output_width(output, fmt)))
         page = [(html_path, render.render("compiles", "html", summary))] if html_path else []
     except MemreportError as exc:
         fail(str(exc))

@@ -18,6 +18,7 @@ from .shared import (
     load,
     module_option,
     output_options,
+    output_width,
     pages,
     read_options,
     refuse_overwriting,
@@ -101,6 +102,7 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     except UnsupportedOperation as exc:
         raise click.UsageError(str(exc)) from None
     page = [(html_path, render.render("diff", "html", changes))] if html_path else []
-    write_all([(output, render.render("diff", fmt, changes, render.RenderOptions(top=top))), *page])
+    rendered = render.render("diff", fmt, changes, render.RenderOptions(top=top, width=output_width(output, fmt)))
+    write_all([(output, rendered), *page])
     exit_on_gates(results)
 

@@ -82,34 +82,35 @@ def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], width: int = 
     return lines
 
 
-def _compilations(compilations: Sequence[Compilation]) -> list[str]:
+def _compilations(compilations: Sequence[Compilation], width: int = WIDTH) -> list[str]:
     if not compilations:
         return ["Compilations: none (only executable loads)"]
     shown = [(h, get) for h, get, always in _COLUMNS if always or any(get(c) is not None for c in compilations)]
     hidden = [h for h, get, always in _COLUMNS if not always and all(get(c) is None for c in compilations)]
     rows = [[str(i), *(_cell(get(c)) for _, get in shown)] for i, c in enumerate(compilations, 1)]
-    lines = [f"Compilations ({len(compilations):,}):", *_table(["#", *(h for h, _ in shown)], rows)]
+    lines = [f"Compilations ({len(compilations):,}):", *_table(["#", *(h for h, _ in shown)], rows, width)]
     if any(UNKNOWN in row for row in rows):
         lines.append("  ?: the log does not say")
     if hidden:
-        lines.append(f"  Not stated for any compilation: {', '.join(hidden)}")
+        lines += prose("  Not stated for any compilation: ", ", ".join(hidden), width, hang="    ")
     notes = [(i, n) for i, c in enumerate(compilations, 1) for n in c.notes]
-    lines += [line for i, note in notes for line in prose(f"  #{i}: ", note)]
+    lines += [line for i, note in notes for line in prose(f"  #{i}: ", note, width)]
     return lines
 
 
-def _loads(loads: Sequence[ExecutableLoad], totals: CompileTotals) -> list[str]:
+def _loads(loads: Sequence[ExecutableLoad], totals: CompileTotals, width: int = WIDTH) -> list[str]:
     if not loads:
         return []
     spent = _timed(totals.loads, totals.load_s, totals.load_untimed)
     return prose("", f"Executable loads onto the IPUs: {totals.loads:,} ({spent}); "
-                     f"{count(totals.reloads, 'reload')} (no compilation since the previous load)", hang="  ")
+                     f"{count(totals.reloads, 'reload')} (no compilation since the previous load)", width, hang="  ")
 
 
-def _findings(findings: Sequence[Finding]) -> list[str]:
+def _findings(findings: Sequence[Finding], width: int = WIDTH) -> list[str]:
     if not findings:
         return ["Findings: none"]
-    return [f"Findings ({len(findings):,}):", *(f"  {f.kind}: {f.message}" for f in findings)]
+    return [f"Findings ({len(findings):,}):",
+            *(line for f in findings for line in prose(f"  {f.kind}: ", f.message, width, hang="    "))]
 
 
 def _timed(count: int, seconds: float, untimed: int) -> str:
@@ -141,16 +142,22 @@ def _totals(t: CompileTotals) -> str:
 
 
 def render_text(summary: CompileSummary, options: RenderOptions | None = None) -> str:
-    """The compilations table, loads, findings, totals and notes."""
-    width = max(len(log.source) for log in summary.history.logs)
-    logs = [f"{'Logs:' if i == 0 else '':<6}{log.source:<{width}}  {count(log.compilations, 'compilation')}, "
+    """The verdict, the compilations table, loads, findings, totals and notes, and the verdict's first line
+    again last (what ``| tail -1`` shows)."""
+    width = (options and options.width) or WIDTH
+    source_width = max(len(log.source) for log in summary.history.logs)
+    logs = [f"{'Logs:' if i == 0 else '':<6}{log.source:<{source_width}}  {count(log.compilations, 'compilation')}, "
             f"{count(log.loads, 'executable load')}" for i, log in enumerate(summary.history.logs)]
-    from .verdict_text import compiles_lines
-    sections = [compiles_lines(summary, (options and options.width) or WIDTH), logs,
-                _compilations(summary.history.compilations),
-                _loads(summary.history.loads, summary.totals), _findings(summary.findings),
-                prose("", _totals(summary.totals), hang="  ")
-                + [line for n in summary.notes for line in prose("Note: ", n)]]
+    if any(len(line) > width for line in logs):  # each source on a line of its own, its counts under it
+        logs = [line for i, log in enumerate(summary.history.logs)
+                for line in (f"{'Logs:' if i == 0 else '':<6}{log.source}",
+                             f"{'':<8}{count(log.compilations, 'compilation')}, {count(log.loads, 'executable load')}")]
+    from .verdict_text import compiles_headline, compiles_lines
+    sections = [compiles_lines(summary, width), logs, _compilations(summary.history.compilations, width),
+                _loads(summary.history.loads, summary.totals, width), _findings(summary.findings, width),
+                prose("", _totals(summary.totals), width, hang="  ")
+                + [line for n in summary.notes for line in prose("Note: ", n, width)],
+                compiles_headline(summary, width)]
     return "\n\n".join("\n".join(s) for s in sections if s) + "\n"
 
 

@@ -59,7 +59,7 @@ def _oom(side: BuildSummary) -> str:
     return f"at least {side.out_of_memory_at_least:,}" if side.out_of_memory_at_least else "unknown"
 
 
-def _figures_table(diff: Diff) -> list[str]:
+def _figures_table(diff: Diff, width: int = WIDTH) -> list[str]:
     """Totals, maximum and out-of-memory count: old, new, delta in aligned columns."""
     old, new = diff.old, diff.new
     title = "Compared tiles" if diff.figures_over == "compared tiles" else ""
@@ -74,9 +74,22 @@ def _figures_table(diff: Diff) -> list[str]:
     rows.append(("Maximum, excluding gaps", _peak(old.max_excluding_gaps), _peak(new.max_excluding_gaps),
                  _signed(diff.max_delta)))
     rows.append(("Tiles out of memory", _oom(old), _oom(new), _signed(diff.out_of_memory_delta, "")))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    return [f"{r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:>{widths[3]}}".rstrip()
-            for r in rows]
+    lines = _aligned(rows)
+    if max(len(line) for line in lines) > width:  # "788,976 B (tile 1402)": the tile under the bytes
+        lines = _aligned([tuple(cell.replace(" (tile ", "\n(tile ") for cell in row) for row in rows])
+    return lines
+
+
+def _aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
+    """The figures' rows in aligned columns, a cell of two lines (``\\n``) on two."""
+    widths = [max(len(part) for r in rows for part in r[i].split("\n")) for i in range(4)]
+    lines = []
+    for row in rows:
+        cells = [cell.split("\n") for cell in row]
+        for k in range(max(len(c) for c in cells)):
+            r = [c[k] if k < len(c) else "" for c in cells]
+            lines.append(f"{r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:>{widths[3]}}".rstrip())
+    return lines
 
 
 def _tile_ids(label: str, tiles: Sequence[int] | None, partial: bool) -> str | None:
@@ -90,11 +103,12 @@ def _tile_ids(label: str, tiles: Sequence[int] | None, partial: bool) -> str | N
         (f" and {more:,} more" if more > 0 else "")
 
 
-def _changes_table(diff: Diff, top: int) -> list[str]:
+def _changes_table(diff: Diff, top: int, width: int = WIDTH) -> list[str]:
     newly = set(diff.newly_out_of_memory or ())
     recovered = set(diff.no_longer_out_of_memory or ())
     scope = f"of {diff.compared_tiles:,} compared" if diff.per_tile == "partial" else f"of {diff.new.num_tiles:,}"
-    lines = [f"Changed tiles: {diff.num_changed:,} {scope} ({diff.num_grown:,} grew, {diff.num_shrunk:,} shrank)"]
+    lines = prose("", f"Changed tiles: {diff.num_changed:,} {scope} ({diff.num_grown:,} grew, {diff.num_shrunk:,} "
+                      "shrank)", width, hang="  ")
     shown = diff.changes(top)
     if not shown:
         return lines
@@ -109,11 +123,11 @@ def _changes_table(diff: Diff, top: int) -> list[str]:
         lines.append((line + "  " + row[5]).rstrip())
     rest = int(diff.listed.size) - len(shown)
     if rest > 0:
-        lines.append(f"  {rest:,} more changed tile{'s' if rest > 1 else ''} (--top to show more; "
-                     "--format json or csv lists all)")
+        lines += prose("  ", f"{rest:,} more changed tile{'s' if rest > 1 else ''} (--top to show more; "
+                       "--format json or csv lists all)", width, hang="    ")
     if diff.num_unlisted:
-        lines.append(f"  {diff.num_unlisted:,} smaller change{'s' if diff.num_unlisted > 1 else ''} "
-                     f"(under --min-change {diff.min_change:,} B) not listed")
+        lines += prose("  ", f"{diff.num_unlisted:,} smaller change{'s' if diff.num_unlisted > 1 else ''} "
+                       f"(under --min-change {diff.min_change:,} B) not listed", width, hang="    ")
     return lines
 
 
@@ -127,7 +141,7 @@ def _item_cells(item: ItemChange) -> tuple[str, ...]:
     return (item.kind, name, old, new, f"{item.delta:+,} B", item.status if item.status in ("new", "removed") else "")
 
 
-def below_lines(diff: Diff) -> list[str]:
+def below_lines(diff: Diff, width: int = WIDTH) -> list[str]:
     """What changed inside the largest changes: each tile's changed items, old -> new."""
     shown = [t for t in diff.below if t.items or t.notes or t.hidden]
     if not shown:
@@ -135,11 +149,11 @@ def below_lines(diff: Diff) -> list[str]:
     least = f"; changes of at least {diff.min_change:,} B" if diff.min_change > 1 else ""
     lines = [f"Below the tile ({_SORTED_BY[diff.sort]}{least}):"]
     for tile in shown:
-        lines += _tile_items_lines(tile)
+        lines += _tile_items_lines(tile, width)
     return lines
 
 
-def _tile_items_lines(tile: TileItems) -> list[str]:
+def _tile_items_lines(tile: TileItems, width: int = WIDTH) -> list[str]:
     ipu = "" if tile.ipu is None else f" (IPU {tile.ipu})"
     lines = [f"  Tile {tile.tile}{ipu}: {tile.old:,} B -> {tile.new:,} B, {tile.delta:+,} B"]
     cells = [_item_cells(item) for item in tile.items]
@@ -148,36 +162,43 @@ def _tile_items_lines(tile: TileItems) -> list[str]:
         for c in cells:
             line = (f"    {c[0]:<{widths[0]}}  {c[1]:<{widths[1]}}  {c[2]:>{widths[2]}} -> {c[3]:>{widths[3]}}  "
                     f"{c[4]:>{widths[4]}}  {c[5]}")
-            lines.append(line.rstrip())
+            if len(line.rstrip()) > width:  # a long name on a line of its own, the figures under it
+                line = (f"    {c[0]:<{widths[0]}}  {c[1]}\n      {c[2]} -> {c[3]}  {c[4]}  {c[5]}")
+            lines += [part.rstrip() for part in line.split("\n")]
     if tile.hidden:
         lines.append(f"    {tile.hidden:,} smaller item change{'s' if tile.hidden > 1 else ''} not listed")
     for note in tile.notes:
-        lines += prose("    Note: ", note)
+        lines += prose("    Note: ", note, width)
     return lines
 
 
 def render_text(diff: Diff, options: RenderOptions | None = None) -> str:
-    """Both sources, whole-program figures before -> after, OOM changes, then the ``top`` changed tiles."""
+    """Both sources, whole-program figures before -> after, OOM changes, then the ``top`` changed tiles; the
+    verdict first, and its first line again last."""
     top = (options or RenderOptions()).top
-    header = [_side_line("Old:", diff.old), _side_line("New:", diff.new), _target_line(diff)]
+    width = (options and options.width) or WIDTH
+    header = [line for label, side in (("Old:", diff.old), ("New:", diff.new))
+              for line in prose("", _side_line(label, side), width, hang="     ")]
+    header += prose("", _target_line(diff), width, hang="        ")
     for note in diff.notes:
-        header += prose("Note:   ", note, (options and options.width) or WIDTH)
-    from .verdict_text import diff_lines
-    sections = [diff_lines(diff, (options and options.width) or WIDTH), header, _figures_table(diff)]
+        header += prose("Note:   ", note, width)
+    from .verdict_text import diff_headline, diff_lines
+    sections = [diff_lines(diff, width), header, _figures_table(diff, width)]
     partial = diff.per_tile == "partial"
-    oom = [line for line in (_tile_ids("Newly out of memory", diff.newly_out_of_memory, partial),
+    oom = [line for text in (_tile_ids("Newly out of memory", diff.newly_out_of_memory, partial),
                              _tile_ids("No longer out of memory", diff.no_longer_out_of_memory, partial))
-           if line]
+           if text for line in prose("", text, width, hang="  ")]
     if oom:
         sections.append(oom)
     if diff.num_changed == 0:
         what = "No compared tile changed." if partial else "No tile changed."
         sections.append([what])
     else:
-        sections.append(_changes_table(diff, top))
-    below = below_lines(diff)
+        sections.append(_changes_table(diff, top, width))
+    below = below_lines(diff, width)
     if below:
         sections.append(below)
+    sections.append(diff_headline(diff, width))
     return "\n\n".join("\n".join(s) for s in sections) + "\n"
 
 

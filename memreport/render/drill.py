@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from ..analysis import Summary, TopTile
 from ..analysis.liveness import Liveness, LivenessSummary
 from ..model import TileSymbols
-from .poplar import prose
+from .poplar import WIDTH, prose
 
 TEXT_SYMBOLS = 10   # symbols listed per tile in text unless --symbols says otherwise
 UNSIZED_NAMED = 2   # unsized symbols named in text (globals first: local labels rarely matter)
@@ -36,7 +36,7 @@ def liveness_phrase(live: Liveness) -> str:
     return text + (f": mostly {live.pressure}" if live.pressure in ("always-live", "not-always-live") else ": even")
 
 
-def symbols_lines(tile: TopTile, table: TileSymbols, limit: int | None) -> list[str]:
+def symbols_lines(tile: TopTile, table: TileSymbols, limit: int | None, width: int = WIDTH) -> list[str]:
     """One tile's largest symbols: bytes, share of the tile, section, name; then what no symbol covers."""
     where = f"Symbols on tile {tile.tile}" + (f" ({table.member})" if table.member else "")
     if table.has_symbol_table is not True:
@@ -44,37 +44,40 @@ def symbols_lines(tile: TopTile, table: TileSymbols, limit: int | None) -> list[
     shown = table.largest(limit).symbols
     count = f"largest {len(shown):,} of {table.num_symbols:,}" if len(shown) < (table.num_symbols or 0) \
         else f"{table.num_symbols:,}"
-    lines = [f"{where}, {count} sized symbol(s):"]
+    lines = prose("", f"{where}, {count} sized symbol(s):", width, hang="  ")
     whole = tile.excluding_gaps
     if shown:
         size_w = max(len("Bytes"), *(len(f"{s.size:,}") for s in shown))
         section_w = max(len("Section"), *(len(s.section) for s in shown))
         lines.append(f"  {'Bytes':>{size_w}}  {'Share':>6}  {'Section':<{section_w}}  Symbol")
         for s in shown:
-            lines.append(f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {s.section:<{section_w}}  "
-                         f"{s.display_name}".rstrip())
+            row = f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {s.section:<{section_w}}  {s.display_name}"
+            if len(row) > width:  # the name whole on a line of its own, under the row (it is searched for)
+                row = f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {s.section}\n    {s.display_name}"
+            lines += [line.rstrip() for line in row.split("\n")]
     rest = (table.num_symbols or 0) - len(shown)
     if rest > 0:
         rest_bytes = (table.symbol_bytes or 0) - sum(s.size for s in shown)
-        lines.append(f"  +{rest:,} more sized symbol(s), {rest_bytes:,} B (--symbols N to list more)")
+        lines += prose("  ", f"+{rest:,} more sized symbol(s), {rest_bytes:,} B (--symbols N to list more)", width,
+                       hang="    ")
     gaps = table.unattributed
     detail = ", ".join(f"{name} {size:,} B" for name, size in sorted(gaps.items(), key=lambda kv: (-kv[1], kv[0])))
     lines += prose("  ", f"Unattributed (no sized symbol covers them): {table.unattributed_bytes:,} B"
-                   + (f" ({detail})" if detail else ""), hang="    ")
+                   + (f" ({detail})" if detail else ""), width, hang="    ")
     if table.unsized:
         named = sorted(table.unsized, key=lambda s: (s.binding == "local", s.kind == "notype", s.display_name))
         names = ", ".join(s.display_name for s in named[:UNSIZED_NAMED])
         more = f", +{len(table.unsized) - UNSIZED_NAMED:,} more" if len(table.unsized) > UNSIZED_NAMED else ""
         lines += prose("  ", f"No size in the symbol table: {len(table.unsized):,} symbol(s) ({names}{more})",
-                       hang="    ")
+                       width, hang="    ")
     for note in table.notes:
-        lines += prose("  Note: ", note)
+        lines += prose("  Note: ", note, width)
     return lines
 
 
-def all_symbols_lines(tiles: Sequence[TopTile], limit: int | None) -> list[list[str]]:
+def all_symbols_lines(tiles: Sequence[TopTile], limit: int | None, width: int = WIDTH) -> list[list[str]]:
     """A block per tile that has a symbol table read."""
-    return [symbols_lines(t, t.symbols, limit) for t in tiles if t.symbols is not None]
+    return [symbols_lines(t, t.symbols, limit, width) for t in tiles if t.symbols is not None]
 
 
 def _items(breakdown: Mapping[str, int], whole: int, limit: int) -> str:
@@ -84,24 +87,24 @@ def _items(breakdown: Mapping[str, int], whole: int, limit: int) -> str:
     return ", ".join(shown) + (f", +{rest} more" if rest > 0 else "")
 
 
-def categories_lines(summary: Summary) -> list[str]:
+def categories_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """A profile's categories over all tiles, largest first, and per IPU on a multi-IPU program."""
     if summary.report.breakdown_kind != "category" or not summary.breakdown_totals:
         return []
     totals = summary.breakdown_totals
     whole = sum(totals.values())
-    width = max(len(name) for name in totals)
+    name_w = max(len(name) for name in totals)
     size_w = max(len(f"{v:,}") for v in totals.values())
     lines = ["Categories (all tiles, largest first):"]
-    lines += [f"  {name:<{width}}  {size:>{size_w},} B  {_pct(size, whole):>6}" for name, size in totals.items()]
+    lines += [f"  {name:<{name_w}}  {size:>{size_w},} B  {_pct(size, whole):>6}" for name, size in totals.items()]
     if len(summary.per_ipu) > 1:
         lines += ["", "Categories by IPU (largest first):"]
         for ipu in summary.per_ipu:
-            lines.append(f"  IPU {ipu.ipu}: {_items(ipu.breakdown, ipu.excluding_gaps, CATEGORIES_BY_IPU)}")
+            lines += prose(f"  IPU {ipu.ipu}: ", _items(ipu.breakdown, ipu.excluding_gaps, CATEGORIES_BY_IPU), width)
     return lines
 
 
-def liveness_lines(summary: Summary) -> list[str]:
+def liveness_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """Always-live against not-always-live bytes: over the program, on the top tiles, per IPU, by program step."""
     live = summary.liveness
     if live is None:
@@ -112,34 +115,33 @@ def liveness_lines(summary: Summary) -> list[str]:
         share = total.always_live_share
         always = f"{100 * share:.1f}%" if share is not None else "?"
         never = f"{100 * (1 - share):.1f}%" if share is not None else "?"
-        width = max(len(f"{total.always_live:,}"), len(f"{total.not_always_live:,}"))
+        digits = max(len(f"{total.always_live:,}"), len(f"{total.not_always_live:,}"))
         for name, size, share_text, what in (
                 ("Always-live:    ", total.always_live, always, "code, vertex state, weights, optimiser state"),
                 ("Not-always-live:", total.not_always_live, never,
                  f"activations and temporaries; per tile: {total.basis}")):
-            lines += prose(f"  {name} {size:>{width},} B  {share_text:>6}  ", what)
+            lines += prose(f"  {name} {size:>{digits},} B  {share_text:>6}  ", what, width)
         if live.top_pressure:
             parts = [f"{n} mostly {kind}" if kind != "even" else f"{n} even"
                      for kind, n in sorted(live.top_pressure.items(), key=lambda kv: (-kv[1], kv[0]))]
-            lines.append(f"  Top {len(summary.top)} tiles: {', '.join(parts)}")
+            lines += prose(f"  Top {len(summary.top)} tiles: ", ", ".join(parts), width)
         if len(summary.per_ipu) > 1:
-            lines += [f"  IPU {ipu.ipu}: {liveness_phrase(ipu.liveness)}" for ipu in summary.per_ipu
-                      if ipu.liveness is not None]
-    lines += steps_lines(live)
+            lines += [line for ipu in summary.per_ipu if ipu.liveness is not None
+                      for line in prose(f"  IPU {ipu.ipu}: ", liveness_phrase(ipu.liveness), width)]
+    lines += steps_lines(live, width)
     return lines
 
 
-def steps_lines(live: LivenessSummary) -> list[str]:
+def steps_lines(live: LivenessSummary, width: int = WIDTH) -> list[str]:
     if live.num_steps is None:
         return []
     if live.peak is None:
         return ["  Program steps: none listed"]
     name = f" ({live.peak.name})" if live.peak.name else ""
-    line = (f"  Program steps: {live.num_steps:,}; the most not-always-live bytes, {live.peak.bytes:,} B, at step "
-            f"{live.peak.step}{name}")
-    lines = [line]
+    lines = prose("  Program steps: ", f"{live.num_steps:,}; the most not-always-live bytes, {live.peak.bytes:,} B, "
+                  f"at step {live.peak.step}{name}", width, hang="    ")
     if live.peak_live_bytes is not None:
-        lines.append(f"  Peak live (always-live + that step): {live.peak_live_bytes:,} B")
+        lines += prose("  ", f"Peak live (always-live + that step): {live.peak_live_bytes:,} B", width, hang="    ")
     return lines
 
 

@@ -8,6 +8,7 @@ width memreport's own prose wraps to beside them (:func:`prose`).
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 
 from ..model import Histogram, TileBytes
@@ -52,8 +53,23 @@ def maximum_line(label: str, peak: TileBytes) -> str:
 WIDTH = 100  # columns memreport's own text fits by default (Poplar's By Tile block keeps its own layout)
 
 
+# A figure and its unit or noun stay on one line (``638,976 B``, ``1.5 s``, ``3 tiles``, ``0 grew``), an option
+# its value (``--symbols 20``): the space between them is held by a no-break space while the text is wrapped (a
+# caller's own no-break spaces hold too, and are printed as spaces).
+_UNIT = re.compile(r"(\d) (?=[A-Za-z])")
+_OPTION = re.compile(r"((?:^|\s)--[a-z][\w-]*) (?=[^\s-])")
+_NBSP = "\xa0"
+
+
 def prose(lead: str, text: str, width: int = WIDTH, hang: str | None = None) -> list[str]:
     """``lead`` then ``text``, wrapped at spaces to ``width`` columns, continued under the text's first
-    character (or after ``hang``); a word longer than the line, a path say, stays whole on a line of its own."""
-    return textwrap.wrap(text, width, initial_indent=lead, subsequent_indent=" " * len(lead) if hang is None else hang,
-                         break_long_words=False, break_on_hyphens=False) or [lead.rstrip()]
+    character (or after ``hang``); a word longer than the line, a path say, stays whole on a line of its own,
+    and a figure keeps its unit (``638,976 B``), an option its value (``--symbols 20``)."""
+    glued = _OPTION.sub("\\1" + _NBSP, _UNIT.sub("\\1" + _NBSP, text))
+    indent = " " * len(lead) if hang is None else hang
+    lines = textwrap.wrap(glued, width, initial_indent=lead, subsequent_indent=indent,
+                          break_long_words=False, break_on_hyphens=False) or [lead.rstrip()]
+    # A word too long for its line moves left into the indent when that makes it fit (else it stays under it).
+    lines[1:] = [line[len(line) - width:] if width < len(line) <= width + len(indent) else line
+                 for line in lines[1:]]
+    return [line.replace(_NBSP, " ") for line in lines]

@@ -39,7 +39,7 @@ def _estimate(value: int | None) -> str:
     return "?" if value is None else f"~{value:,} B"
 
 
-def tile_block(row: TileTensors, limit: int = TENSORS_PER_TILE, indent: str = "  ") -> list[str]:
+def tile_block(row: TileTensors, limit: int = TENSORS_PER_TILE, indent: str = "  ", width: int = WIDTH) -> list[str]:
     """One tile: its bytes (when a report gives them), its tensor data, and its largest tensors."""
     where = f"Tile {row.tile}" + ("" if row.ipu is None else f" (IPU {row.ipu})")
     facts = []
@@ -51,8 +51,9 @@ def tile_block(row: TileTensors, limit: int = TENSORS_PER_TILE, indent: str = " 
     if row.excluding_gaps:
         data += f", {100 * row.est_bytes / row.excluding_gaps:.1f}% of excluding gaps"
     lines = [f"{indent}{where}: " + "; ".join(facts + [data])]
-    if len(lines[0]) > WIDTH and facts:  # the tensor figures on a line of their own, under the tile's bytes
-        lines = [f"{indent}{where}: " + "; ".join(facts) + ";", *prose(indent + "  ", data)]
+    if len(lines[0]) > width:  # the tensor figures on lines of their own, under the tile's bytes
+        lines = [f"{indent}{where}: " + "; ".join(facts) + ";", *prose(indent + "  ", data, width)] if facts \
+            else prose(f"{indent}{where}: ", data, width, hang=indent + "  ")
     if not row.tensors:
         return lines
     shown = row.tensors[:limit]
@@ -69,14 +70,15 @@ def tile_block(row: TileTensors, limit: int = TENSORS_PER_TILE, indent: str = " 
     return lines
 
 
-def _unknown_line(tensor_map: TensorMap, indent: str = "  ") -> list[str]:
+def _unknown_line(tensor_map: TensorMap, indent: str = "  ", width: int = WIDTH) -> list[str]:
     unknown = tensor_map.unknown_element_types
     if not unknown:
         return []
-    return [f"{indent}? = element type of unknown size ({', '.join(unknown)}): no byte estimate"]
+    return prose(indent, f"? = element type of unknown size ({', '.join(unknown)}): no byte estimate", width,
+                 hang=indent + "  ")
 
 
-def tensor_map_lines(summary: Summary) -> list[str]:
+def tensor_map_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """A tensor map on its own: counts, the element histogram, and the tiles holding the most data."""
     tensor_map = summary.own_tensor_map
     if tensor_map is None:
@@ -89,7 +91,7 @@ def tensor_map_lines(summary: Summary) -> list[str]:
         f"  Elements:     {elements:,} on {int((tensor_map.elements_by_tile > 0).sum()):,} of "
         f"{tensor_map.num_tiles:,} tiles",
         f"  Tensor data:  {_estimate(est)} estimated",
-        *prose("  ", f"({ESTIMATE_LABEL})", hang="   "),
+        *prose("  ", f"({ESTIMATE_LABEL})", width, hang="   "),
         "",
         "  By Tile (tensor elements):",
     ]
@@ -98,24 +100,24 @@ def tensor_map_lines(summary: Summary) -> list[str]:
     rows = summary.data_tiles
     if rows:
         lines += ["", f"Tiles holding the most tensor data (top {len(rows)}, by estimated bytes):",
-                  *prose("  ", f"({ESTIMATE_LABEL})", hang="   ")]
+                  *prose("  ", f"({ESTIMATE_LABEL})", width, hang="   ")]
         for row in rows:
-            lines += tile_block(row)
-        lines += _unknown_line(tensor_map)
+            lines += tile_block(row, width=width)
+        lines += _unknown_line(tensor_map, width=width)
     return lines
 
 
-def attribution_lines(summary: Summary) -> list[str]:
+def attribution_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """The tensors on the report's top tiles (``--tensor-map``)."""
     tensor_map, rows = summary.tensor_map, summary.tensors or ()
     assert tensor_map is not None
     lines = [f"Tensors on the top {len(rows)} tiles (from {tensor_map.source}):",
-             *prose("  ", f"({ESTIMATE_LABEL})", hang="   ")]
+             *prose("  ", f"({ESTIMATE_LABEL})", width, hang="   ")]
     if not rows:
         return lines + ["  (no tiles)"]
     for row in rows:
-        lines += tile_block(row)
-    return lines + _unknown_line(tensor_map)
+        lines += tile_block(row, width=width)
+    return lines + _unknown_line(tensor_map, width=width)
 
 
 # -- CSV ----------------------------------------------------------------------------------------------

@@ -12,17 +12,19 @@ from collections.abc import Sequence
 
 from ..analysis import Summary, TopTile
 from ..model import OOM_MESSAGES_FORMAT, TensorMapReport
-from ..units import count, plural
+from ..units import count
 from . import RenderOptions, drill, verdict_text
 from .poplar import HISTOGRAM_HEADER, WIDTH, histogram_rows, maximum_line, prose
+from .tile_table import NEAR_LIMIT, RED, RESET, YELLOW, tiles_lines
+
+__all__ = ["NEAR_LIMIT", "RED", "RESET", "RULE", "YELLOW", "by_tile_block", "render", "render_report", "tiles_lines"]
 
 RULE = "=" * 78
-RED, YELLOW, RESET = "\x1b[31m", "\x1b[33m", "\x1b[0m"
-NEAR_LIMIT = 0.95  # yellow: within 5 % of bytes per tile
 
 
-def by_tile_block(summary: Summary, indent: str = "  ") -> list[str]:
-    """The "By Tile (Excluding Gaps):" block, from its heading to the out-of-memory line."""
+def by_tile_block(summary: Summary, indent: str = "  ", width: int | None = None) -> list[str]:
+    """The "By Tile (Excluding Gaps):" block, from its heading to the out-of-memory line (Poplar's rows as
+    printed; memreport's words after its count wrapped to ``width`` when given)."""
     inner = indent + "  "
     lines = [f"{indent}By Tile (Excluding Gaps):", inner + HISTOGRAM_HEADER]
     hist = summary.histogram
@@ -32,15 +34,16 @@ def by_tile_block(summary: Summary, indent: str = "  ") -> list[str]:
         lines.append(inner + maximum_line("Including Gaps", summary.max_including_gaps))
     if summary.max_excluding_gaps is not None:
         lines.append(inner + maximum_line("Excluding Gaps", summary.max_excluding_gaps))
-    lines.append(inner + summary.oom.describe())
+    oom = summary.oom.describe()
+    lines += [inner + oom] if width is None else prose(inner, oom, width, hang=inner + "  ")
     return lines
 
 
 def header_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """Source, format, target and what the source does not hold (notes wrapped to ``width``)."""
     report = summary.report
-    lines = [f"Source:   {summary.label}", f"Format:   {report.format_name}", f"Target:   {summary.target_text}",
-             f"Per tile: {report.per_tile}"]
+    lines = [f"Source:   {summary.label}", f"Format:   {report.format_name}",
+             *prose("Target:   ", summary.target_text, width), f"Per tile: {report.per_tile}"]
     notes = [*report.notes, *summary.notes]
     oom = summary.oom
     if oom.count is not None and oom.reason:  # a count judged, not printed: say why the printed one is not used
@@ -73,14 +76,6 @@ def per_ipu_lines(summary: Summary) -> list[str]:
     return lines
 
 
-def _items(breakdown: dict[str, int], limit: int) -> str:
-    """The ``limit`` largest items with bytes, and how many more have bytes (0 B items are neither)."""
-    sized = [(name, size) for name, size in breakdown.items() if size]
-    shown = [f"{name} {size:,} B" for name, size in sized[:limit]]
-    rest = len(sized) - limit
-    return ", ".join(shown) + (f", +{rest} more" if rest > 0 else "")
-
-
 def top_tiles_lines(summary: Summary, items: int = 3, options: RenderOptions | None = None) -> list[str]:
     """The top tiles: tile, IPU, bytes, % of tile memory, largest breakdown items; OOM tiles flagged."""
     top = summary.top
@@ -100,117 +95,6 @@ def selected_lines(summary: Summary, items: int = 3, options: RenderOptions | No
                        options)
 
 
-def _status(t: TopTile, limit: int | None) -> str:
-    """The key fact, shown right after the bytes: out of memory, and by how much."""
-    if not t.out_of_memory:
-        return ""
-    used = t.excluding_gaps
-    if limit is not None and used is not None and used > limit:
-        return f"OUT OF MEMORY by {used - limit:,} B"
-    return "OUT OF MEMORY (overflowed)" if used is not None else "OUT OF MEMORY"
-
-
-def _coloured(row: str, t: TopTile, limit: int | None, color: bool) -> str:
-    """Red for an out-of-memory tile, yellow within 5 % of bytes per tile; plain without ``color``."""
-    if not color:
-        return row
-    if t.out_of_memory:
-        return RED + row + RESET
-    if limit and t.excluding_gaps is not None and t.excluding_gaps >= NEAR_LIMIT * limit:
-        return YELLOW + row + RESET
-    return row
-
-
-def _wrap_items(lead: str, listed: str, width: int) -> list[str]:
-    """``lead`` then the items, broken after their commas so each line fits ``width`` where it can."""
-    lines, line = [], lead
-    for i, part in enumerate(listed.split(", ")):
-        piece = part if i == 0 else ", " + part
-        if i and len(line) + len(piece) > width:
-            lines.append(line + ",")
-            line = " " * len(lead) + part
-        else:
-            line += piece
-    return lines + [line]
-
-
-def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int = 3,
-                options: RenderOptions | None = None) -> list[str]:
-    """A table of tiles under ``title``: tile, IPU, bytes, % of tile memory, out of memory, largest items,
-    regions, liveness.
-
-    Out of memory comes right after the bytes (the key fact stays in view);
-    the largest items go on the next line when the row would pass the width
-    (``options.width``, 100 columns by default).
-    """
-    options = options or RenderOptions()
-    width = options.width or WIDTH
-    report = summary.report
-    limit = report.target.bytes_per_tile
-    show_incl = any(t.including_gaps is not None for t in top)
-    show_name = any(t.name for t in top)
-    show_from = any(t.stated_by != "per-tile" for t in top)
-    show_stated = any(t.stated_bytes_used is not None for t in top)  # a message's "bytes used": its own column
-    statuses = [_status(t, limit) for t in top]
-    status_width = max(len(s) for s in statuses)
-    lines = [title]
-    head = f"  {'':1} {'Tile':>6}  {'IPU':>4}  {'Excluding gaps':>16}"
-    if show_incl:
-        head += f"  {'Including gaps':>16}"
-    if show_stated:
-        head += f"  {'Used (message)':>16}"
-    head += f"  {'% of tile':>9}"
-    if show_from:
-        head += f"  {'From':<8}"
-    if show_name:
-        name_width = max(len("Member"), *(len(t.name or "") for t in top))
-        head += f"  {'Member':<{name_width}}"
-    if status_width:
-        head += f"  {'Out of memory':<{status_width}}"
-    largest = f"Largest {plural(report.breakdown_kind)}"
-    rows = []
-    for t, status in zip(top, statuses):
-        mark = "!" if t.out_of_memory else " "
-        ipu = "?" if t.ipu is None else str(t.ipu)
-        excl = "?" if t.excluding_gaps is None else f"{t.excluding_gaps:,} B"
-        row = f"  {mark} {t.tile:>6}  {ipu:>4}  {excl:>16}"
-        if show_incl:
-            incl = "?" if t.including_gaps is None else f"{t.including_gaps:,} B"
-            row += f"  {incl:>16}"
-        if show_stated:
-            stated = "" if t.stated_bytes_used is None else f"{t.stated_bytes_used:,} B"
-            row += f"  {stated:>16}"
-        used = t.excluding_gaps
-        pct = f"{100 * used / limit:.1f}%" if limit and used is not None else "?"
-        row += f"  {pct:>9}"
-        if show_from:
-            row += f"  {t.stated_by:<8}"
-        if show_name:
-            row += f"  {t.name or '':<{name_width}}"
-        if status_width:
-            row += f"  {status:<{status_width}}"
-        rows.append((row, _items(dict(t.breakdown), items)))
-    # The items stay on the row when every row fits the width; else each table row puts them on a line below.
-    inline = all(len(row) + 2 + len(listed) <= width for row, listed in rows) and len(head) + 2 + len(largest) <= width
-    lines.append(f"{head}  {largest}" if inline else head.rstrip())
-    for t, (row, listed) in zip(top, rows):
-        if inline and listed:
-            row += f"  {listed}"
-        lines.append(_coloured(row.rstrip(), t, limit, options.color))
-        if listed and not inline:  # wrapped at the items' commas to the width, continued under the first
-            lines += _wrap_items(f"  {'':1} {'':>6}  {largest.lower()}: ", listed, width)
-        if t.regions:
-            regions = ", ".join(f"{name.replace('_', '-')} {size:,} B" for name, size in t.regions.items())
-            lines.append(f"  {'':1} {'':>6}  regions: {regions}")
-        if t.liveness is not None:
-            lines.append(f"  {'':1} {'':>6}  liveness: {drill.liveness_phrase(t.liveness)}")
-    if any(t.out_of_memory for t in top):
-        lines.append("  (! = out of memory)")
-    if show_stated:
-        lines.append("  (used (message) = the bytes its out-of-memory message says were used)")
-    return lines
-
-
 def data_types_lines(summary: Summary) -> list[str]:
     """A summary's largest program-wide data types with their share, shown after Poplar's block (which stays
     as printed); nothing when the summary printed no By Data Type list with bytes."""
@@ -227,15 +111,17 @@ def data_types_lines(summary: Summary) -> list[str]:
     return lines
 
 
-def messages_lines(summary: Summary) -> list[str]:
+def messages_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """The out-of-memory messages of the log: line, kind, and what each states (docs/FORMATS.md §8.6)."""
     messages = summary.verdict.messages
     if not messages:
         return []
-    width = max(len(w.message.kind) for w in messages)
+    kinds = max(len(w.message.kind) for w in messages)
     numbers = max(len(f"{w.message.line:,}") for w in messages)
     lines = [f"Out-of-memory messages ({len(messages):,}):"]
-    lines += [f"  line {w.message.line:>{numbers},}  {w.message.kind:<{width}}  {w.description}" for w in messages]
+    for w in messages:  # what each states wrapped under its first word
+        lead = f"  line {w.message.line:>{numbers},}  {w.message.kind:<{kinds}}  "
+        lines += prose(lead, w.description, width, hang=None if len(lead) <= width // 2 else "      ")
     return lines
 
 
@@ -256,33 +142,40 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
     verdict = verdict_text.report_lines(summary, width)
     if options.brief:
         return "\n\n".join("\n".join(s) for s in [verdict, top_tiles_lines(summary, options=options),
-                                                 selected_lines(summary, options=options)] if s) + "\n"
+                                                 selected_lines(summary, options=options),
+                                                 verdict_text.report_headline(summary, width)]
+                             if s) + "\n"
     if isinstance(report, TensorMapReport):  # elements only, no bytes: its own sections
         return "\n\n".join("\n".join(s) for s in [verdict, header_lines(summary, width),
-                                                 tensors.tensor_map_lines(summary)]) + "\n"
+                                                 tensors.tensor_map_lines(summary, width),
+                                                 verdict_text.report_headline(summary, width)]) + "\n"
     limit = drill.TEXT_SYMBOLS if options.symbols is None else options.symbols
     if report.format == OOM_MESSAGES_FORMAT:  # nothing printed but the messages
-        body = ["Out of memory:", "  " + summary.oom.describe()]
+        body = ["Out of memory:", *prose("  ", summary.oom.describe(), width, hang="    ")]
     else:
-        body = totals_lines(summary) + [""] + by_tile_block(summary)
+        body = totals_lines(summary) + [""] + by_tile_block(summary, width=width)
     sections: list[Sequence[str]] = [verdict, header_lines(summary, width), body]
     for extra in (data_types_lines(summary),  # after Poplar's block, which stays as printed
-                  messages_lines(summary), per_ipu_lines(summary), top_tiles_lines(summary, options=options),
+                  messages_lines(summary, width), per_ipu_lines(summary), top_tiles_lines(summary, options=options),
                   selected_lines(summary, options=options),
-                  *drill.all_symbols_lines(_drilled(summary, options.symbols), limit),
-                  drill.categories_lines(summary), drill.liveness_lines(summary)):
+                  *drill.all_symbols_lines(_drilled(summary, options.symbols), limit, width),
+                  drill.categories_lines(summary, width), drill.liveness_lines(summary, width)):
         if extra:
             sections.append(extra)
     if summary.tensors is not None:
-        sections.append(tensors.attribution_lines(summary))
-    sections.append([verdict[0]])  # the answer again, where | tail looks
+        sections.append(tensors.attribution_lines(summary, width))
+    sections.append(verdict_text.report_headline(summary, width))  # the answer again, where | tail looks
     return "\n\n".join("\n".join(s) for s in sections) + "\n"
 
 
 def render(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
     """Several reports, one after another, separated by a rule; after the last, a table of them all."""
+    from ..analysis.closing import Closing
     from .closing import closing_lines
     text = f"\n{RULE}\n\n".join(render_report(s, options) for s in summaries)
     rows = [s.closing_row for s in summaries] if len(summaries) > 1 else []
-    table = closing_lines(rows, (options and options.width) or WIDTH)
-    return text + (f"\n{RULE}\n\n" + "\n".join(table) + "\n" if table else "")
+    if not rows:
+        return text
+    width = (options and options.width) or WIDTH
+    table = closing_lines(rows, width) + [""] + prose(verdict_text.LEAD, Closing(tuple(rows)).verdict, width)
+    return text + f"\n{RULE}\n\n" + "\n".join(table) + "\n"  # its last line the verdict over them all

@@ -40,3 +40,18 @@ def test_what_a_report_without_a_tile_count_still_implies(tmp_path):
     unknown = tmp_path / "unknown.log"  # 500,000 B per tile is no arch's: tiles per IPU unknown
     unknown.write_text(cpp_terminate(tile_memory_message(1_300, 600_000, 500_000)))
     assert [s.tiles_at_least for s in summarize_all(memreport.read_all(unknown))] == [None]
+
+
+def test_the_verdict_over_several_reports_counts_at_least_and_says_how_many_cannot_say():
+    from memreport.analysis.closing import Closing
+    from memreport.analysis.verdict import OutOfMemoryCount
+
+    def row(count: OutOfMemoryCount) -> ClosingRow:
+        return ClosingRow("r", None, None, None, None, None, count)
+
+    exact, none, at_least, unknown = (OutOfMemoryCount(3, 3), OutOfMemoryCount(0), OutOfMemoryCount(None, 2),
+                                      OutOfMemoryCount(None))
+    assert Closing((row(exact), row(none), row(at_least))).verdict == "2 of 3 reports have tiles out of memory"
+    assert Closing((row(none), row(at_least))).verdict == "1 of 2 reports has tiles out of memory"
+    assert Closing((row(none), row(unknown), row(unknown))).verdict == \
+        "0 of 3 reports have tiles out of memory (2 cannot say)"

@@ -131,7 +131,8 @@ def test_a_saved_baseline_is_compared_below_the_tile_too(builds, tmp_path):
         "    symbol   momentum (.bss)                           1,000 B ->        -  -1,000 B  removed\n"
         "    symbol   weights (.bss)                            4,000 B ->  3,000 B  -1,000 B\n"
         "    section  .text                                       600 B ->    640 B     +40 B\n"
-        "    symbol   __runCodelet_popops__Add___float (.text)    300 B ->    320 B     +20 B\n")
+        "    symbol   __runCodelet_popops__Add___float (.text)    300 B ->    320 B     +20 B\n\n"
+        "Verdict: No tile newly out of memory; 2 tiles changed (2 grew, 0 shrank)\n")
 
 
 def test_json_and_csv_carry_the_items(builds):

@@ -159,13 +159,15 @@ def test_diff_prints_the_changes_and_exits_0():
                                   "  Tile 3 (IPU 0): 200,000 B -> 643,072 B, +443,072 B\n"
                                   "    section  .bss  198,720 B -> 641,792 B  +443,072 B\n"
                                   "  Tile 2 (IPU 0): 640,000 B -> 630,000 B, -10,000 B\n"
-                                  "    section  .bss  638,720 B -> 628,720 B  -10,000 B\n")
+                                  "    section  .bss  638,720 B -> 628,720 B  -10,000 B\n\n"
+                                  "Verdict: 1 tile newly out of memory; 6 tiles changed (4 grew, 2 shrank)\n")
 
 
 def test_diff_of_identical_builds_is_empty():
     result = run("diff", "old.a", "old.a", "--fail-on-growth", "0")
     assert result.exit_code == 0
-    assert result.stdout.endswith("\n\nNo tile changed.\n")
+    assert result.stdout.endswith("\n\nNo tile changed.\n\n"
+                                  "Verdict: No tile newly out of memory; 0 tiles changed (0 grew, 0 shrank)\n")
     doc = json.loads(run("diff", "old.a", "old.a", "--format", "json").stdout)
     assert doc["tiles"] == [] and doc["totals"]["delta"]["excluding_gaps"] == 0
 
@@ -257,6 +259,8 @@ Newly out of memory: none among the compared tiles
 No longer out of memory: none among the compared tiles
 
 No compared tile changed.
+
+Verdict: No tile newly out of memory; 0 tiles changed (0 grew, 0 shrank)
 """
     doc = json.loads(run("diff", "damaged.a", "old.a", "--skip-bad-members", "--format", "json").stdout)
     assert doc["totals"]["delta"] == {"excluding_gaps": 0, "including_gaps": None, "tiles_out_of_memory": 0}

@@ -94,7 +94,9 @@ def test_unreadable_inputs_exit_1_with_one_line(tmp_path, archive):
     }
     alone = run(archive).output
     for path, message in cases.items():
-        proc = subprocess.run([sys.executable, "-m", "memreport", str(archive), path], capture_output=True, text=True)
+        # os.environ as the child's: a curses setupterm earlier in the session may have put COLUMNS in the C one
+        proc = subprocess.run([sys.executable, "-m", "memreport", str(archive), path], capture_output=True, text=True,
+                              env=dict(os.environ))
         assert proc.returncode == 1, (path, proc.stderr)
         assert proc.stdout == alone  # the good file is still reported (issue #23)
         assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
@@ -245,13 +247,36 @@ def test_terminal_width_and_no_color(monkeypatch):
     monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
     monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(100, 24): os.terminal_size((132, 40)))
     monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("COLUMNS", raising=False)
     assert terminal_options("-", "auto") == (132, True)
-    assert terminal_options("out.txt", "auto") == (None, False)
+    assert terminal_options("out.txt", "auto") == (100, False)  # not a terminal: 100 columns
     monkeypatch.setenv("NO_COLOR", "1")
     assert terminal_options("-", "auto") == (132, False)
     assert terminal_options("-", "always") == (132, True)
     monkeypatch.setenv("NO_COLOR", "")
     assert terminal_options("-", "auto") == (132, True)
+
+
+@pytest.mark.parametrize("columns,terminal,width", [
+    ("80", False, 80), ("80", True, 80), (" 120 ", False, 120),  # COLUMNS when set, to a file too
+    ("10", False, 40), ("0", True, 132), ("-5", False, 100), ("abc", True, 132), ("", False, 100),  # floor 40; bad
+    (None, True, 132), (None, False, 100)])
+def test_the_width_is_columns_then_the_terminals_then_100(monkeypatch, columns, terminal, width):
+    from memreport.cli import shared
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(100, 24): os.terminal_size((132, 40)))
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert shared.text_width(terminal) == width
+    assert shared.output_width("-", "markdown") is None  # Markdown, JSON and CSV are not laid out to a width
+
+
+def test_a_narrow_terminal_gets_at_least_40_columns(monkeypatch):
+    from memreport.cli import shared
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(100, 24): os.terminal_size((20, 40)))
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert shared.text_width(True) == 40
 
 
 def test_the_command_freezes_the_collector_on_its_way_out(monkeypatch):

@@ -47,7 +47,8 @@ def test_every_readable_file_is_reported_each_unreadable_one_named_exit_1(files)
         "Reports (2):\n"
         "  Source  Line  Arch  Tiles  Worst tile      Bytes  OOM tiles\n"
         "  a.txt      1  ipu1  1,216           0    5,780 B          0\n"
-        "  c.a           ipu2      6           3  641,089 B          1\n")
+        "  c.a           ipu2      6           3  641,089 B          1\n\n"
+        "Verdict: 1 of 2 reports has tiles out of memory\n")  # the last line: a verdict over them all
 
 
 def test_each_message_is_todays_single_file_wording(files):

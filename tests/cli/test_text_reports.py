@@ -106,8 +106,8 @@ def without_by_tile_block(tmp_path) -> Path:
 def test_a_summary_without_an_out_of_memory_line_gives_the_real_reason(tmp_path):
     path = without_by_tile_block(tmp_path)
     out = run(path).output
-    assert "    out-of-memory tiles unknown (the summary printed no out-of-memory line, and nothing else it " \
-           "printed settles it for 262,144 B per tile)\n" in out
+    assert "    out-of-memory tiles unknown (the summary printed no out-of-memory line, and nothing else it\n" \
+           "      printed settles it for 262,144 B per tile)\n" in out  # memreport's words, wrapped to 100
     assert "give --tile-memory" not in out  # it printed its Memory Per-Tile: that is not what is missing
     result = run(path, "--fail-on-oom", "--tile-memory", "256KiB")
     assert result.exit_code == 2
@@ -134,7 +134,7 @@ def test_diff_compares_the_module_asked_for():
     Runner, cli, trace = CliRunner, main, str(SAMPLES / "trace_two_modules.rep")
     chosen = Runner().invoke(cli, ["diff", trace, trace, "--module", "cluster_vars_init.3"])
     assert chosen.exit_code == 0
-    assert chosen.stdout.split("\n\n", 1)[1].startswith(
+    assert " ".join(chosen.stdout.split("\n\n", 1)[1].split()).startswith(  # wrapped where the path is long
         f"Old: {trace} (module cluster_vars_init.3; Poplar text summary")
     assert "comparing the largest" not in chosen.stdout
     largest = Runner().invoke(cli, ["diff", trace, trace])

@@ -53,6 +53,8 @@ Findings: none
 
 Total: 1 compiled (75.253 s), 1 loaded from a cache or file (0.412 s), 2 executable loads (1.063 s,
   1 untimed)
+
+Verdict: 2 compilations (1 compiled, 1 from the cache): no recompilation
 """
 
 
@@ -69,7 +71,8 @@ def test_text_with_findings_and_no_loads():
     assert "\n\nFindings: none\n\nTotal: 1 compiled (untimed), 1 unfinished (not whole in the log, untimed)\n" in text
     assert flat(text).endswith("Note: no executable loads in the logs (Poplar's 'Loading executable' phase, "
                                "POPLAR_LOG_LEVEL=INFO): compilations after the first run and executable switching "
-                               "are not judged")
+                               "are not judged Verdict: 2 compilations (1 compiled): no recompilation, 1 unfinished")
+    assert text.endswith("\n\nVerdict: 2 compilations (1 compiled): no recompilation, 1 unfinished\n")
     assert "  #  line     time  framework   module  hash  result    cache  duration\n" \
            "  1  a.log:3  ?     tensorflow  m       0x1   compiled  ?             ?\n" in text
     recompiled = summarize_compiles(CompileHistory(HISTORY.logs, (first, row("a.log", 9, module="m", hash="0x1",
@@ -143,8 +146,8 @@ def test_unfinished_and_undetermined_compilations():
     assert "  #  line      time  framework  result    cache  duration    peak RSS\n" \
            "  1  a.log:3   ?     poplar     compiled  ?             ?  2,440.2 MB\n" \
            "  2  a.log:40  ?     popart     ?         ?      12.500 s           ?\n" in text
-    assert "\nTotal: 1 compiled (untimed), 1 compiled or loaded, the log does not say which (12.500 s), 1\n" \
-           "  unfinished (not whole in the log, untimed)\n" in text
+    assert "\nTotal: 1 compiled (untimed), 1 compiled or loaded, the log does not say which (12.500 s),\n" \
+           "  1 unfinished (not whole in the log, untimed)\n" in text  # a count stays with its noun
     assert "\nNote: 1 compilation began before the log did (a fragment of a log), untimed: a.log:3\n" in text
     doc = json.loads(render_json(summary))
     assert [(c["unfinished"], c["not_in_log"], c["peak_rss_unit"]) for c in doc["compilations"]] == [

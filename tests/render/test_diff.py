@@ -39,6 +39,8 @@ Changed tiles: 6 of 8 (4 grew, 2 shrank)
      1    0  310,000 B  318,192 B    +8,192 B
      6    0  250,000 B  254,096 B    +4,096 B
   2 more changed tiles (--top to show more; --format json or csv lists all)
+
+Verdict: 1 tile newly out of memory; 6 tiles changed (4 grew, 2 shrank)
 """
 
 
@@ -49,14 +51,17 @@ def test_text_is_golden(builds):
 def test_text_lists_every_change_within_top(builds):
     text = render_diff.render_text(diff_reports(*builds))
     assert "more changed tile" not in text
-    assert text.endswith("     5    0  100,000 B   96,000 B    -4,000 B\n")
+    assert text.endswith("     5    0  100,000 B   96,000 B    -4,000 B\n\n"
+                         "Verdict: 1 tile newly out of memory; 6 tiles changed (4 grew, 2 shrank)\n")
 
 
 def test_text_of_identical_builds(builds):
     old, _ = builds
     text = render_diff.render_text(diff_reports(old, old))
     assert "Newly out of memory" not in text
-    assert text.endswith("Tiles out of memory                       2                   2     +0\n\nNo tile changed.\n")
+    assert text.endswith("Tiles out of memory                       2                   2     +0\n\n"
+                         "No tile changed.\n\n"
+                         "Verdict: No tile newly out of memory; 0 tiles changed (0 grew, 0 shrank)\n")
 
 
 def test_text_of_a_partial_diff_says_so(builds):
@@ -66,10 +71,10 @@ def test_text_of_a_partial_diff_says_so(builds):
         printed=PrintedSummary(max_excluding_gaps=TileBytes(7, 700_000), tiles_out_of_memory=1,
                                excluding_gaps=3_000_000, including_gaps=3_100_000),
         detailed_tiles=(TileDetail(7, None, 700_000), TileDetail(4, None, 600_000)))
-    text = render_diff.render_text(diff_reports(old, new))
+    text = render_diff.render_text(diff_reports(old, new))  # the last line one line: without the aside
     assert text == """\
-Verdict: Newly out of memory: unknown (a side does not state every tile's bytes); 1 tile changed (0
-         grew, 1 shrank)
+Verdict: Newly out of memory: unknown (a side does not state every tile's bytes); 1 tile changed
+         (0 grew, 1 shrank)
          Out of memory: 2 tiles -> 1 tile
 
 Old: old.a (ELF archive, per tile: complete)
@@ -89,6 +94,8 @@ Tiles out of memory                       2                   1          -1
 Changed tiles: 1 of 2 compared (0 grew, 1 shrank)
   Tile  IPU        Old        New      Delta
      4    0  638,976 B  600,000 B  -38,976 B
+
+Verdict: Newly out of memory: unknown; 1 tile changed (0 grew, 1 shrank)
 """
 
 
@@ -97,9 +104,10 @@ def test_text_cuts_long_out_of_memory_lists():
     old = TileReport("a", "archive", target, np.zeros(30, dtype=np.int64))
     new = TileReport("b", "archive", target, np.full(30, LIMIT + 1))
     text = render_diff.render_text(diff_reports(old, new), RenderOptions(top=0))
-    assert "Newly out of memory (30): tiles 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19 " \
-           "and 10 more\n" in text
-    assert text.endswith("Changed tiles: 30 of 30 (30 grew, 0 shrank)\n")
+    assert "Newly out of memory (30): tiles 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,\n" \
+           "  19 and 10 more\n" in text  # 100 columns: wrapped under its first word
+    assert text.endswith("Changed tiles: 30 of 30 (30 grew, 0 shrank)\n\n"
+                         "Verdict: 30 tiles newly out of memory; 30 tiles changed (30 grew, 0 shrank)\n")
 
 
 def test_json_fields_are_exact(builds):
