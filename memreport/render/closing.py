@@ -9,10 +9,11 @@ middle, where paths differ least (``logs/rank-...-03.log``).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..analysis.closing import ClosingRow
-from .poplar import WIDTH
+from .poplar import WIDTH, prose
 
 ELLIPSIS = "..."
 MIN_SOURCE = 12  # a source is never shortened below this (the table is wider than the width instead)
@@ -25,6 +26,19 @@ def middle_shortened(text: str, width: int) -> str:
     keep = max(width - len(ELLIPSIS), 2)
     head = (keep + 1) // 2
     return text[:head] + ELLIPSIS + text[len(text) - (keep - head):]
+
+
+_PART = re.compile(r"(.*?)(#\d+| \(module .*\))")
+
+
+def _one_file(rows: Sequence[ClosingRow]) -> tuple[str | None, list[str]]:
+    """The file every row is a part of (its runs ``#N``, its modules), named once in the heading, and each row's
+    part; None and the sources as they are when the rows come from several files."""
+    parts = [_PART.fullmatch(r.source) for r in rows]
+    files = {m.group(1) for m in parts if m is not None}
+    if len(rows) < 2 or len(files) != 1 or any(m is None for m in parts):
+        return None, [r.source for r in rows]
+    return files.pop(), [m.group(2).strip().removeprefix("(").removesuffix(")") for m in parts if m is not None]
 
 
 def closing_lines(rows: Sequence[ClosingRow], width: int | None = None) -> list[str]:
@@ -46,17 +60,19 @@ def closing_lines(rows: Sequence[ClosingRow], width: int | None = None) -> list[
     heads = ["Line", *(["Run"] if show_run else []), "Arch", "Tiles", "Worst tile", "Bytes", "OOM tiles"]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
     rest = 2 + sum(w + 2 for w in widths)  # the indent, then two spaces before each column after the source
-    source_width = min(max(len("Source"), *(len(r.source) for r in rows)), max(MIN_SOURCE, width - rest))
+    file, sources = _one_file(rows)
+    source_width = min(max(len("Source"), *(len(s) for s in sources)), max(MIN_SOURCE, width - rest))
     arch = heads.index("Arch")
 
     def line(source: str, values: Sequence[str]) -> str:
         parts = [f"{v:<{w}}" if i == arch else f"{v:>{w}}" for i, (v, w) in enumerate(zip(values, widths))]
         return ("  " + f"{source:<{source_width}}  " + "  ".join(parts)).rstrip()
 
-    lines = [f"Reports ({len(rows):,}):", line("Source", heads)]
-    lines += [line(middle_shortened(r.source, source_width), c) for r, c in zip(rows, cells)]
+    lines = [*prose("", f"Reports{' in ' + file if file else ''} ({len(rows):,}):", width), line("Source", heads)]
+    lines += [line(middle_shortened(source, source_width), c) for source, c in zip(sources, cells)]
     if stated:
-        lines.append("  (* bytes used, as the out-of-memory message states)")
+        lines += prose("  (", "* bytes used, as the out-of-memory message states)", width)
     if bounded:
-        lines.append("  (>= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named)")
+        lines += prose("  (", ">= a lower bound: no tile count stated; whole IPUs, enough for the highest tile "
+                              "named)", width)
     return lines

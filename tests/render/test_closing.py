@@ -51,3 +51,18 @@ def test_a_tile_count_known_as_a_lower_bound_is_marked_and_explained():
 
 def test_no_rows_no_table():
     assert closing_lines([]) == []
+
+
+def test_the_parts_of_one_file_name_it_once_in_the_heading():
+    def row(source: str, line: int) -> ClosingRow:
+        return ClosingRow(source, line, None, "ipu2", 1472, TileBytes(5, 700_000), OutOfMemoryCount(2))
+
+    runs = closing_lines([row(LONG + "#1", 10), row(LONG + "#2", 99)], width=80)
+    assert runs[:5] == ["Reports in", LONG, "(2):",  # a path too long for the line: whole, on a line of its own
+                        "  Source  Line  Arch  Tiles  Worst tile      Bytes  OOM tiles",
+                        "  #1        10  ipu2  1,472           5  700,000 B          2"]
+    modules = closing_lines([row("t.rep (module a.3)", 7), row("t.rep (module b.17)", 78)])
+    assert [line.split("  ")[1] for line in modules[2:]] == ["module a.3", "module b.17"]
+    assert modules[0] == "Reports in t.rep (2):"
+    mixed = closing_lines([row("t.rep (module a.3)", 7), row("other.log#1", 3)])  # two files: each named in full
+    assert mixed[0] == "Reports (2):" and mixed[2].startswith("  t.rep (module a.3)")
