@@ -467,7 +467,9 @@ def judge(report: MemoryReport, count: OutOfMemoryCount, worst: TileBytes | None
     summary = isinstance(report, SummaryReport)
     look_into = None
     if worst is not None:
-        module = f" --module {shlex.quote(report.module)}" if report.module else ""
+        p = report.position
+        part = report.module or (f"#{p.index}" if p is not None and p.count > 1 else None)  # one of several
+        module = f" --module {shlex.quote(part)}" if part else ""
         symbols = " --symbols 20" if symbols_readable else ""
         look_into = f"memreport {shlex.quote(report.source)}{module} --tile {worst.tile}{symbols}"
     return Verdict(

@@ -1,6 +1,8 @@
 """analysis/verdict.py: which tiles are out of memory, how many, as far as a source can say, and in words."""
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 
 import memreport
@@ -262,3 +264,14 @@ def test_the_verdict_words_every_message_and_names_each_next_command_once():
                                                          "memreport out/graph.json"]
     assert verdict.next_commands == ("memreport out/graph.json",)
     assert list(verdict.message_tiles) == [3, 4] and verdict.count.at_least == 2
+
+
+def test_the_command_to_look_into_the_worst_tile_picks_its_report_among_several(tmp_path):
+    run = pathlib.Path(SAMPLE).with_name("run.log").read_text()
+    log = tmp_path / "two runs.log"
+    log.write_text(run + run)
+    first, second = (s.verdict.look_into for s in summarize_all(memreport.read_all(log)))
+    assert first == f"memreport '{log}' --module '#1' --tile 5"  # '#' would start a shell comment unquoted
+    assert second == f"memreport '{log}' --module '#2' --tile 5"
+    alone = summarize_all(memreport.read_all(pathlib.Path(SAMPLE).with_name("run.log")))
+    assert [s.verdict.look_into.split(" ", 2)[2] for s in alone] == ["--tile 5"]
