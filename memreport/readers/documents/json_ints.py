@@ -25,7 +25,8 @@ import numpy as np
 
 WHITESPACE = b" \t\n\r"  # JSON's whitespace
 MAX_DIGITS = 18  # 10**18 - 1 fits int64 with room to spare; longer numbers go to the reference decoder
-CHUNK = 1 << 20  # bytes of a list parsed at once (a cut after a comma): bounds the temporaries of a huge list
+CHUNK = 1 << 15  # bytes parsed at once (cut after a comma): some 16,000 items at most, so each temporary (8 bytes an
+#                   item) stays below glibc's 128 KiB mmap threshold and is reused, not faulted in afresh
 _ZERO, _COMMA, _MINUS = ord("0"), ord(","), ord("-")
 _U64 = np.uint64
 _HIGH, _ZEROS, _SEVENTY_SIXES = _U64(0x8080808080808080), _U64(0x3030303030303030), _U64(0x7676767676767676)
@@ -40,13 +41,15 @@ def int_list(body: bytes) -> tuple[np.ndarray, bool] | None:
         return None
     raw = np.frombuffer(body, dtype=np.uint8)
     words = np.ndarray((max(len(body) - 7, 0),), dtype="<u8", buffer=body, strides=(1,))  # 8 bytes from each
+    spaces = [c for c in WHITESPACE if bytes((c,)) in body]  # the kinds to count, found once
+    minus = b"-" in body
     parts = []
     negative = False
     at = 0
     while at < stop:
         end = body.find(b",", at + CHUNK, stop) + 1 if stop - at > CHUNK else 0
         end = end or stop
-        found = _chunk(body, raw, words, at, end, end == stop)
+        found = _chunk(body, raw, words, at, end, end == stop, spaces, minus)
         if found is None:
             return None
         parts.append(found[0])
@@ -55,9 +58,10 @@ def int_list(body: bytes) -> tuple[np.ndarray, bool] | None:
     return (parts[0] if len(parts) == 1 else np.concatenate(parts)), negative
 
 
-def _chunk(body: bytes, raw: np.ndarray, words: np.ndarray, start: int, stop: int, last: bool
-           ) -> tuple[np.ndarray, bool] | None:
-    """The integers of ``body[start:stop]`` (whole items, each with its comma but the list's last)."""
+def _chunk(body: bytes, raw: np.ndarray, words: np.ndarray, start: int, stop: int, last: bool, kinds: list[int],
+           minus_sign: bool) -> tuple[np.ndarray, bool] | None:
+    """The integers of ``body[start:stop]`` (whole items, each with its comma but the list's last); ``kinds``:
+    the whitespace bytes in ``body``, ``minus_sign``: whether it holds a "-"."""
     part = raw[start:stop]
     ends = np.flatnonzero(part == _COMMA)
     commas = ends.size
@@ -68,8 +72,8 @@ def _chunk(body: bytes, raw: np.ndarray, words: np.ndarray, start: int, stop: in
     if found is None:
         return None
     values, lengths = found
-    spaces = sum(int(np.count_nonzero(part == c)) for c in WHITESPACE if bytes((c,)) in body)
-    minus = int(np.count_nonzero(part == _MINUS)) if b"-" in body else 0
+    spaces = sum(int(np.count_nonzero(part == c)) for c in kinds)
+    minus = int(np.count_nonzero(part == _MINUS)) if minus_sign else 0
     if int(lengths.sum()) + commas + spaces + minus != stop - start:
         return None  # a byte that is no item's digit, comma, whitespace or minus ("1 2", "+1", "1.5", "true")
     firsts = ends - lengths
@@ -100,8 +104,8 @@ def _numbers(body: bytes, words: np.ndarray, ends: np.ndarray, more: int) -> tup
     values, lengths = _eight_digits(word)
     if more == 2 and int(lengths.min()) < 1:
         return None
-    longer = np.flatnonzero(lengths == 8)
-    if longer.size:  # eight digits or more: the eight before them too
+    if int(lengths.max()) == 8:  # eight digits or more: the eight before them too
+        longer = np.flatnonzero(lengths == 8)
         if not more:
             return None
         found = _numbers(body, words, ends[longer] - 8, more - 1)
