@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from .cbor_ints import cbor_ints
-from .json_ints import WHITESPACE, digit_runs, int_list
 from .document import MAX_NESTING, SELF_DESCRIBE_TAG, UTF8_BOM, decode_json
+from .json_ints import WHITESPACE, digit_runs, int_list
 
 MIN_LIST_BYTES = 1024   # JSON: shorter lists are left to the ordinary decoder
 MIN_LIST_ITEMS = 256    # CBOR: likewise
