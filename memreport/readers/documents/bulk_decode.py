@@ -17,13 +17,13 @@ from __future__ import annotations
 import array
 import io
 import re
-import warnings
 from typing import Any
 
 import numpy as np
 
 from .cbor_ints import cbor_ints
 from .document import MAX_NESTING, SELF_DESCRIBE_TAG, UTF8_BOM, decode_json
+from .json_ints import WHITESPACE, digit_runs, int_list
 
 MIN_LIST_BYTES = 1024   # JSON: shorter lists are left to the ordinary decoder
 MIN_LIST_ITEMS = 256    # CBOR: likewise
@@ -31,7 +31,6 @@ MAX_BRACKETS = 100_000  # more lists than this (a tensor map, say): not a profil
 MAX_WALK_DEPTH = 16     # CBOR: maps walked by hand at most (a profile nests fewer than 10 levels), then decline
 _PLACEHOLDER = b'"\\u0000memreport:%d"'
 _PLACEHOLDER_TEXT = "\0memreport:"
-_INT64 = np.iinfo(np.int64)
 
 
 class _Decline(Exception):
@@ -89,55 +88,14 @@ def _skeleton_tree(pieces: list[bytes | memoryview], view: memoryview, done: int
         return None
 
 
-# Bytes strtol or numpy's separator matching would take but JSON forbids in a list of integers.
-_LENIENT = (b"+", b"\v", b"\f", b"\0")
-_WHITESPACE = (b" ", b"\t", b"\n", b"\r")
-_POWERS = [10 ** k for k in range(1, 19)]
-
-
 def _int_list(body: bytes) -> np.ndarray | None:
-    """The integers of a JSON list's inside, or None unless it is exactly a valid list of integers.
-
-    numpy parses; the checks make it as strict as JSON: no empty item, and
-    every byte accounted for by the values' own digits and signs, the commas
-    and whitespace, so a leading zero ("07"), a stray sign or any other byte
-    makes the list fall back to the ordinary decoder.
-    """
-    if any(c in body for c in _LENIENT):
+    """The integers of a JSON list's inside (:func:`~memreport.readers.documents.json_ints.int_list`),
+    non-negative ones in the smallest unsigned type holding them; None unless it is exactly such a list."""
+    found = int_list(body)
+    if found is None:
         return None
-    spaces = sum(body.count(c) for c in _WHITESPACE if c in body)
-    bare = body.translate(None, b"".join(_WHITESPACE)) if spaces else body
-    if bare[:1] == b"," or bare[-1:] == b"," or b",," in bare:  # numpy reads an empty item as 0
-        return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        try:
-            values = np.fromstring(body, dtype=np.int64, sep=",")
-        except (ValueError, DeprecationWarning):
-            return None
-    if values.size == 0:
-        return None
-    commas = values.size - 1  # every item parsed and none empty: one comma between each two
-    low, high = int(values.min()), int(values.max())
-    if high == _INT64.max or low == _INT64.min:  # saturated: too large for int64
-        return None
-    minus = body.count(b"-") if low < 0 or b"-" in body else 0
-    if low < 0:
-        if minus != np.count_nonzero(values < 0) or any(b"-" + c in body for c in _WHITESPACE):
-            return None  # "-0", a stray minus, or a minus apart from its digits
-        compact, magnitude = values, np.abs(values)
-    elif minus:
-        return None
-    else:
-        compact = magnitude = _compact(values, high)
-    digits = values.size  # one digit each, plus one per power of ten reached
-    for power in _POWERS:
-        if power > max(high, -low):
-            break
-        digits += int(np.count_nonzero(magnitude >= power))
-    if len(body) != digits + minus + commas + spaces:
-        return None
-    return compact
+    values, negative = found
+    return values if negative else _compact(values, int(values.max()))
 
 
 def _compact(values: np.ndarray, high: int | None = None) -> np.ndarray:
@@ -187,7 +145,6 @@ def _swap(node: Any, arrays: list[np.ndarray], as_array: bool, used: list[int]) 
 _PAIR_BYTES = b"0123456789,[] \t\n\r"
 PAIR_CHUNK = 1 << 20  # bytes of a pair list parsed at once
 _OPEN_PAIRS, _CLOSE_PAIRS = re.compile(rb"\[[ \t\n\r]*\["), re.compile(rb"\][ \t\n\r]*\]")
-_BRACKETS_TO_SPACES = bytes.maketrans(b"[]", b"  ")
 
 
 def decode_tensor_map_json(data: bytes) -> Any | None:
@@ -257,11 +214,14 @@ def _pair_list(body: bytes) -> np.ndarray | None:
     exactly that, in JSON's own syntax."""
     if not body or body.translate(None, _PAIR_BYTES):  # a byte that is none of these
         return None
-    values = _int_list(body.translate(_BRACKETS_TO_SPACES))  # strict: digits, signs, commas, whitespace
-    bare = np.frombuffer(body.translate(None, b" \t\n\r"), dtype=np.uint8)
+    compact = body.translate(None, WHITESPACE)
+    values = _int_list(compact.translate(None, b"[]"))  # strict: digits and commas
+    bare = np.frombuffer(compact, dtype=np.uint8)
     opens, closes = np.flatnonzero(bare == 0x5B), np.flatnonzero(bare == 0x5D)
     n = opens.size
     if values is None or values.size != 2 * n or closes.size != n or bare[0] != 0x5B or bare[-1] != 0x5D:
+        return None
+    if len(compact) != len(body) and digit_runs(body) != values.size:  # whitespace inside a number: "[1 2, 3]"
         return None
     commas = np.flatnonzero(bare == 0x2C)
     inside = np.searchsorted(commas, closes) - np.searchsorted(commas, opens)
