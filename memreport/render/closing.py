@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..analysis.closing import ClosingRow
 from .poplar import WIDTH, prose
@@ -41,11 +42,19 @@ def _one_file(rows: Sequence[ClosingRow]) -> tuple[str | None, list[str]]:
     return files.pop(), [m.group(2).strip().removeprefix("(").removesuffix(")") for m in parts if m is not None]
 
 
-def closing_lines(rows: Sequence[ClosingRow], width: int | None = None) -> list[str]:
-    """The table under a heading naming how many reports; nothing for no rows."""
-    if not rows:
-        return []
-    width = width or WIDTH
+@dataclass(frozen=True)
+class Cells:
+    """The closing table's cells, for the text and the page alike: ``heads`` after the source, a row of
+    ``cells`` per report, and the footnotes that explain the marks used (``*``, ``>=``)."""
+
+    heads: list[str]
+    cells: list[list[str]]
+    footnotes: list[str]
+
+
+def closing_cells(rows: Sequence[ClosingRow]) -> Cells:
+    """Each row's cells: what a source does not say is ``?``; a message's bytes used are marked ``*``, a tile
+    count known only as a lower bound ``>=``."""
     show_run = any(r.run is not None for r in rows)
     stated = any(r.worst_from_message for r in rows)  # a column for the mark of a message's bytes
     bounded = any(r.tiles is None and r.tiles_at_least for r in rows)
@@ -58,6 +67,19 @@ def closing_lines(rows: Sequence[ClosingRow], width: int | None = None) -> list[
               "?" + pad if r.worst is None else f"{r.worst.bytes:,} B" + ("*" if r.worst_from_message else pad),
               r.out_of_memory.short()] for r in rows]
     heads = ["Line", *(["Run"] if show_run else []), "Arch", "Tiles", "Worst tile", "Bytes", "OOM tiles"]
+    footnotes = [*(["* bytes used, as the out-of-memory message states"] if stated else []),
+                 *([">= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named"]
+                   if bounded else [])]
+    return Cells(heads, cells, footnotes)
+
+
+def closing_lines(rows: Sequence[ClosingRow], width: int | None = None) -> list[str]:
+    """The table under a heading naming how many reports; nothing for no rows."""
+    if not rows:
+        return []
+    width = width or WIDTH
+    table = closing_cells(rows)
+    heads, cells = table.heads, table.cells
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
     rest = 2 + sum(w + 2 for w in widths)  # the indent, then two spaces before each column after the source
     file, sources = _one_file(rows)
@@ -70,9 +92,6 @@ def closing_lines(rows: Sequence[ClosingRow], width: int | None = None) -> list[
 
     lines = [*prose("", f"Reports{' in ' + file if file else ''} ({len(rows):,}):", width), line("Source", heads)]
     lines += [line(middle_shortened(source, source_width), c) for source, c in zip(sources, cells)]
-    if stated:
-        lines += prose("  (", "* bytes used, as the out-of-memory message states)", width)
-    if bounded:
-        lines += prose("  (", ">= a lower bound: no tile count stated; whole IPUs, enough for the highest tile "
-                              "named)", width)
+    for note in table.footnotes:
+        lines += prose("  (", note + ")", width)
     return lines

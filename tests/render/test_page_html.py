@@ -170,3 +170,21 @@ def test_a_source_without_every_tile_says_why_where_the_chart_would_be_and_notes
     assert len(notes) == len(set(notes))
     summary = render_report_page([summarize(r) for r in memreport.read_all(os.path.join(SAMPLES, "mk1_summary.txt"))])
     assert "<p class=nochart>No per-tile chart or heat map: a text summary does not list every tile.</p>" in summary
+
+
+def test_several_reports_open_with_the_answer_over_them_all_and_a_row_each():
+    reports = [*memreport.read_all(os.path.join(SAMPLES, "sweep.log")),
+               memreport.read(os.path.join(SAMPLES, "mk1_summary.txt"))]
+    page = render_report_page([summarize(r) for r in reports])
+    overview = page[page.index("<section class=overview>"):page.index("</section>")]
+    assert '<div class="verdict oom"><p class=headline>3 of 4 reports have tiles out of memory</p></div>' in overview
+    rows = re.findall(r"<tr( class=oom)?><td><a href=\"#r(\d)\">([^<]*)</a></td>(.*?)</tr>", overview)
+    assert [(oom, i, os.path.basename(source)) for oom, i, source, _ in rows] == [
+        (" class=oom", "0", "sweep.log#1"), (" class=oom", "1", "sweep.log#2"), (" class=oom", "2", "sweep.log#3"),
+        ("", "3", "mk1_summary.txt")]
+    assert re.findall(r"<td[^>]*>([^<]*)</td>", rows[2][3]) == ["25", "5/5", "ipu1", "&gt;=2,432", "1300",
+                                                                "401,000 B*", "at least 1"]
+    assert "<li>&gt;= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named</li>" \
+        in overview
+    one = render_report_page([summarize(reports[-1])])
+    assert "class=overview" not in one  # one report: its own verdict leads

@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...analysis import Summary, TopTile
+from ...analysis.closing import Closing
 from ...model import TileReport
 from ...units import plural
+from ..closing import closing_cells
 from ..text import by_tile_block
 from . import document as doc
 from .verdict import verdict
@@ -26,7 +28,7 @@ DATA_BUDGET_PER_TILE = 28
 
 
 def verdict_html(summary: Summary) -> str:
-    """The verdict block (issue 24 will supply its lines as a Summary field: this is the one place to change)."""
+    """The verdict block: the text's words (:func:`.verdict.verdict`), as HTML."""
     v = verdict(summary)
     lines = "".join(f"<p>{doc.text(line)}</p>" for line in v.lines)
     cmd = f"<p>Next: <code>{doc.text(v.command)}</code></p>" if v.command else ""
@@ -186,6 +188,23 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
     return "".join(parts), data
 
 
+def reports_overview(summaries: Sequence[Summary]) -> str:
+    """Several reports: the answer over them all first (how many have tiles out of memory), then the text's
+    closing table, a row each, its source a link to the report's section."""
+    rows = [s.closing_row for s in summaries]
+    over = [r for r in rows if r.out_of_memory.at_least]
+    level = "oom" if over else "unknown" if any(r.out_of_memory.count is None for r in rows) else "ok"
+    cells = closing_cells(rows)
+    table = doc.table(["Report", *cells.heads],
+                      ([f'<a href="#r{i}">{doc.text(r.source)}</a>', *map(doc.text, c)]
+                       for i, (r, c) in enumerate(zip(rows, cells.cells))),
+                      cls="reports", numeric=range(1, len(cells.heads) + 1),
+                      row_classes=["oom" if r.out_of_memory.at_least else "" for r in rows])
+    headline = Closing(tuple(rows)).verdict
+    return (f'<section class=overview><div class="verdict {level}"><p class=headline>{doc.text(headline)}</p>'
+            f"</div>{table}{doc.notes_list(cells.footnotes)}</section>")
+
+
 def render_report_page(summaries: Sequence[Summary]) -> str:
     """Every report on one page, a section each."""
     sections, data = [], []
@@ -194,9 +213,6 @@ def render_report_page(summaries: Sequence[Summary]) -> str:
         sections.append(html)
         data.append(section)
     title = summaries[0].label if len(summaries) == 1 else f"{len(summaries):,} reports"
-    nav = ""
-    if len(summaries) > 1:
-        nav = "<nav><ol>" + "".join(f'<li><a href="#r{i}">{doc.text(s.label)}</a></li>'
-                                    for i, s in enumerate(summaries)) + "</ol></nav>"
-    body = f"<header><h1>memreport: {doc.text(title)}</h1></header><main>{nav}{''.join(sections)}</main>"
+    overview = reports_overview(summaries) if len(summaries) > 1 else ""
+    body = f"<header><h1>memreport: {doc.text(title)}</h1></header><main>{overview}{''.join(sections)}</main>"
     return doc.document(f"memreport: {title}", body, {"kind": "report", "sections": data})
