@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..analysis import Summary, TopTile
+from ..analysis.closing import Closing
 from ..analysis.compiles import CompileSummary
 from ..analysis.diff import Diff
 from ..units import count, plural
 from . import RenderOptions
+from .closing import closing_cells
 from .compiles import _totals as totals_line
 from .page.diff import CHANGES_SHOWN
 from .page.verdict import diff_headline, verdict
@@ -153,10 +155,31 @@ def report_blocks(fitted: Fitted, summary: Summary, heading: str) -> None:
         fitted.add("\n".join(f"- {cell(n)}" for n in notes), "the notes", of=name, priority=1)
 
 
+OVERVIEW_ROWS = 20  # rows of the reports table kept when the whole table would not fit
+
+
+def overview_blocks(fitted: Fitted, summaries: Sequence[Summary]) -> None:
+    """Several reports: the answer over them all first, then the text's closing table (a row each)."""
+    rows = [s.closing_row for s in summaries]
+    fitted.add(f"## memreport: {len(rows):,} reports\n\n**{cell(Closing(tuple(rows)).verdict)}**", "the heading")
+    cells = closing_cells(rows)
+
+    def reports_table(n: int) -> str:
+        body = [[code(r.source), *map(cell, c)] for r, c in zip(rows[:n], cells.cells[:n])]
+        more = f"\n\n... and {len(rows) - n:,} more reports" if n < len(rows) else ""
+        right = [i + 1 for i, h in enumerate(cells.heads) if h != "Arch"]
+        return (table(["Report", *cells.heads], body, right=right) + more +
+                "".join(f"\n\n_{cell(note)}_" for note in cells.footnotes))
+
+    fitted.add(reports_table(len(rows)), "the table of reports", reports_table(OVERVIEW_ROWS))
+
+
 def render_report(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
     """Every report: its verdict, top tiles, By Tile histogram and notes."""
     fitted = Fitted()
     heading = "###" if len(summaries) > 1 else "##"
+    if len(summaries) > 1:
+        overview_blocks(fitted, summaries)
     for s in summaries:
         report_blocks(fitted, s, heading)
     return fitted.text()

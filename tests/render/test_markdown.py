@@ -100,11 +100,23 @@ def test_the_text_stays_within_a_comment_at_any_scale_and_says_what_was_left_out
     text = render_report([summarize(r, bin_kib=1) for r in reports])
     assert len(text) <= LIMIT
     assert text.count(" of 94,208 tiles out of memory**") == 40  # every verdict, before any histogram
-    assert text.count(" rows left out)") == 6  # six histograms cut to their first and last rows: 80 each, then 8
+    assert text.startswith("## memreport: 40 reports\n\n**40 of 40 reports have tiles out of memory**\n\n| Report |")
+    assert text.count("| `pod") == 40  # the table of reports, whole, before any report's own blocks
+    assert text.count(" rows left out)") == 3  # three histograms cut to their first and last rows
     assert text.count("... (15,845 rows left out)") == 3
     assert text.rstrip("\n").splitlines()[-1] == (
-        "_Left out to stay within GitHub's 65,536 characters: part of the By Tile histogram of 6 reports (pod0.a, "
-        "pod1.a, pod2.a, ...); the By Tile histogram of 34 reports (pod6.a, pod7.a, pod8.a, ...). The text and JSON "
+        "_Left out to stay within GitHub's 65,536 characters: part of the By Tile histogram of 3 reports (pod0.a, "
+        "pod1.a, pod2.a); the By Tile histogram of 37 reports (pod3.a, pod4.a, pod5.a, ...). The text and JSON "
         "outputs hold everything._")
     small = render_report([summarize(memreport.read(os.path.join(SAMPLES, "mk1_profile.json")))])
     assert "Left out" not in small
+
+
+def test_a_table_of_reports_too_long_for_a_comment_keeps_its_first_rows():
+    reports = [TileReport(f"logs/rank-{i:04d}-of-2048/build/archive.a", "archive", Target(4, "ipu2", 1, 4, 638_976),
+                          np.array([1, 2, 3, 700_000])) for i in range(2048)]
+    text = render_report([summarize(r) for r in reports])
+    assert len(text) <= LIMIT
+    assert "**2048 of 2048 reports have tiles out of memory**" in text.replace(",", "")
+    assert text.count("| `logs/rank-") == 20 and "... and 2,028 more reports" in text
+    assert "part of the table of reports" in text.rstrip("\n").splitlines()[-1]

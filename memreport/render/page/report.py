@@ -198,7 +198,7 @@ def reports_overview(summaries: Sequence[Summary]) -> str:
     table = doc.table(["Report", *cells.heads],
                       ([f'<a href="#r{i}">{doc.text(r.source)}</a>', *map(doc.text, c)]
                        for i, (r, c) in enumerate(zip(rows, cells.cells))),
-                      cls="reports", numeric=range(1, len(cells.heads) + 1),
+                      cls="reports", numeric=[i + 1 for i, h in enumerate(cells.heads) if h != "Arch"],
                       row_classes=["oom" if r.out_of_memory.at_least else "" for r in rows])
     headline = Closing(tuple(rows)).verdict
     return (f'<section class=overview><div class="verdict {level}"><p class=headline>{doc.text(headline)}</p>'
