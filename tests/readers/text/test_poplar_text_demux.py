@@ -75,10 +75,11 @@ def test_the_index_starts_again_where_a_reader_starts_outside_it(tmp_path, monke
 
 
 @pytest.mark.parametrize("floor", [0, 1, 3])
-def test_a_look_back_gives_the_window_lines_before_gives_with_only_the_tags_own_lines(tmp_path, floor):
-    """Whatever the window (cut mid-line or not, up to a floor, at most so many lines), the same lines, those
-    of the tag only, their count and where the first starts; the index starts so far above the first hit
-    that the later hits' windows are in it."""
+def test_a_look_back_gives_the_tags_own_last_lines_of_the_window_lines_before_gives(tmp_path, floor):
+    """Whatever the window (cut mid-line or not, up to a floor), the last so many lines of the tag among those
+    lines_before gives, their count, and where the window starts (at the first line kept when the tag has more
+    lines in it than that: a rank's look back counts its own lines; issue #26); the index starts so far above
+    the first hit that the later hits' windows are in it."""
     path = tmp_path / "run.log"
     path.write_text("".join(f"[1,{k % 3 // 2}]<stdout>:line {'x' * (k % 7)} {k}\n" for k in range(60)))
     with LogFile(path) as log:
@@ -90,10 +91,12 @@ def test_a_look_back_gives_the_window_lines_before_gives_with_only_the_tags_own_
             for max_bytes in (1, 40, 100, 333, 5000):
                 for max_lines in (25, 3, 0):  # (the scan asks for as many lines each time)
                     low = every[floor].offset
-                    want = log.lines_before(hit.offset, hit.no, floor=low, max_lines=max_lines, max_bytes=max_bytes)
-                    got = index.before(hit, tag, low, max_lines, max_bytes, 5000)
-                    assert got == ([ln for ln in want if split_line(ln.text).tag == tag], len(want),
-                                   want[0].offset if want else -1)
+                    window = log.lines_before(hit.offset, hit.no, floor=low, max_lines=10**6, max_bytes=max_bytes)
+                    own = [ln for ln in window if split_line(ln.text).tag == tag]
+                    kept = own[-max_lines:] if max_lines else []
+                    top = kept[0].offset if max_lines and len(own) > max_lines else \
+                        window[0].offset if window and max_lines else -1
+                    assert index.before(hit, tag, low, max_lines, max_bytes, 5000) == (kept, len(kept), top)
                     starts.append(index.first_no)
         assert index.before(every[20], UNTAGGED, 0, 25, 6000, 5000) is None  # a window wider than its reach
     assert sorted(set(starts)) == [1]  # hits in file order: the index started once
@@ -135,3 +138,26 @@ def test_interleaved_ranks_read_exactly_as_without_the_index(tmp_path, monkeypat
         assert [facts for _, facts, _, _ in with_index] == \
             [alone[int(position.run.process[2:]) % 2] for position, _, _, _ in with_index]
     assert len(with_index) == {0: 5, 200: 5, 400: 8, 25_000: 9}[pause]  # rank 0's summary cut where it paused
+
+
+@pytest.mark.parametrize("bound", [None, 8 << 10])
+def test_a_ranks_look_back_counts_its_own_lines_within_a_bound_in_the_file(tmp_path, monkeypatch, bound):
+    """Rank 0 prints its summary while 125 other ranks print a line each between two of its lines: its first
+    "emory" line (Memory Per-Tile) is 504 lines below its Target, 500 of them the others' (about 11 KB). Its
+    report is the one it gives printed alone, Target and all, though LOOKBACK_LINES is 400 (issue #26). The
+    look back is still bounded in the file: with LOOKBACK_BYTES at 8 KiB, the Target is not found so far up."""
+    if bound is not None:
+        monkeypatch.setattr(scan, "LOOKBACK_BYTES", bound)
+    own = logs.tagged(SMALL_TEXT, 0).splitlines(True)
+    text = "".join(line + "".join(f"[1,{r}]<stdout>:step {k}\n" for r in range(1, 126) if k < 4)
+                   for k, line in enumerate(own))
+    lines = text.splitlines()
+    assert lines.index("[1,0]<stdout>:  Memory Per-Tile:        624.0 kB") - lines.index("[1,0]<stdout>:Target:") == 504
+    reports = read_path(write(tmp_path, text, "run.log"))
+    assert len(reports) == 1
+    alone = facts(read_path(write(tmp_path, SMALL_TEXT, "alone.txt"))[0])
+    if bound is None:
+        assert facts(reports[0]) == alone
+        assert (reports[0].target.num_ipus, reports[0].target.tiles_per_ipu) == (2, 4)
+    else:
+        assert (reports[0].target.num_ipus, reports[0].target.tiles_per_ipu) == (None, None)

@@ -44,7 +44,7 @@ class TagIndex:
 
     def __init__(self, log: LogFile) -> None:
         self.log = log
-        self.since, self.first_no, self.offsets, self.above = log.start, 1, array("q"), 0
+        self.since, self.first_no, self.offsets = log.start, 1, array("q")
         self.own: dict[Tag, array] = {}  # tag -> positions (in offsets) of its lines
         self._source: Iterator[LogLine] = iter(())
         self.end: int | None = None  # nothing indexed yet: the first reader starts the index
@@ -52,7 +52,6 @@ class TagIndex:
     def _start(self, offset: int, no: int, since: int | None = None) -> None:
         """Index from line ``no`` at ``offset``: the first line starting at or after ``since``."""
         self.since = offset if since is None else since
-        self.above = 0  # the look back's most lines the index holds above its hits (before)
         self.first_no = no
         self.offsets = array("q")  # of each line indexed, in file order
         self.own = {}
@@ -91,12 +90,17 @@ class TagIndex:
 
     def before(self, hit: LogLine, tag: Tag, floor: int, max_lines: int, max_bytes: int, reach: int
                ) -> tuple[list[LogLine], int, int] | None:
-        """:meth:`LogFile.lines_before`'s window above ``hit`` as the lines of ``tag`` in it, how many lines it
-        holds, and where its first starts (-1: none). None when the index cannot tell (read them all then).
+        """The window above ``hit`` as a process of ``tag`` printed it: the last ``max_lines`` lines of ``tag``
+        among the lines in ``max_bytes`` bytes above ``hit`` (none before ``floor``; a line cut by the window
+        left out), how many of them, and where the window's first line starts (-1: no line). None when the
+        index cannot tell (read them all then).
 
-        Hits come in file order: an index started afresh here starts ``reach``
-        bytes (at most ``max_lines`` lines) above ``hit``, so that it holds the
-        windows above the hits that follow, and the summaries read from them.
+        A rank is its own process: its look back counts its own lines, not
+        those other ranks printed in between (issue #26). The bound in the
+        file is ``max_bytes``, at most ``reach``: so many bytes are indexed
+        at most, and hits come in file order: an index started afresh here
+        starts ``reach`` bytes above ``hit``, so that it holds the windows
+        above the hits that follow, and the summaries read from them.
         """
         floor = max(floor, self.log.start)
         begin = max(floor, hit.offset - max_bytes)
@@ -104,19 +108,22 @@ class TagIndex:
             return [], 0, -1
         if max_bytes > reach:
             return None
-        if not self.offsets or begin < self.since or max_lines > self.above or self._find(hit) is None:
+        if not self.offsets or begin < self.since or self._find(hit) is None:
             since = max(self.log.start, hit.offset - reach)
-            first = self.log.first_line_from(since, hit.offset, hit.no, self.log.start, max_lines)
+            first = self.log.first_line_from(since, hit.offset, hit.no, self.log.start, reach)
             if first is None:
                 return [], 0, -1  # the window holds part of a line only
             self._start(*first, since=since)
-            self.above = max_lines
         at = self._find(hit)
         if at is None:
             return None
         offsets, own = self.offsets, self.own.get(tag, array("q"))
-        top = max(bisect_left(offsets, begin, 0, at), at - max_lines)
-        mine = own[bisect_left(own, top):bisect_left(own, at)]
+        top = bisect_left(offsets, begin, 0, at)
+        low, high = bisect_left(own, top), bisect_left(own, at)
+        if high - low > max_lines:  # more than so many of its own lines: the window starts at the first kept
+            low = high - max_lines
+            top = own[low]
+        mine = own[low:high]
         lines: list[LogLine] = []
         k = 0
         while k < len(mine):  # runs of own lines, each read at once
@@ -126,7 +133,7 @@ class TagIndex:
             texts = self.log.read_lines(offsets[mine[k]:mine[stop - 1] + 1], offsets[mine[stop - 1] + 1])
             lines += [LogLine(self.first_no + mine[k] + j, offsets[mine[k] + j], text) for j, text in enumerate(texts)]
             k = stop
-        return lines, at - top, offsets[top] if at > top else -1
+        return lines, len(mine), offsets[top] if at > top else -1
 
     def _line_end(self, at: int) -> int:
         """The offset after line ``at``'s line end (the next line's start, or the text's end)."""

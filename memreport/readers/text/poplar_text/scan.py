@@ -86,7 +86,7 @@ def may_be_worth_reading(window: np.ndarray, at: np.ndarray) -> np.ndarray:
 
 
 LOOKBACK_LINES = 400            # a summary's first heading is at most this far above its first "emory"
-LOOKBACK_BYTES = 256 << 10
+LOOKBACK_BYTES = 256 << 10      # ...within this much of the file (a tagged summary's: 400 of its own lines)
 MAX_GAP_LINES = 40              # prose or log lines between two parts of one summary
 MAX_BLANK_RUN = 40              # blank or elided lines in a row before a summary counts as paused
 MAX_FOREIGN_LINES = 20_000      # lines of other processes or streams passed over after a summary's last line
@@ -322,11 +322,17 @@ class LogScan:
         return start, first
 
     def _before(self, hit: LogLine, signature: Signature, floor: int, window: int) -> tuple[list[LogLine], int, int]:
-        """The lines in ``window`` bytes above ``hit`` that may be its summary's (a tagged summary's: those of its
-        tag, others' skipped by the index; walk_back passes over them anyway), how many lines the window holds,
-        and where its first starts."""
+        """The lines in ``window`` bytes above ``hit`` that may be its summary's, how many count against
+        :data:`LOOKBACK_LINES`, and where the window's first line starts.
+
+        A tagged summary's are the last LOOKBACK_LINES lines of its tag within
+        LOOKBACK_BYTES of the file (others' skipped by the index): a rank's
+        look back is as long as when it printed alone, whatever the other
+        ranks printed in between (issue #26), and still bounded in the file.
+        """
         tags = None if signature.tag == UNTAGGED else self.tags
-        got = None if tags is None else tags.before(hit, signature.tag, floor, LOOKBACK_LINES, window, LOOKBACK_BYTES)
+        got = None if tags is None else \
+            tags.before(hit, signature.tag, floor, LOOKBACK_LINES, min(window, LOOKBACK_BYTES), LOOKBACK_BYTES)
         if got is not None:
             return got
         before = self.log.lines_before(hit.offset, hit.no, floor=floor, max_lines=LOOKBACK_LINES, max_bytes=window)
