@@ -239,11 +239,12 @@ def test_a_sweeps_tile_counts_in_json_and_the_closing_table(tmp_path):
         {"arch": "ipu1", "num_ipus": None, "tiles_per_ipu": 1_216, "num_tiles": None, "bytes_per_tile": 262_144,
          "clock_hz": None, "type": None, "num_tiles_at_least": tiles, "num_ipus_at_least": ipus}
         for tiles, ipus in ((1_216, 1), (1_216, 1), (1_216, 1), (2_432, 2))]
-    text = CliRunner().invoke(main, [str(path)]).stdout
-    rows = text.split("Reports (4):\n")[1].splitlines()[1:5]
+    text = CliRunner().invoke(main, [str(path)], env={"COLUMNS": "300"}).stdout  # the path on the heading's line
+    rows = text.split(f"Reports in {path} (4):\n")[1].splitlines()[1:5]
     assert [[w for w in row.split() if w.startswith(">=")] for row in rows] == [
         [">=1,216"], [">=1,216"], [">=1,216"], [">=2,432"]]
-    assert text.endswith("  (>= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named)\n")
+    assert text.endswith("  (>= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named)\n"
+                         "\nVerdict: 4 of 4 reports have tiles out of memory\n")
 
 
 def engine_banner(pid: str) -> str:
