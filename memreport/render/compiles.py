@@ -72,12 +72,14 @@ def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], width: int = 
         if len(parts[-1]) > 1 and used + widths[i] > width:
             parts.append([0])
         parts[-1].append(i)
+    right = [h in _RIGHT or (h == "line" and all(r[i].replace(",", "").isdigit() for r in rows))  # one log's
+             for i, h in enumerate(headings)]
     lines: list[str] = []
     for part in parts:
         if lines:
             lines.append("")
         for row in [headings, *rows]:
-            cells = [row[i].rjust(widths[i]) if headings[i] in _RIGHT else row[i].ljust(widths[i]) for i in part]
+            cells = [row[i].rjust(widths[i]) if right[i] else row[i].ljust(widths[i]) for i in part]
             lines.append(("  " + "  ".join(cells)).rstrip())
     return lines
 
@@ -88,6 +90,8 @@ def _compilations(compilations: Sequence[Compilation], width: int = WIDTH) -> li
     shown = [(h, get) for h, get, always in _COLUMNS if always or any(get(c) is not None for c in compilations)]
     hidden = [h for h, get, always in _COLUMNS if not always and all(get(c) is None for c in compilations)]
     rows = [[str(i), *(_cell(get(c)) for _, get in shown)] for i, c in enumerate(compilations, 1)]
+    if len({c.source for c in compilations}) == 1:  # one log, named in the Logs: line: its line numbers alone
+        rows = [[row[0], f"{c.line:,}", *row[2:]] for row, c in zip(rows, compilations)]
     lines = [f"Compilations ({len(compilations):,}):", *_table(["#", *(h for h, _ in shown)], rows, width)]
     if any(UNKNOWN in row for row in rows):
         lines.append("  ?: the log does not say")
