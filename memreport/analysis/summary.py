@@ -160,7 +160,11 @@ class Summary:
         """The target in one line: arch, IPUs x tiles, bytes per tile, clock."""
         t = self.report.target
         parts = [t.arch or "arch unknown"]
-        if not self.report.num_tiles_known:
+        bound = self.tiles_at_least if not self.report.num_tiles_known else None
+        if bound is not None:  # what the numbers imply: whole IPUs, enough for the highest tile named
+            parts.append(f"at least {bound.tiles:,} tiles ({count(bound.ipus, 'IPU')} x {bound.tiles_per_ipu:,}; "
+                         "not stated)")
+        elif not self.report.num_tiles_known:
             parts.append("tiles unknown" + (f" ({t.tiles_per_ipu:,} per IPU)" if t.tiles_per_ipu else ""))
         elif t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
             parts.append(f"{count(t.num_ipus, 'IPU')} x {count(t.tiles_per_ipu, 'tile')} "

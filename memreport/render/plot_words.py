@@ -33,7 +33,10 @@ def title(fig: Figure, summary: Summary) -> None:
     fig.text(0.5, 0.975, displayable(middle_shortened(report.label, TITLE_CHARS)), ha="center", va="top",
              fontsize=13, weight="bold")
     parts = [t.arch] if t.arch else []
-    if not report.num_tiles_known:
+    bound = summary.tiles_at_least if not report.num_tiles_known else None
+    if bound is not None:
+        parts.append(f"at least {bound.tiles:,} tiles")
+    elif not report.num_tiles_known:
         parts.append("tiles unknown")
     elif t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
         parts.append(f"{count(t.num_ipus, 'IPU')} × {count(t.tiles_per_ipu, 'tile')}")

@@ -96,10 +96,10 @@ def test_a_log_of_messages_only_is_a_report_of_what_they_state(tmp_path):
     assert (status.count, status.at_least) == (None, 4)
     assert status.describe() == ("at least 4 tile(s) out of memory (from its out-of-memory messages; the log holds no "
                                  "memory summary, only out-of-memory messages)")
-    out = CliRunner().invoke(main, [str(path)]).stdout
+    out = CliRunner().invoke(main, [str(path)], env={"COLUMNS": "300"}).stdout  # the path and Target unwrapped
     first = logs.line_of(text, "on tile 5")
     assert f"Source:   {path} (line {first:,})\nFormat:   out-of-memory messages\n" \
-           f"Target:   ipu2, tiles unknown (1,472 per IPU), 638,976 B (624.0 KiB) per tile\n" in out
+           f"Target:   ipu2, at least 1,472 tiles (1 IPU x 1,472; not stated), 638,976 B (624.0 KiB) per tile\n" in out
     assert "Out of memory:\n  at least 4 tile(s) out of memory" in out
     assert (f"  line {first:,}  tile-memory  tile 5: 700,001 B used, tiles have 638,976 B: out of memory by "
             "61,025 B\n") in out
