@@ -278,7 +278,10 @@ def _selected(report: MemoryReport, asked: Sequence[int], over: np.ndarray | Non
     stated = {t.tile for t in tiles.stated_tiles(report)}
     for tile in asked:
         if not 0 <= tile < report.num_tiles and tile not in stated:
-            raise UnsupportedOperation(f"{report.label}: has no tile {tile} ({_tiles_held(report, stated)})")
+            p = report.position
+            one = ("; --module '#N' takes the file's Nth report alone" if p is not None and p.count > 1
+                   and not report.module else "")
+            raise UnsupportedOperation(f"{report.label}: has no tile {tile} ({_tiles_held(report, stated)}){one}")
     if not asked:
         return (), ()
     if isinstance(report, TensorMapReport):

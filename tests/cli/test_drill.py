@@ -86,3 +86,13 @@ def test_a_tile_the_source_states_is_there_whatever_the_tile_count(tmp_path):
     result = run(str(lone), "--tile", "3")
     assert result.exit_code == 2
     assert "Error: " + str(lone) + ": has no tile 3 (it states only tile(s) 7)\n" in result.stderr
+
+
+def test_a_tile_one_report_of_a_log_lacks_says_how_to_take_the_report_that_has_it():
+    sweep = str(ROOT / "sample_reports" / "sweep.log")
+    result = run(sweep, "--tile", "1300")
+    assert result.exit_code == 2
+    assert result.stderr.endswith(f"Error: {sweep}#1 (line 10): has no tile 1300 (it states only tile(s) 0); "
+                                  "--module '#N' takes the file's Nth report alone\n")
+    result = run(sweep, "--module", "#3", "--tile", "1300")
+    assert result.exit_code == 0 and "Tile asked for:" in result.stdout
