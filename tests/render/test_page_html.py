@@ -188,3 +188,18 @@ def test_several_reports_open_with_the_answer_over_them_all_and_a_row_each():
         in overview
     one = render_report_page([summarize(reports[-1])])
     assert "class=overview" not in one  # one report: its own verdict leads
+
+
+def test_the_timeline_places_events_at_their_times_only_when_the_times_compare():
+    from memreport.render.page.compiles import timeline_rows
+    rows, note = timeline_rows(memreport.read_compiles(os.path.join(SAMPLES, "compile_cold.log")))
+    assert note is None and [(r["ref"].rsplit(":", 1)[1], round(r["start"], 3)) for r in rows] == [
+        ("8", 0.0), ("55", 75.253)]  # every time UTC ("...Z"): placed at its time
+    # TensorFlow's local times beside Poplar's UTC ones (two hours apart here): no zone to convert them by.
+    rows, note = timeline_rows(memreport.read_compiles(os.path.join(SAMPLES, "compile_recompiling.log")))
+    assert note == ("the timeline places events end to end: the log mixes times with a zone (UTC) and local times "
+                    "without one, which cannot be compared")
+    assert [(r["ref"].rsplit(":", 1)[1], round(r["start"], 3)) for r in rows] == [
+        ("5", 0.0), ("53", 41.0), ("70", 42.063), ("118", 81.563), ("134", 82.626), ("150", 83.689)]
+    page = render.render("compiles", "html", memreport.read_compiles(os.path.join(SAMPLES, "compile_recompiling.log")))
+    assert "<td class=num>6,120.5 MiB</td>" in page  # the peak RSS in the unit the log printed

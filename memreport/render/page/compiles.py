@@ -7,6 +7,7 @@ from typing import Any
 
 from ...analysis.compiles import CompileSummary
 from ...units import count
+from ..compiles import _rss
 from ..compiles import _totals as totals_line
 from . import document as doc
 
@@ -37,7 +38,10 @@ def timeline_rows(summary: CompileSummary) -> tuple[list[dict[str, Any]], str | 
     events.sort(key=lambda e: e[0])
     times = [_seconds(t) for _, _, t in events]
     rows = [row for _, row, _ in events]
-    if events and all(t is not None for t in times):
+    # A time with a zone (Poplar's "...Z") and one without (TensorFlow's local time) cannot be compared: the
+    # log does not say the local zone, so such a log is laid out end to end too.
+    zones = {t is not None and (t.endswith("Z") or "+" in t[10:] or "-" in t[10:]) for _, _, t in events}
+    if events and all(t is not None for t in times) and len(zones) == 1:
         first = min(t for t in times if t is not None)
         for row, t in zip(rows, times):
             row["start"] = (t or first) - first
@@ -46,7 +50,9 @@ def timeline_rows(summary: CompileSummary) -> tuple[list[dict[str, Any]], str | 
     for row in rows:
         row["start"] = at
         at += row["dur"] or 0.0
-    return rows, "the timeline places events end to end: not every line states its time"
+    why = ("not every line states its time" if not all(t is not None for t in times) else
+           "the log mixes times with a zone (UTC) and local times without one, which cannot be compared")
+    return rows, f"the timeline places events end to end: {why}"
 
 
 def render_compiles_page(summary: CompileSummary) -> str:
@@ -79,12 +85,12 @@ def render_compiles_page(summary: CompileSummary) -> str:
     comp = [[str(i), doc.text(f"{c.source}:{c.line}"), doc.text(c.process or ""), doc.text(c.framework),
              doc.text(c.module or c.hash or "?"), doc.text(c.result or "unfinished"), doc.text(c.cache or "?"),
              "?" if c.duration_s is None else f"{c.duration_s:,.1f} s",
-             "?" if c.peak_rss_mb is None else f"{c.peak_rss_mb:,.0f}"]
+             "?" if c.peak_rss_mb is None else doc.text(_rss(c))]
             for i, c in enumerate(summary.history.compilations, 1)]
     if comp:
         parts.append(f"<h3>Compilations ({len(comp):,})</h3>" + doc.table(
             ["#", "Line", "Process", "Framework", "Module or hash", "Result", "Cache", "Duration",
-             "Peak RSS (as printed)"], comp, numeric=(0, 7, 8)))
+             "Peak RSS"], comp, numeric=(0, 7, 8)))
     notes = [*summary.notes, *([placed] if placed else [])]
     if notes:
         parts.append(f"<h3>Notes</h3>{doc.notes_list(notes)}")
