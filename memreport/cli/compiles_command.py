@@ -41,10 +41,10 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
 
     \b
     Examples:
-      memreport compiles run.log                      one row per compilation, then findings
-      memreport compiles cold.log warm.log            did the warm run load from the cache?
+      memreport compiles run.log           # a row per compilation, then findings
+      memreport compiles cold.log warm.log # did the warm run hit the cache?
       memreport compiles run.log --format json -o compiles.json
-      memreport compiles run.log --fail-on-recompile  CI gate: exit 3 on a recompilation
+      memreport compiles run.log --fail-on-recompile   # CI gate: exit 3
 
     Exit status: 0 success, 1 a log could not be read or holds no
     compilation lines, 2 bad usage, 3 a gate failed, 4 the output could

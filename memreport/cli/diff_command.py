@@ -64,10 +64,10 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
 
     \b
     Examples:
-      memreport diff main.a pr.a                        totals, OOM changes, top 20 changes
+      memreport diff main.a pr.a           # totals, OOM changes, top 20 changes
       memreport diff main.a pr.a --format csv -o changes.csv
-      memreport diff main.a pr.a --fail-on-growth 4KiB  CI gate: exit 3 on failure
-      memreport diff baseline.json build/archive.a --min-change 1KiB   against a saved report
+      memreport diff main.a pr.a --fail-on-growth 4KiB   # CI gate: exit 3
+      memreport diff baseline.json build/archive.a --min-change 1KiB
 
     Exit status: 0 success, 1 an input could not be read or the tile counts
     differ, 2 bad usage, 3 a gate failed, 4 the output could not be written,

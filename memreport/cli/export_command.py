@@ -42,9 +42,9 @@ def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: i
 
     \b
     Examples:
-      memreport export profile.pop -o memory.json       where the Poplar SDK is installed
+      memreport export profile.pop -o memory.json   # where the SDK is installed
       memreport export build/archive.a -o baseline.json
-      memreport diff baseline.json build/archive.a      later, against a new build
+      memreport diff baseline.json build/archive.a  # later, against a new build
 
     Exit status: 0 success, 1 an input could not be read (the others are
     saved, and named in its errors), 2 bad usage,

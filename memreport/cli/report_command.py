@@ -86,19 +86,20 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
 
     \b
     Examples:
-      memreport archive.a                      By Tile histogram, top 5 tiles, OOM count
-      memreport run.log                        every summary and out-of-memory error in a log
-      memreport trace.rep --module cluster_1   one module of a .rep (or --module '#2': a log's 2nd)
-      memreport profile.json --top 10          ten most memory-subscribed tiles
-      memreport profile.json --tensor-map tensor_map.json   tensors on the top tiles
-      memreport archive.a --tile 17 --symbols 20   tile 17 too, 20 symbols a tile
+      memreport archive.a                  # histogram, top 5 tiles, OOM count
+      memreport run.log                    # every summary and OOM error in it
+      memreport trace.rep --module m       # one module ('#2': a log's 2nd)
+      memreport profile.json --top 10      # ten most subscribed tiles
+      memreport profile.json --tensor-map tensor_map.json
+      memreport archive.a --tile 17 --symbols 20
       memreport archive.a --format csv -o tiles.csv
-      memreport archive.a --png memory.png     also a picture: per tile, histogram, heat map
+      memreport archive.a --png memory.png # also a picture
+      memreport archive.a --html page.html # also a page to share
       memreport archive.a --format json | jq '.reports[0].tiles_out_of_memory'
-      memreport diff old.a new.a               what a change did to every tile
-      memreport export profile.pop -o memory.json   a saved report, readable anywhere
-      memreport archive.a --fail-on-oom --max-tile 600KiB   CI gate: exit 3 on failure
-      memreport compiles run.log               every compilation and cache hit in a run's log
+      memreport diff old.a new.a           # what a change did to every tile
+      memreport export profile.pop -o memory.json   # readable anywhere
+      memreport archive.a --fail-on-oom --max-tile 90%   # CI gate: exit 3
+      memreport compiles run.log           # compilations and cache hits
 
     Exit status: 0 success, 1 an input could not be read (the others are
     reported; it outranks a failed gate), 2 bad usage, 3 a gate failed,

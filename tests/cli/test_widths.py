@@ -86,3 +86,10 @@ def test_the_width_follows_columns_and_is_100_by_default(monkeypatch):
            "          from: detailed\n" in narrow  # narrower columns, the excess and the source under the row
     assert max(len(line) for line in default.splitlines()) == 100
     assert CliRunner().invoke(main, args, env={"COLUMNS": "abc"}).stdout == default  # a bad COLUMNS is ignored
+
+
+@pytest.mark.parametrize("command", [[], ["diff"], ["compiles"], ["export"]])
+def test_every_help_fits_80_columns(command):
+    result = CliRunner().invoke(main, [*command, "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0
+    assert [line for line in result.stdout.splitlines() if len(line) > 80] == []
