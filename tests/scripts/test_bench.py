@@ -7,18 +7,14 @@ import subprocess
 import sys
 
 from tests.conftest import needs_size, size_a
+from tests.scripts import script_module
 
 BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "bench.py")
 
 
 def bench_module():
     """scripts/bench.py, imported as a module."""
-    sys.path.insert(0, os.path.dirname(BENCH))
-    try:
-        import bench
-    finally:
-        sys.path.pop(0)
-    return bench
+    return script_module("bench")
 
 
 def test_quick_mode_on_tiny_inputs(tmp_path):

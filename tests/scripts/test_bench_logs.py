@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from memreport.readers import read_path
+from tests.scripts import script_module
 
 BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "bench_logs.py")
 
@@ -36,12 +37,7 @@ def test_the_sample_log_takes_its_size_from_size_mb(tmp_path):
 
 def bench_logs_module():
     """scripts/bench_logs.py, imported as a module."""
-    sys.path.insert(0, os.path.dirname(BENCH))
-    try:
-        import bench_logs
-    finally:
-        sys.path.pop(0)
-    return bench_logs
+    return script_module("bench_logs")
 
 
 def test_interleaved_ranks_alternate_line_by_line():

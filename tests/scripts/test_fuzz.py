@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from tests.scripts import script_module
+
 FUZZ = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "fuzz.py")
 
 
@@ -37,12 +39,7 @@ def test_processes_share_the_inputs_and_add_up(tmp_path):
 
 def fuzz_module():
     """scripts/fuzz.py, imported as a module."""
-    sys.path.insert(0, os.path.dirname(FUZZ))
-    try:
-        import fuzz
-    finally:
-        sys.path.pop(0)
-    return fuzz
+    return script_module("fuzz")
 
 
 def test_a_hang_is_judged_by_cpu_time_not_by_a_busy_machine():
