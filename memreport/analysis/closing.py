@@ -87,10 +87,19 @@ class Closing:
     rows: tuple[ClosingRow, ...]
 
     @property
+    def over(self) -> int:
+        """Reports known to have tiles out of memory ("at least" counts too)."""
+        return sum(1 for r in self.rows if r.out_of_memory.at_least)
+
+    @property
+    def unknown(self) -> int:
+        """Reports that cannot say whether any tile is out of memory."""
+        return sum(1 for r in self.rows if r.out_of_memory.count is None and not r.out_of_memory.at_least)
+
+    @property
     def verdict(self) -> str:
-        """One line for the text's last line: how many reports have tiles out of memory (a report known to
-        have some counts, "at least" too), and how many cannot say."""
-        over = sum(1 for r in self.rows if r.out_of_memory.at_least)
-        unknown = sum(1 for r in self.rows if r.out_of_memory.count is None and not r.out_of_memory.at_least)
+        """One line for the text's last line: how many reports have tiles out of memory, and how many cannot
+        say."""
+        over, unknown = self.over, self.unknown
         line = f"{over:,} of {len(self.rows):,} reports {'has' if over == 1 else 'have'} tiles out of memory"
         return line + (f" ({unknown:,} cannot say)" if unknown else "")

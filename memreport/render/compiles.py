@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from ..analysis.compiles import CompileSummary, CompileTotals
 from ..model import Compilation, CompileTarget, ExecutableLoad, Finding, LineRef
@@ -62,9 +62,11 @@ _COLUMNS: tuple[tuple[str, Callable[[Compilation], str | None], bool], ...] = (
 _RIGHT = {"duration", "peak RSS", "overflowed"}
 
 
-def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], width: int = WIDTH) -> list[str]:
-    """The rows under their headings; a table wider than ``width`` goes in stacked parts, each beginning
-    with the first column (the row's number), so every part fits and its rows still pair up."""
+def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], width: int = WIDTH,
+           right: Collection[str] = _RIGHT) -> list[str]:
+    """The rows under their headings (those in ``right`` right-aligned); a table wider than ``width`` goes in
+    stacked parts, each beginning with the first column (the row's number), so every part fits and its rows
+    still pair up."""
     widths = [max(len(r[i]) for r in [headings, *rows]) for i in range(len(headings))]
     parts: list[list[int]] = [[0]]
     for i in range(1, len(headings)):
@@ -72,14 +74,12 @@ def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], width: int = 
         if len(parts[-1]) > 1 and used + widths[i] > width:
             parts.append([0])
         parts[-1].append(i)
-    right = [h in _RIGHT or (h == "line" and all(r[i].replace(",", "").isdigit() for r in rows))  # one log's
-             for i, h in enumerate(headings)]
     lines: list[str] = []
     for part in parts:
         if lines:
             lines.append("")
         for row in [headings, *rows]:
-            cells = [row[i].rjust(widths[i]) if right[i] else row[i].ljust(widths[i]) for i in part]
+            cells = [row[i].rjust(widths[i]) if headings[i] in right else row[i].ljust(widths[i]) for i in part]
             lines.append(("  " + "  ".join(cells)).rstrip())
     return lines
 
@@ -89,10 +89,14 @@ def _compilations(compilations: Sequence[Compilation], width: int = WIDTH) -> li
         return ["Compilations: none (only executable loads)"]
     shown = [(h, get) for h, get, always in _COLUMNS if always or any(get(c) is not None for c in compilations)]
     hidden = [h for h, get, always in _COLUMNS if not always and all(get(c) is None for c in compilations)]
-    rows = [[str(i), *(_cell(get(c)) for _, get in shown)] for i, c in enumerate(compilations, 1)]
-    if len({c.source for c in compilations}) == 1:  # one log, named in the Logs: line: its line numbers alone
-        rows = [[row[0], f"{c.line:,}", *row[2:]] for row, c in zip(rows, compilations)]
-    lines = [f"Compilations ({len(compilations):,}):", *_table(["#", *(h for h, _ in shown)], rows, width)]
+    one_log = len({c.source for c in compilations}) == 1  # named on the Logs: line: its line numbers alone
+
+    def cell(heading: str, get: Callable[[Compilation], str | None], c: Compilation) -> str:
+        return f"{c.line:,}" if one_log and heading == "line" else _cell(get(c))
+
+    rows = [[str(i), *(cell(h, get, c) for h, get in shown)] for i, c in enumerate(compilations, 1)]
+    right = _RIGHT | {"line"} if one_log else _RIGHT
+    lines = [f"Compilations ({len(compilations):,}):", *_table(["#", *(h for h, _ in shown)], rows, width, right)]
     if any(UNKNOWN in row for row in rows):
         lines.append("  ?: the log does not say")
     if hidden:

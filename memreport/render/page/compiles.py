@@ -12,11 +12,11 @@ from ..compiles import _totals as totals_line
 from . import document as doc
 
 
-def _seconds(time: str | None) -> float | None:
+def _moment(time: str | None) -> datetime | None:
     if time is None:
         return None
     try:
-        return datetime.fromisoformat(time.replace("Z", "+00:00")).timestamp()
+        return datetime.fromisoformat(time.replace("Z", "+00:00"))
     except ValueError:
         return None
 
@@ -36,21 +36,21 @@ def timeline_rows(summary: CompileSummary) -> tuple[list[dict[str, Any]], str | 
             "ref": f"{ld.source}:{ld.line}", "what": "executable load" + (" (reload)" if ld.reload else ""),
             "result": "load", "cache": None, "dur": ld.duration_s}, ld.time))
     events.sort(key=lambda e: e[0])
-    times = [_seconds(t) for _, _, t in events]
+    moments = [_moment(t) for _, _, t in events]
     rows = [row for _, row, _ in events]
     # A time with a zone (Poplar's "...Z") and one without (TensorFlow's local time) cannot be compared: the
     # log does not say the local zone, so such a log is laid out end to end too.
-    zones = {t is not None and (t.endswith("Z") or "+" in t[10:] or "-" in t[10:]) for _, _, t in events}
-    if events and all(t is not None for t in times) and len(zones) == 1:
-        first = min(t for t in times if t is not None)
+    if events and all(m is not None for m in moments) and len({m.tzinfo is None for m in moments if m}) == 1:
+        times = [m.timestamp() for m in moments if m is not None]
+        first = min(times)
         for row, t in zip(rows, times):
-            row["start"] = (t or first) - first
+            row["start"] = t - first
         return rows, None
     at = 0.0
     for row in rows:
         row["start"] = at
         at += row["dur"] or 0.0
-    why = ("not every line states its time" if not all(t is not None for t in times) else
+    why = ("not every line states its time" if not all(m is not None for m in moments) else
            "the log mixes times with a zone (UTC) and local times without one, which cannot be compared")
     return rows, f"the timeline places events end to end: {why}"
 

@@ -192,15 +192,15 @@ def reports_overview(summaries: Sequence[Summary]) -> str:
     """Several reports: the answer over them all first (how many have tiles out of memory), then the text's
     closing table, a row each, its source a link to the report's section."""
     rows = [s.closing_row for s in summaries]
-    over = [r for r in rows if r.out_of_memory.at_least]
-    level = "oom" if over else "unknown" if any(r.out_of_memory.count is None for r in rows) else "ok"
+    closing = Closing(tuple(rows))
+    level = "oom" if closing.over else "unknown" if closing.unknown else "ok"
     cells = closing_cells(rows)
     table = doc.table(["Report", *cells.heads],
                       ([f'<a href="#r{i}">{doc.text(r.source)}</a>', *map(doc.text, c)]
                        for i, (r, c) in enumerate(zip(rows, cells.cells))),
                       cls="reports", numeric=[i + 1 for i, h in enumerate(cells.heads) if h != "Arch"],
                       row_classes=["oom" if r.out_of_memory.at_least else "" for r in rows])
-    headline = Closing(tuple(rows)).verdict
+    headline = closing.verdict
     return (f'<section class=overview><div class="verdict {level}"><p class=headline>{doc.text(headline)}</p>'
             f"</div>{table}{doc.notes_list(cells.footnotes)}</section>")
 
