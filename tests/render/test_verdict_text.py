@@ -141,18 +141,22 @@ def test_poplars_own_block_is_kept_byte_for_byte_after_the_verdict(monkeypatch):
     assert block in (ROOT / "tests" / "golden" / "mk1_summary.txt.text").read_text()
 
 
-def test_every_verdict_line_of_every_sample_fits_80_and_100_columns():
+def test_every_verdict_line_of_every_sample_fits_80_and_100_columns(monkeypatch):
     import memreport
+    # Paths as typed at the repository's root: the Next: command quotes the path, and a clone's absolute
+    # path (however deep) is one word no line can break.
+    monkeypatch.chdir(ROOT)
+    samples = Path("sample_reports")
     for width in (80, 100):
         for name in ("mk2_1472_tiles.a", "mk1_summary.txt", "trace_two_modules.rep", "mk1_profile.json",
                      "mk1_profile.cbor", "tensor_map.json", "run.log"):
-            for report in memreport.read_all(SAMPLES / name):
+            for report in memreport.read_all(samples / name):
                 block = vt.report_lines(summarize(report), width)
                 assert block[0].startswith("Verdict: ") and len(block) <= 6, name
                 assert all(len(line) <= width for line in block), (name, width, block)
-        diff = memreport.diff(SAMPLES / "mk2_1472_tiles.a", SAMPLES / "mk2_1472_tiles_pr.a")
+        diff = memreport.diff(samples / "mk2_1472_tiles.a", samples / "mk2_1472_tiles_pr.a")
         assert all(len(line) <= width for line in vt.diff_lines(diff, width))
-        partial = memreport.diff(SAMPLES / "mk1_summary.txt", SAMPLES / "mk1_profile.json")
+        partial = memreport.diff(samples / "mk1_summary.txt", samples / "mk1_profile.json")
         assert all(len(line) <= width for line in vt.diff_lines(partial, width))
-        compiles = memreport.read_compiles(*(SAMPLES / f"compile_{n}.log" for n in ("cold", "warm", "recompiling")))
+        compiles = memreport.read_compiles(*(samples / f"compile_{n}.log" for n in ("cold", "warm", "recompiling")))
         assert all(len(line) <= width for line in vt.compiles_lines(compiles, width))
