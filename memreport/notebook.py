@@ -17,21 +17,21 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
     from .analysis import TopTile
-    from .render.figure import ReportFigure
+    from .render.picture.figure import ReportFigure
 
 
 def plot(report: MemoryReport, *, figsize: tuple[float, float] | None = None,
          bin_kib: int | None = None) -> ReportFigure:
     """One matplotlib Figure: memory per tile, the By Tile histogram and a per-IPU heat map."""
     from .analysis import summarize
-    from .render.plot import figure
+    from .render.picture.plot import figure
     return figure(summarize(report, bin_kib=bin_kib, names=PYTHON_NAMES), figsize=figsize)
 
 
 def to_dataframe(report: MemoryReport) -> pandas.DataFrame:
     """One row per tile (per detailed tile for a text report), the CSV's columns; needs pandas."""
     from .analysis import summarize
-    from .render.dataframe import to_dataframe as frame
+    from .render.data.dataframe import to_dataframe as frame
     return frame(summarize(report, names=PYTHON_NAMES))
 
 
@@ -48,7 +48,7 @@ def png(report: MemoryReport) -> bytes | None:
     """The report's picture as PNG bytes, or None when it has none (a tensor map) or matplotlib is missing."""
     from .analysis import summarize
     try:
-        from .render.plot import render_png
+        from .render.picture.plot import render_png
         return render_png(summarize(report, names=PYTHON_NAMES))
     except MemreportError:  # no matplotlib, or nothing to draw (a tensor map): the HTML still shows
         return None

@@ -173,7 +173,7 @@ def write_profile(path: str, num_tiles: int, encoding: str) -> None:
     if encoding == "csv":  # memreport's own CSV of the profile: a baseline CI keeps (issue #26, item 7)
         import memreport
         from memreport.analysis import summarize_all
-        from memreport.render.table import render_csv
+        from memreport.render.data.csv import render_csv
         source = path + ".json"
         with open(source, "wb") as f:
             f.write(encode_json(doc))
@@ -395,7 +395,7 @@ class Row:
 BASELINE_LABEL = "python: import numpy, memreport"
 # What any read costs before it reads: the interpreter, numpy and every reader and renderer module.
 BASELINE_CODE = ("import numpy, memreport.cli; from memreport.readers import readers; readers(); "
-                 "from memreport.render import table, text")
+                 "from memreport.render.data import report as table; from memreport.render.text import report as text")
 
 
 def rows_for(name: str, path: str | None, cmds: list[Command]) -> list[Row]:

@@ -447,7 +447,7 @@ def saved_documents() -> list:
         import tempfile
 
         from memreport.readers.elf.symbols import with_symbols
-        from memreport.render.table import render_json
+        from memreport.render.data.report import render_json
         with tempfile.TemporaryDirectory() as directory:
             for name in ("archive", "text_summary", "run_log", "rep_trace", "tensor_map"):
                 path = write_case(directory, name, SEEDS[name])

@@ -13,7 +13,7 @@ import memreport
 from memreport import MemoryReport, MissingDependency, Target, TileReport
 from memreport.analysis import summarize_all
 from memreport.errors import MemreportError, UnsupportedOperation
-from memreport.render.table import BASE_COLUMNS, render_csv
+from memreport.render.data.csv import BASE_COLUMNS, render_csv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLES = os.path.join(HERE, "..", "sample_reports")
@@ -164,7 +164,8 @@ def test_missing_pandas_is_a_clear_memreport_error(archive, monkeypatch):
 
 
 def test_missing_matplotlib_is_a_clear_memreport_error(archive, monkeypatch):
-    for name in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg", "memreport.render.figure"):
+    for name in ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg",
+                 "memreport.render.picture.figure"):
         monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(MissingDependency, match="pip install matplotlib"):
         archive.plot()

@@ -141,6 +141,30 @@ def test_reader_families_do_not_import_each_other(module):
         assert other in (None, family), f"{module} ({family}) imports {imported} ({other})"
 
 
+RENDER_FORMS = tuple(f"memreport.render.{form}" for form in ("text", "data", "picture", "page", "markdown"))
+RENDER_SHARED = ("memreport.render.words", "memreport.render.layout", "memreport.render.cells")
+
+
+def form_of(module: str) -> str | None:
+    return next((f for f in RENDER_FORMS if module == f or module.startswith(f + ".")), None)
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if form_of(m) or m in RENDER_SHARED))
+def test_output_forms_do_not_import_each_other(module):
+    """render/ is laid out by output form (text, data, picture, page, markdown); a form stands on the three shared
+    modules (words, layout, cells) and the registry, never on another form, and the shared modules on no form."""
+    form = form_of(module)
+    for imported in sorted(GRAPH[module]):
+        other = form_of(imported)
+        assert other in (None, form), f"{module} ({form or 'shared'}) imports {imported} ({other})"
+
+
+def test_render_is_forms_and_three_shared_modules():
+    """Adding an output form is one package plus one declaration: nothing else lives beside the forms."""
+    top = sorted(p.name for p in (PACKAGE / "render").iterdir() if p.name != "__pycache__")
+    assert top == ["__init__.py", "cells.py", "data", "layout.py", "markdown", "page", "picture", "text", "words.py"]
+
+
 def test_readers_top_level_keeps_the_registry_and_little_else():
     top = sorted(p.name for p in (PACKAGE / "readers").glob("*.py"))
     families = sorted(p.name for p in (PACKAGE / "readers").iterdir() if (p / "__init__.py").exists())
@@ -234,7 +258,7 @@ def test_the_type_check_sees_what_it_must_refuse():
     """The rule above reads every form of import a renderer could compute through."""
     text = ("from ..analysis import Summary, summarize\nfrom ..analysis.tiles import message_tiles\n"
             "from .. import analysis\nimport memreport.analysis.verdict\nfrom .poplar import prose\n")
-    assert _names_from_analysis("memreport.render.text", text) == [
+    assert _names_from_analysis("memreport.render.words", text) == [
         ("memreport.analysis", "Summary"), ("memreport.analysis", "summarize"),
         ("memreport.analysis.tiles", "message_tiles"), ("memreport.analysis", ""), ("memreport.analysis.verdict", "")]
 

@@ -311,7 +311,7 @@ def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
     import memreport
     from memreport.readers.documents.tensor_map import read_tensor_map
     from memreport.readers.elf.symbols import with_symbols
-    from memreport.render.table import render_json
+    from memreport.render.data.report import render_json
     from tests.readers.documents.test_saved import profile_with_everything
     from tests.synth.profile import encode_json
     samples = ROOT / "sample_reports"
@@ -356,7 +356,7 @@ def test_every_diff_json_key_is_in_its_schema(tmp_path):
 def test_every_compiles_json_key_and_csv_column_is_documented():
     from memreport.analysis.compiles import summarize_compiles
     from memreport.readers.text.compile_log import read_compile_logs
-    from memreport.render.compiles import CSV_COLUMNS, render_json
+    from memreport.render.data.compiles import CSV_COLUMNS, render_json
     logs = ROOT / "sample_reports"
     docs = [json.loads(render_json(summarize_compiles(read_compile_logs([logs / name for name in names]))))
             for names in (["compile_cold.log", "compile_warm.log"], ["compile_recompiling.log"])]
@@ -375,7 +375,7 @@ def test_every_csv_column_kind_is_documented():
                    "liveness.notAlwaysLiveMax", "liveness.notAlwaysLive`", ".overlapped", "region.<name>", "source",
                    "module", "oom_message", "oom_bytes_used", "report_line"):
         assert column in csv_section, column
-    from memreport.render.diff import CSV_HEADER
+    from memreport.render.data.diff import CSV_HEADER
     assert f"`{','.join(CSV_HEADER)}`" in section(doc("CSV.md"), "## memreport diff")
 
 

@@ -116,23 +116,23 @@ def render_each(renderer: Renderer, items: Sequence[Any], options: RenderOptions
 
 
 for _declared in (
-    DeclaredRenderer("text", "report", ".txt", False, "Poplar-style text", "memreport.render.text:render"),
+    DeclaredRenderer("text", "report", ".txt", False, "Poplar-style text", "memreport.render.text.report:render"),
     DeclaredRenderer("json", "report", ".json", False, f"JSON (schema {REPORT_SCHEMA})",
-                     "memreport.render.table:render_json"),
-    DeclaredRenderer("csv", "report", ".csv", False, "CSV, one row per tile", "memreport.render.table:render_csv"),
-    DeclaredRenderer("png", "report", ".png", True, "a picture of each report", "memreport.render.plot:render_png",
-                     per_item=True),
-    DeclaredRenderer("text", "diff", ".txt", False, "text", "memreport.render.diff:render_text"),
+                     "memreport.render.data.report:render_json"),
+    DeclaredRenderer("csv", "report", ".csv", False, "CSV, one row per tile", "memreport.render.data.csv:render_csv"),
+    DeclaredRenderer("png", "report", ".png", True, "a picture of each report",
+                     "memreport.render.picture.plot:render_png", per_item=True),
+    DeclaredRenderer("text", "diff", ".txt", False, "text", "memreport.render.text.diff:render_text"),
     DeclaredRenderer("json", "diff", ".json", False, f"JSON (schema {DIFF_SCHEMA})",
-                     "memreport.render.diff:render_json"),
+                     "memreport.render.data.diff:render_json"),
     DeclaredRenderer("csv", "diff", ".csv", False, "CSV, one row per changed tile, then one per item below the tile",
-                     "memreport.render.diff:render_csv"),
+                     "memreport.render.data.diff:render_csv"),
     DeclaredRenderer("text", "compiles", ".txt", False, "a table, then findings",
-                     "memreport.render.compiles:render_text"),
+                     "memreport.render.text.compiles:render_text"),
     DeclaredRenderer("json", "compiles", ".json", False, f"JSON (schema {COMPILES_SCHEMA})",
-                     "memreport.render.compiles:render_json"),
+                     "memreport.render.data.compiles:render_json"),
     DeclaredRenderer("csv", "compiles", ".csv", False, "CSV, one row per compilation",
-                     "memreport.render.compiles:render_csv"),
+                     "memreport.render.data.compiles:render_csv"),
     # One report for a notebook's rich display (``_repr_html_``); not a --format: the CLI lists "report" ones.
     DeclaredRenderer("html", "notebook", ".html", False, "the report's page in a sandboxed frame",
                      "memreport.render.page:render_notebook", per_item=True),
@@ -143,6 +143,6 @@ for _declared in (
 for _subject in ("report", "diff", "compiles"):
     register(DeclaredRenderer("markdown", _subject, ".md", False,
                               "GitHub Markdown (a PR comment, $GITHUB_STEP_SUMMARY)",
-                              f"memreport.render.markdown:render_{_subject}"))
+                              f"memreport.render.markdown.{_subject}:render_{_subject}"))
     register(DeclaredRenderer("html", _subject, ".html", False, "one self-contained HTML page",
                               f"memreport.render.page:render_{_subject}"))

@@ -165,7 +165,7 @@ def test_a_side_of_unknown_tile_count_is_compared_by_tile_id(builds):
     assert diff.new.num_tiles is None and diff.old.num_tiles == old.num_tiles
     import json
 
-    from memreport.render.diff import render_json
+    from memreport.render.data.diff import render_json
     assert json.loads(render_json(diff))["new"]["num_tiles"] is None
     second = lone.evolve(position=ReportPosition(40, 2, 2), printed=PrintedSummary(excluding_gaps=9))
     assert choose_report([lone.evolve(position=ReportPosition(1, 1, 2)), second])[1] == \

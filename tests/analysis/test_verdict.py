@@ -199,7 +199,8 @@ def test_every_view_of_a_detailed_tile_asks_the_one_rule(monkeypatch):
 
     from memreport.analysis import gates
     from memreport.analysis.diff import diff_reports
-    from memreport.render import plot, table
+    from memreport.render.data import csv as table
+    from memreport.render.picture import plot
     monkeypatch.setattr(analysis.verdict, "detail_out_of_memory", lambda report, d: d.tile % 2 == 1)
     report = SummaryReport(
         source="s.txt", format="poplar-text", target=Target(4, None, 1, 4, LIMIT),

@@ -265,7 +265,7 @@ def test_a_missing_glyph_is_one_line_once(tmp_path):
 
 
 def test_an_unexpected_failure_outside_the_readers_is_one_line(tmp_path, monkeypatch):
-    from memreport.render import text
+    from memreport.render.text import report as text
 
     def broken(*args, **kwargs):
         raise KeyError("boom")

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from memreport.cli import main
 from memreport.errors import MemreportError
-from memreport.render import plot
+from memreport.render.picture import plot
 
 pytest.importorskip("matplotlib")
 

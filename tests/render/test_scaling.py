@@ -13,7 +13,9 @@ import pytest
 from memreport import analysis
 from memreport.analysis import summarize_all
 from memreport.model import Column, MemoryReport, Target, TileReport
-from memreport.render import table, text
+from memreport.render.data import csv as csv_table
+from memreport.render.data import report as table
+from memreport.render.text import report as text
 
 
 def report(n: int) -> MemoryReport:
@@ -68,6 +70,6 @@ def test_python_work_is_independent_of_the_tile_count(render):
 
 def test_csv_lines_are_built_without_a_python_loop_per_cell():
     """CSV has a line per tile, but numpy makes the cells: Python lines grow by row chunks only."""
-    render_csv = summarized(table.render_csv)
+    render_csv = summarized(csv_table.render_csv)
     small, pod = lines_run(render_csv, [report(1472)]), lines_run(render_csv, [report(94_208)])
     assert pod - small < GROWTH // 30

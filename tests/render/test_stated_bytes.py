@@ -5,8 +5,10 @@ import json
 
 from memreport.analysis import summarize
 from memreport.model import OutOfMemoryMessage, PrintedSummary, SummaryReport, Target, TileDetail
-from memreport.render import markdown, table, text
+from memreport.render.data import report as table
+from memreport.render.markdown import report as markdown
 from memreport.render.page import report as page_report
+from memreport.render.text import report as text
 from tests.builds import complete
 
 

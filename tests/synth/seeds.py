@@ -76,7 +76,8 @@ def _saved(profile: dict) -> tuple[bytes, bytes]:
     from memreport.readers import resolve
     from memreport.readers.documents.profile import read_tree
     from memreport.readers.registry import ReadOptions
-    from memreport.render.table import render_csv, render_json
+    from memreport.render.data.csv import render_csv
+    from memreport.render.data.report import render_json
     doc = synth_profile.build_profile([1200, 3400, 650_000, 800], bytes_per_tile=638_976, num_ipus=2,
                                       always_live=[200, 400, 600, 100], not_always_live_max=[1000, 3000, 649_400, 700])
     doc["memory"]["liveness"]["notAlwaysLive"]["byProgram"] = [{"bytes": 40, "children": [{"bytes": 90}]}]

@@ -59,7 +59,7 @@ def test_mk1_profile_matches_the_real_report():
 
 
 def test_mk1_profile_renders_poplars_by_tile_block_byte_for_byte(tmp_path):
-    from memreport.render import text
+    from memreport.render.text import report as text
     for data in (encode_json(mk1_poplar_match_profile()), encode_cbor(wrap(mk1_poplar_match_profile()))):
         path = tmp_path / "mk1"
         path.write_bytes(data)

@@ -7,8 +7,8 @@ from typing import Any
 
 from ...analysis.compiles import CompileSummary
 from ...units import count
-from ..compiles import _rss
-from ..compiles import _totals as totals_line
+from ..cells import rss
+from ..words import compile_totals
 from . import document as doc
 
 
@@ -70,7 +70,7 @@ def render_compiles_page(summary: CompileSummary) -> str:
     rows, placed = timeline_rows(summary)
     parts = [f"<header><h1>memreport compiles: {doc.text(logs)}</h1></header><main><section class=report id={sid}>",
              f'<div class="verdict {level}"><p class=headline>{doc.text(headline)}</p>'
-             f"<p>{doc.text(totals_line(t))}</p></div>"]
+             f"<p>{doc.text(compile_totals(t))}</p></div>"]
     if rows:
         parts.append("<h3>Timeline</h3><p class=legend><span><i class='sw compiled'></i>compiled</span>"
                      "<span><i class='sw precompiled'></i>pre-compiled</span>"
@@ -85,7 +85,7 @@ def render_compiles_page(summary: CompileSummary) -> str:
     comp = [[str(i), doc.text(f"{c.source}:{c.line}"), doc.text(c.process or ""), doc.text(c.framework),
              doc.text(c.module or c.hash or "?"), doc.text(c.result or "unfinished"), doc.text(c.cache or "?"),
              "?" if c.duration_s is None else f"{c.duration_s:,.1f} s",
-             "?" if c.peak_rss_mb is None else doc.text(_rss(c))]
+             "?" if c.peak_rss_mb is None else doc.text(rss(c))]
             for i, c in enumerate(summary.history.compilations, 1)]
     if comp:
         parts.append(f"<h3>Compilations ({len(comp):,})</h3>" + doc.table(

@@ -6,10 +6,9 @@ from typing import Any
 
 from ...analysis.diff import Diff
 from ...analysis.diff_items import TileItems
+from ..cells import CHANGES_SHOWN
+from ..words import diff_headline
 from . import document as doc
-from .verdict import diff_headline
-
-CHANGES_SHOWN = 50
 
 
 def _signed(value: int | None) -> str:

@@ -15,10 +15,10 @@ from ...analysis import Summary, TopTile
 from ...analysis.closing import Closing
 from ...model import TileReport
 from ...units import plural
-from ..closing import closing_cells
-from ..text import by_tile_block
+from ..cells import closing_cells
+from ..layout import by_tile_block
+from ..words import verdict
 from . import document as doc
-from .verdict import verdict
 
 SYMBOLS_SHOWN = 50
 # Characters of packed per-tile data a page holds at most: per-tile bytes first, then breakdown and region

@@ -12,7 +12,7 @@ from memreport.analysis import summarize_all
 from memreport.errors import ReadError
 from memreport.model import Column, MemoryReport, Target, TensorMapReport, TileReport
 from memreport.readers.elf.symbols import with_symbols
-from memreport.render.table import render_json
+from memreport.render.data.report import render_json
 from tests.readers.elf.test_symbols import codelet_elf
 from tests.synth import profile as synth_profile
 from tests.synth.archive import ar_archive, tile_elf

@@ -10,7 +10,7 @@ import pytest
 import memreport
 from memreport.analysis import summarize_all
 from memreport.errors import ReadError
-from memreport.render.table import render_csv
+from memreport.render.data.csv import render_csv
 from tests.readers.documents.test_saved import archive_with_damage, profile_with_everything
 from tests.synth import profile as synth_profile
 

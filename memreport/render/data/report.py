@@ -1,0 +1,124 @@
+"""Machine-readable output: JSON (schema ``memreport/1``) and CSV (one row per tile).
+
+Values a source does not hold are ``null`` in JSON and blank in CSV, never a
+copy of another figure.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+
+from ...analysis import Summary, TopTile
+from ...analysis.verdict import MessageWords
+from ...model import TileBytes
+from ...model.schemas import REPORT_SCHEMA
+from .. import RenderOptions
+from .drill import liveness_json, liveness_summary_json, symbols_json
+from .saved import Inline, saved_sections
+from .tensors import json_sections
+
+
+def tile_bytes_json(value: TileBytes | None) -> dict | None:
+    """A maximum as JSON: ``{"tile": int, "bytes": int}``, or None (shared with the diff's JSON)."""
+    return None if value is None else {"tile": value.tile, "bytes": value.bytes}
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe copy of ``info`` values (numpy scalars and arrays become Python)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def tile_json(tt: TopTile, symbols: int | None = None) -> dict:
+    """A top tile (or a tile asked for) as JSON, with its ``symbols`` largest symbols (all when None)."""
+    return {"tile": tt.tile, "ipu": tt.ipu, "including_gaps": tt.including_gaps,
+            "excluding_gaps": tt.excluding_gaps, "out_of_memory": tt.out_of_memory,
+            "breakdown": dict(tt.breakdown), "member": tt.name, "regions": dict(tt.regions) or None,
+            "liveness": liveness_json(tt.liveness), "stated_by": tt.stated_by,
+            "stated_bytes_used": tt.stated_bytes_used, "symbols": symbols_json(tt.symbols, tt.excluding_gaps, symbols)}
+
+
+def report_dict(summary: Summary, options: RenderOptions | None = None, inline: Inline | None = None) -> dict:
+    """One report as the ``memreport/1`` record (tensor-map keys from :mod:`.tensors`).
+
+    ``inline`` collects the per-tile arrays to write on one line each (plain lists when None).
+    """
+    symbols = (options or RenderOptions()).symbols
+    report = summary.report
+    t = report.target
+    hist = summary.histogram
+    oom_note = summary.oom_note
+    position = report.position
+    bound = summary.tiles_at_least
+    return {
+        "source": report.source,
+        "module": report.module,
+        **({} if position is None else {"position": {"line": position.line, "index": position.index,
+                                                     "count": position.count,
+                                                     **({"run": asdict(position.run)} if position.run else {})}}),
+        "format": report.format,
+        "per_tile": report.per_tile,
+        "target": {"arch": t.arch, "num_ipus": t.num_ipus, "tiles_per_ipu": t.tiles_per_ipu,
+                   "num_tiles": t.num_tiles if report.num_tiles_known else None,
+                   "bytes_per_tile": t.bytes_per_tile, "clock_hz": t.clock_hz, "type": t.type,
+                   **({} if bound is None else {"num_tiles_at_least": bound.tiles, "num_ipus_at_least": bound.ipus})},
+        "totals": {"including_gaps": summary.including_gaps, "excluding_gaps": summary.excluding_gaps},
+        "max_including_gaps": tile_bytes_json(summary.max_including_gaps),
+        "max_excluding_gaps": tile_bytes_json(summary.max_excluding_gaps),
+        "tiles_out_of_memory": summary.oom.count,
+        "histogram": None if hist is None else {
+            "bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins],
+            **({"elided_before": list(hist.elided_before)} if hist.elided_before else {})},
+        "top_tiles": [tile_json(tt, symbols) for tt in summary.top],
+        "per_ipu": [{"ipu": s.ipu, "first_tile": s.first_tile, "num_tiles": s.num_tiles,
+                     "excluding_gaps": s.excluding_gaps, "including_gaps": s.including_gaps,
+                     "max_excluding_gaps": tile_bytes_json(s.max_excluding_gaps),
+                     "tiles_out_of_memory": s.tiles_out_of_memory, "breakdown": dict(s.breakdown),
+                     "liveness": liveness_json(s.liveness)} for s in summary.per_ipu],
+        "breakdown_kind": report.breakdown_kind,
+        "detailed_tiles": [{"tile": d.tile, "including_gaps": d.including_gaps,
+                            "excluding_gaps": d.excluding_gaps, "breakdown": dict(d.breakdown),
+                            "regions": dict(d.regions), "extra": _plain(dict(d.extra))}
+                           for d in report.detailed_tiles],
+        "info": _plain(dict(report.info)),
+        "notes": list(report.notes) + ([oom_note] if oom_note else []) + list(summary.notes),
+        "skipped_members": [{"tile": s.tile, "member": s.member, "reason": s.reason} for s in report.skipped],
+        **({"out_of_memory_messages": [message_json(w) for w in summary.verdict.messages]}
+           if summary.rows_stated_by is None else {}),  # a text summary's messages
+        **json_sections(summary),
+        "selected_tiles": [tile_json(tt, symbols) for tt in summary.selected],
+        "breakdown_totals": dict(summary.breakdown_totals),
+        "liveness": liveness_summary_json(summary.liveness),
+        **saved_sections(report, inline),
+    }
+
+
+def message_json(words: MessageWords) -> dict:
+    """One out-of-memory message: what it states (null where it does not), and what to run next."""
+    m = words.message
+    return {"kind": m.kind, "line": m.line, "tile": m.tile, "bytes_used": m.bytes_used,
+            "bytes_per_tile": m.bytes_per_tile, "exchange": m.exchange, "code_offset": m.code_offset,
+            "stream_bytes": m.stream_bytes, "buffer_index": m.buffer_index, "saved_path": m.saved_path,
+            "archive": m.archive, "next_command": words.next_command, "description": words.description, "text": m.text}
+
+
+def render_json(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
+    """Every report in one ``memreport/1`` document, and the inputs that could not be read (``errors``, always
+    present); per-tile arrays one line each."""
+    inline = Inline()
+    errors = [{"file": file, "message": message} for file, message in (options or RenderOptions()).errors]
+    doc = {"schema": REPORT_SCHEMA, "reports": [report_dict(s, options, inline) for s in summaries], "errors": errors}
+    return inline.fill(json.dumps(doc, indent=2) + "\n")  # the newline before the arrays: no copy of it all

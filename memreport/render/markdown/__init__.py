@@ -1,0 +1,1 @@
+"""GitHub-flavoured Markdown of reports, diffs and compile histories."""

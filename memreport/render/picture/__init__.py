@@ -1,0 +1,1 @@
+"""Pictures: a PNG of each report (matplotlib, imported only here)."""

@@ -1,0 +1,124 @@
+"""A compile summary as text: the verdict, a row per compilation with only the columns some row knows ("?" where
+a log does not say), then executable loads, findings, totals and notes."""
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+
+from ...analysis.compiles import CompileSummary, CompileTotals
+from ...model import Compilation, CompileTarget, ExecutableLoad, Finding
+from ...units import count
+from .. import RenderOptions
+from ..cells import UNKNOWN, rss
+from ..layout import WIDTH, prose
+from ..words import compile_totals, seconds, timed
+from .verdict import compiles_headline, compiles_lines
+
+
+def _target(target: CompileTarget | None) -> str:
+    if target is None:
+        return UNKNOWN
+    ipus = UNKNOWN if target.ipus is None else f"{target.ipus:,}"
+    tiles = f"{UNKNOWN} tiles" if target.tiles_per_ipu is None else count(target.tiles_per_ipu, "tile")
+    return f"{target.arch or UNKNOWN}, {ipus} x {tiles}"
+
+
+def _cell(value: object) -> str:
+    return UNKNOWN if value is None else str(value)
+
+
+# (heading, cell, always shown): a column some row knows, or always.
+_COLUMNS: tuple[tuple[str, Callable[[Compilation], str | None], bool], ...] = (
+    ("line", lambda c: str(c.ref), True),
+    ("rank", lambda c: c.process, False),
+    ("time", lambda c: c.time, True),
+    ("framework", lambda c: c.framework, True),
+    ("module", lambda c: c.module, False),
+    ("hash", lambda c: c.hash, False),
+    ("executable hash", lambda c: c.executable_hash, False),
+    ("result", lambda c: c.result, True),
+    ("cache", lambda c: c.cache, True),
+    ("duration", lambda c: None if c.duration_s is None else seconds(c.duration_s), True),
+    ("peak RSS", lambda c: None if c.peak_rss_mb is None else rss(c), False),
+    ("overflowed", lambda c: None if c.tiles_overflowed is None else f"{c.tiles_overflowed:,}", False),
+    ("target", lambda c: None if c.target is None else _target(c.target), False),
+    ("cache file", lambda c: c.cache_file, False),
+)
+_RIGHT = {"duration", "peak RSS", "overflowed"}
+
+
+def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], width: int = WIDTH,
+           right: Collection[str] = _RIGHT) -> list[str]:
+    """The rows under their headings (those in ``right`` right-aligned); a table wider than ``width`` goes in
+    stacked parts, each beginning with the first column (the row's number), so every part fits and its rows
+    still pair up."""
+    widths = [max(len(r[i]) for r in [headings, *rows]) for i in range(len(headings))]
+    parts: list[list[int]] = [[0]]
+    for i in range(1, len(headings)):
+        used = 2 + sum(widths[j] + 2 for j in parts[-1])
+        if len(parts[-1]) > 1 and used + widths[i] > width:
+            parts.append([0])
+        parts[-1].append(i)
+    lines: list[str] = []
+    for part in parts:
+        if lines:
+            lines.append("")
+        for row in [headings, *rows]:
+            cells = [row[i].rjust(widths[i]) if headings[i] in right else row[i].ljust(widths[i]) for i in part]
+            lines.append(("  " + "  ".join(cells)).rstrip())
+    return lines
+
+
+def _compilations(compilations: Sequence[Compilation], width: int = WIDTH) -> list[str]:
+    if not compilations:
+        return ["Compilations: none (only executable loads)"]
+    shown = [(h, get) for h, get, always in _COLUMNS if always or any(get(c) is not None for c in compilations)]
+    hidden = [h for h, get, always in _COLUMNS if not always and all(get(c) is None for c in compilations)]
+    one_log = len({c.source for c in compilations}) == 1  # named on the Logs: line: its line numbers alone
+
+    def cell(heading: str, get: Callable[[Compilation], str | None], c: Compilation) -> str:
+        return f"{c.line:,}" if one_log and heading == "line" else _cell(get(c))
+
+    rows = [[str(i), *(cell(h, get, c) for h, get in shown)] for i, c in enumerate(compilations, 1)]
+    right = _RIGHT | {"line"} if one_log else _RIGHT
+    lines = [f"Compilations ({len(compilations):,}):", *_table(["#", *(h for h, _ in shown)], rows, width, right)]
+    if any(UNKNOWN in row for row in rows):
+        lines.append("  ?: the log does not say")
+    if hidden:
+        lines += prose("  Not stated for any compilation: ", ", ".join(hidden), width, hang="    ")
+    notes = [(i, n) for i, c in enumerate(compilations, 1) for n in c.notes]
+    lines += [line for i, note in notes for line in prose(f"  #{i}: ", note, width)]
+    return lines
+
+
+def _loads(loads: Sequence[ExecutableLoad], totals: CompileTotals, width: int = WIDTH) -> list[str]:
+    if not loads:
+        return []
+    spent = timed(totals.loads, totals.load_s, totals.load_untimed)
+    return prose("", f"Executable loads onto the IPUs: {totals.loads:,} ({spent}); "
+                     f"{count(totals.reloads, 'reload')} (no compilation since the previous load)", width, hang="  ")
+
+
+def _findings(findings: Sequence[Finding], width: int = WIDTH) -> list[str]:
+    if not findings:
+        return ["Findings: none"]
+    return [f"Findings ({len(findings):,}):",
+            *(line for f in findings for line in prose(f"  {f.kind}: ", f.message, width, hang="    "))]
+
+
+def render_text(summary: CompileSummary, options: RenderOptions | None = None) -> str:
+    """The verdict, the compilations table, loads, findings, totals and notes, and the verdict's first line
+    again last (what ``| tail -1`` shows)."""
+    width = (options and options.width) or WIDTH
+    source_width = max(len(log.source) for log in summary.history.logs)
+    logs = [f"{'Logs:' if i == 0 else '':<6}{log.source:<{source_width}}  {count(log.compilations, 'compilation')}, "
+            f"{count(log.loads, 'executable load')}" for i, log in enumerate(summary.history.logs)]
+    if any(len(line) > width for line in logs):  # each source on a line of its own, its counts under it
+        logs = [line for i, log in enumerate(summary.history.logs)
+                for line in (f"{'Logs:' if i == 0 else '':<6}{log.source}",
+                             f"{'':<8}{count(log.compilations, 'compilation')}, {count(log.loads, 'executable load')}")]
+    sections = [compiles_lines(summary, width), logs, _compilations(summary.history.compilations, width),
+                _loads(summary.history.loads, summary.totals, width), _findings(summary.findings, width),
+                prose("", compile_totals(summary.totals), width, hang="  ")
+                + [line for n in summary.notes for line in prose("Note: ", n, width)],
+                compiles_headline(summary, width)]
+    return "\n\n".join("\n".join(s) for s in sections if s) + "\n"

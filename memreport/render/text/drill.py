@@ -1,0 +1,145 @@
+"""Below the tile, for the text and JSON reports: symbols, liveness and categories.
+
+What a crowded tile holds: the largest symbols of its ELF (archives), its
+always-live and not-always-live bytes and the program's categories
+(profiles). Every figure comes from the :class:`~memreport.analysis.Summary`;
+this module only lays it out.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ...analysis import Summary, TopTile
+from ...analysis.liveness import Liveness, LivenessSummary
+from ...model import TileSymbols
+from ..layout import WIDTH, prose
+
+TEXT_SYMBOLS = 10   # symbols listed per tile in text unless --symbols says otherwise
+UNSIZED_NAMED = 2   # unsized symbols named in text (globals first: local labels rarely matter)
+CATEGORIES_BY_IPU = 3
+
+
+def _pct(part: int, whole: int | None) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "?"
+
+
+# -- text ---------------------------------------------------------------------------------------------
+
+
+def liveness_phrase(live: Liveness) -> str:
+    """"always-live 4,672 B (81%), not-always-live 1,108 B (19%): mostly always-live"."""
+    share = live.always_live_share
+    if share is None:
+        return "always-live 0 B, not-always-live 0 B"
+    text = (f"always-live {live.always_live:,} B ({100 * share:.0f}%), "
+            f"not-always-live {live.not_always_live:,} B ({100 * (1 - share):.0f}%)")
+    return text + (f": mostly {live.pressure}" if live.pressure in ("always-live", "not-always-live") else ": even")
+
+
+def symbols_lines(tile: TopTile, table: TileSymbols, limit: int | None, width: int = WIDTH) -> list[str]:
+    """One tile's largest symbols: bytes, share of the tile, section, name; then what no symbol covers."""
+    where = f"Symbols on tile {tile.tile}" + (f" ({table.member})" if table.member else "")
+    if table.has_symbol_table is not True:
+        return [f"{where}: none read"] + [f"  {note}" for note in table.notes]
+    shown = table.largest(limit).symbols
+    count = f"largest {len(shown):,} of {table.num_symbols:,}" if len(shown) < (table.num_symbols or 0) \
+        else f"{table.num_symbols:,}"
+    lines = prose("", f"{where}, {count} sized symbol(s):", width, hang="  ")
+    whole = tile.excluding_gaps
+    if shown:
+        size_w = max(len("Bytes"), *(len(f"{s.size:,}") for s in shown))
+        section_w = max(len("Section"), *(len(s.section) for s in shown))
+        lines.append(f"  {'Bytes':>{size_w}}  {'Share':>6}  {'Section':<{section_w}}  Symbol")
+        for s in shown:
+            row = f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {s.section:<{section_w}}  {s.display_name}"
+            if len(row) > width:  # the name whole on a line of its own, under the row (it is searched for)
+                row = f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {s.section}\n    {s.display_name}"
+            lines += [line.rstrip() for line in row.split("\n")]
+    rest = (table.num_symbols or 0) - len(shown)
+    if rest > 0:
+        rest_bytes = (table.symbol_bytes or 0) - sum(s.size for s in shown)
+        lines += prose("  ", f"+{rest:,} more sized symbol(s), {rest_bytes:,} B (--symbols N to list more)", width,
+                       hang="    ")
+    gaps = table.unattributed
+    detail = ", ".join(f"{name} {size:,} B" for name, size in sorted(gaps.items(), key=lambda kv: (-kv[1], kv[0])))
+    lines += prose("  ", f"Unattributed (no sized symbol covers them): {table.unattributed_bytes:,} B"
+                   + (f" ({detail})" if detail else ""), width, hang="    ")
+    if table.unsized:
+        named = sorted(table.unsized, key=lambda s: (s.binding == "local", s.kind == "notype", s.display_name))
+        names = ", ".join(s.display_name for s in named[:UNSIZED_NAMED])
+        more = f", +{len(table.unsized) - UNSIZED_NAMED:,} more" if len(table.unsized) > UNSIZED_NAMED else ""
+        lines += prose("  ", f"No size in the symbol table: {len(table.unsized):,} symbol(s) ({names}{more})",
+                       width, hang="    ")
+    for note in table.notes:
+        lines += prose("  Note: ", note, width)
+    return lines
+
+
+def all_symbols_lines(tiles: Sequence[TopTile], limit: int | None, width: int = WIDTH) -> list[list[str]]:
+    """A block per tile that has a symbol table read."""
+    return [symbols_lines(t, t.symbols, limit, width) for t in tiles if t.symbols is not None]
+
+
+def _items(breakdown: Mapping[str, int], whole: int, limit: int) -> str:
+    sized = [(name, size) for name, size in breakdown.items() if size]  # 0 B items are neither shown nor counted
+    shown = [f"{name} {size:,} B ({_pct(size, whole)})" for name, size in sized[:limit]]
+    rest = len(sized) - limit
+    return ", ".join(shown) + (f", +{rest} more" if rest > 0 else "")
+
+
+def categories_lines(summary: Summary, width: int = WIDTH) -> list[str]:
+    """A profile's categories over all tiles, largest first, and per IPU on a multi-IPU program."""
+    if summary.report.breakdown_kind != "category" or not summary.breakdown_totals:
+        return []
+    totals = summary.breakdown_totals
+    whole = sum(totals.values())
+    name_w = max(len(name) for name in totals)
+    size_w = max(len(f"{v:,}") for v in totals.values())
+    lines = ["Categories (all tiles, largest first):"]
+    lines += [f"  {name:<{name_w}}  {size:>{size_w},} B  {_pct(size, whole):>6}" for name, size in totals.items()]
+    if len(summary.per_ipu) > 1:
+        lines += ["", "Categories by IPU (largest first):"]
+        for ipu in summary.per_ipu:
+            lines += prose(f"  IPU {ipu.ipu}: ", _items(ipu.breakdown, ipu.excluding_gaps, CATEGORIES_BY_IPU), width)
+    return lines
+
+
+def liveness_lines(summary: Summary, width: int = WIDTH) -> list[str]:
+    """Always-live against not-always-live bytes: over the program, on the top tiles, per IPU, by program step."""
+    live = summary.liveness
+    if live is None:
+        return []
+    lines = ["Liveness:"]
+    total = live.total
+    if total is not None:
+        share = total.always_live_share
+        always = f"{100 * share:.1f}%" if share is not None else "?"
+        never = f"{100 * (1 - share):.1f}%" if share is not None else "?"
+        digits = max(len(f"{total.always_live:,}"), len(f"{total.not_always_live:,}"))
+        for name, size, share_text, what in (
+                ("Always-live:    ", total.always_live, always, "code, vertex state, weights, optimiser state"),
+                ("Not-always-live:", total.not_always_live, never,
+                 f"activations and temporaries; per tile: {total.basis}")):
+            lines += prose(f"  {name} {size:>{digits},} B  {share_text:>6}  ", what, width)
+        if live.top_pressure:
+            parts = [f"{n} mostly {kind}" if kind != "even" else f"{n} even"
+                     for kind, n in sorted(live.top_pressure.items(), key=lambda kv: (-kv[1], kv[0]))]
+            lines += prose(f"  Top {len(summary.top)} tiles: ", ", ".join(parts), width)
+        if len(summary.per_ipu) > 1:
+            lines += [line for ipu in summary.per_ipu if ipu.liveness is not None
+                      for line in prose(f"  IPU {ipu.ipu}: ", liveness_phrase(ipu.liveness), width)]
+    lines += steps_lines(live, width)
+    return lines
+
+
+def steps_lines(live: LivenessSummary, width: int = WIDTH) -> list[str]:
+    if live.num_steps is None:
+        return []
+    if live.peak is None:
+        return ["  Program steps: none listed"]
+    name = f" ({live.peak.name})" if live.peak.name else ""
+    lines = prose("  Program steps: ", f"{live.num_steps:,}; the most not-always-live bytes, {live.peak.bytes:,} B, "
+                  f"at step {live.peak.step}{name}", width, hang="    ")
+    if live.peak_live_bytes is not None:
+        lines += prose("  ", f"Peak live (always-live + that step): {live.peak_live_bytes:,} B", width, hang="    ")
+    return lines

@@ -1,0 +1,165 @@
+"""The text report: a header, Poplar's "By Tile" block, per-IPU figures and the top tiles.
+
+The By Tile block is laid out exactly as Poplar prints it (docs/FORMATS.md
+§1), so a report rendered from full per-tile data reads like Poplar's own,
+and a text summary renders back the rows it printed. Everything shown comes
+from the report's :class:`~memreport.analysis.Summary`; its cost grows with
+the number of bins, not the number of tiles.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...analysis import Summary, TopTile
+from ...model import OOM_MESSAGES_FORMAT, TensorMapReport
+from ...units import count
+from .. import RenderOptions
+from ..layout import WIDTH, by_tile_block, prose
+from . import drill, tensors
+from . import verdict as verdict_text
+from .closing import closing_lines
+from .tiles import NEAR_LIMIT, RED, RESET, YELLOW, tiles_lines
+
+__all__ = ["NEAR_LIMIT", "RED", "RESET", "RULE", "YELLOW", "by_tile_block", "render", "render_report", "tiles_lines"]
+
+RULE = "=" * 78
+
+
+def header_lines(summary: Summary, width: int = WIDTH) -> list[str]:
+    """Source, format, target and what the source does not hold (notes wrapped to ``width``)."""
+    report = summary.report
+    lines = [f"Source:   {summary.label}", f"Format:   {report.format_name}",
+             *prose("Target:   ", summary.target_text, width), f"Per tile: {report.per_tile}"]
+    notes = [*report.notes, *summary.notes]
+    oom = summary.oom
+    if oom.count is not None and oom.reason:  # a count judged, not printed: say why the printed one is not used
+        notes.append(f"out-of-memory count judged from what the summary printed: {oom.reason}")
+    for note in notes:
+        lines += prose("Note:     ", note, width)
+    return lines
+
+
+def totals_lines(summary: Summary) -> list[str]:
+    including, excluding = summary.including_gaps, summary.excluding_gaps
+    return [
+        "Memory Usage:",
+        f"  Including Gaps: {including:,} B" if including is not None else "  Including Gaps: unknown",
+        f"  Excluding Gaps: {excluding:,} B" if excluding is not None else "  Excluding Gaps: unknown",
+    ]
+
+
+def per_ipu_lines(summary: Summary) -> list[str]:
+    """One row per IPU for multi-IPU reports (complete per-tile data only)."""
+    ipus = summary.per_ipu
+    if len(ipus) < 2:
+        return []
+    lines = ["By IPU:", f"  {'IPU':>5}  {'Tiles':>6}  {'Excluding gaps':>16}  {'Max tile':>9}  {'Max bytes':>11}  "
+             f"{'OOM tiles':>9}"]
+    for s in ipus:
+        oom = "?" if s.tiles_out_of_memory is None else f"{s.tiles_out_of_memory:,}"
+        lines.append(f"  {s.ipu:>5}  {s.num_tiles:>6,}  {s.excluding_gaps:>14,} B  {s.max_excluding_gaps.tile:>9}  "
+                     f"{s.max_excluding_gaps.bytes:>9,} B  {oom:>9}")
+    return lines
+
+
+def top_tiles_lines(summary: Summary, items: int = 3, options: RenderOptions | None = None) -> list[str]:
+    """The top tiles: tile, IPU, bytes, % of tile memory, largest breakdown items; OOM tiles flagged."""
+    top = summary.top
+    if not top:
+        return []
+    # A summary's detailed tiles, Maximum lines and out-of-memory messages, in its order, not a ranking.
+    heading = "Tiles as printed:" if summary.top_order is None else \
+        f"Top {count(len(top), 'tile')} (by {summary.top_order}):"
+    return tiles_lines(summary, top, heading, items, options)
+
+
+def selected_lines(summary: Summary, items: int = 3, options: RenderOptions | None = None) -> list[str]:
+    """The tiles asked for by id (``--tile``), laid out as the top tiles are."""
+    if not summary.selected:
+        return []
+    return tiles_lines(summary, summary.selected, f"Tile{'s' if len(summary.selected) > 1 else ''} asked for:", items,
+                       options)
+
+
+def data_types_lines(summary: Summary) -> list[str]:
+    """A summary's largest program-wide data types with their share, shown after Poplar's block (which stays
+    as printed); nothing when the summary printed no By Data Type list with bytes."""
+    types = summary.data_types
+    if types is None:
+        return []
+    rows = [(name, size) for name, size in types.largest]
+    if types.rest:
+        rows.append((f"{types.rest:,} more", types.rest_bytes))
+    name_w = max(len(name) for name, _ in rows)
+    size_w = max(len(f"{size:,}") for _, size in rows)
+    lines = [f"Data types over all tiles (share of the {types.total:,} B By Data Type lists):"]
+    lines += [f"  {name:<{name_w}}  {size:>{size_w},} B  {100 * size / types.total:>5.1f}%" for name, size in rows]
+    return lines
+
+
+def messages_lines(summary: Summary, width: int = WIDTH) -> list[str]:
+    """The out-of-memory messages of the log: line, kind, and what each states (docs/FORMATS.md §8.6)."""
+    messages = summary.verdict.messages
+    if not messages:
+        return []
+    kinds = max(len(w.message.kind) for w in messages)
+    numbers = max(len(f"{w.message.line:,}") for w in messages)
+    lines = [f"Out-of-memory messages ({len(messages):,}):"]
+    for w in messages:  # what each states wrapped under its first word
+        lead = f"  line {w.message.line:>{numbers},}  {w.message.kind:<{kinds}}  "
+        lines += prose(lead, w.description, width, hang=None if len(lead) <= width // 2 else "      ")
+    return lines
+
+
+def _drilled(summary: Summary, symbols: int | None) -> list[TopTile]:
+    """The tiles whose symbol tables follow: the out-of-memory top tiles (every top tile with ``--symbols``),
+    then the tiles asked for."""
+    top = [t for t in summary.top if symbols is not None or t.out_of_memory]
+    return [*top, *(t for t in summary.selected if t.tile not in {u.tile for u in top})]
+
+
+def render_report(summary: Summary, options: RenderOptions | None = None) -> str:
+    """One report as text: the verdict first, then the detail (with a tensor map, the tensors on its top
+    tiles), the verdict's first line again last; with ``options.brief`` the verdict and the top tiles only."""
+    options = options or RenderOptions()
+    width = options.width or WIDTH
+    report = summary.report
+    verdict = verdict_text.report_lines(summary, width)
+    if options.brief:
+        return "\n\n".join("\n".join(s) for s in [verdict, top_tiles_lines(summary, options=options),
+                                                 selected_lines(summary, options=options),
+                                                 verdict_text.report_headline(summary, width)]
+                             if s) + "\n"
+    if isinstance(report, TensorMapReport):  # elements only, no bytes: its own sections
+        return "\n\n".join("\n".join(s) for s in [verdict, header_lines(summary, width),
+                                                 tensors.tensor_map_lines(summary, width),
+                                                 verdict_text.report_headline(summary, width)]) + "\n"
+    limit = drill.TEXT_SYMBOLS if options.symbols is None else options.symbols
+    if report.format == OOM_MESSAGES_FORMAT:  # nothing printed but the messages
+        body = ["Out of memory:", *prose("  ", summary.oom.describe(), width, hang="    ")]
+    else:
+        body = totals_lines(summary) + [""] + by_tile_block(summary, width=width)
+    sections: list[Sequence[str]] = [verdict, header_lines(summary, width), body]
+    for extra in (data_types_lines(summary),  # after Poplar's block, which stays as printed
+                  messages_lines(summary, width), per_ipu_lines(summary), top_tiles_lines(summary, options=options),
+                  selected_lines(summary, options=options),
+                  *drill.all_symbols_lines(_drilled(summary, options.symbols), limit, width),
+                  drill.categories_lines(summary, width), drill.liveness_lines(summary, width)):
+        if extra:
+            sections.append(extra)
+    if summary.tensors is not None:
+        sections.append(tensors.attribution_lines(summary, width))
+    sections.append(verdict_text.report_headline(summary, width))  # the answer again, where | tail looks
+    return "\n\n".join("\n".join(s) for s in sections) + "\n"
+
+
+def render(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
+    """Several reports, one after another, separated by a rule; after the last, a table of them all."""
+    from ...analysis.closing import Closing
+    text = f"\n{RULE}\n\n".join(render_report(s, options) for s in summaries)
+    rows = [s.closing_row for s in summaries] if len(summaries) > 1 else []
+    if not rows:
+        return text
+    width = (options and options.width) or WIDTH
+    table = closing_lines(rows, width) + [""] + prose(verdict_text.LEAD, Closing(tuple(rows)).verdict, width)
+    return text + f"\n{RULE}\n\n" + "\n".join(table) + "\n"  # its last line the verdict over them all
