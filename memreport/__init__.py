@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from . import notebook as _notebook  # noqa: F401  (installs report.plot() and the other conveniences)
 from .errors import (
     MemreportError,
     MissingDependency,
@@ -32,15 +31,13 @@ from .model import (
     PrintedSummary,
     ProgramLiveness,
     SkippedMember,
-    SummaryReport,
     Symbol,
     Target,
-    TensorMapReport,
     TileBytes,
     TileDetail,
-    TileReport,
     TileSymbols,
 )
+from .notebook import SummaryReport, TensorMapReport, TileReport
 from .readers import ReadOptions
 
 if TYPE_CHECKING:  # numpy-backed analysis loads with the call
@@ -95,11 +92,18 @@ def read_all(path: str | os.PathLike, *, tile_memory: int | str | None = None, a
     A bad argument is a ValueError naming it; an unreadable file a
     :class:`ReadError`.
     """
-    from .session import read_files, read_options, reports_of
+    return [read.report for read in _reads(path, tile_memory, arch, skip_bad_members, thin_root)]
+
+
+def _reads(path: str | os.PathLike, tile_memory: object, arch: object, skip_bad_members: object,
+           thin_root: object) -> list:
+    """Every report of a file with the file it was read from, each the API's report of its kind."""
+    from .notebook import public
+    from .session import Read, read_files, read_options
     options = read_options(tile_memory=_tile_memory(tile_memory), arch=_arch(arch),
                            skip_bad_members=_flag(skip_bad_members, "skip_bad_members"), names=PYTHON_NAMES,
                            thin_root=_thin_root(thin_root))
-    return list(reports_of(read_files([path], options)))
+    return [Read(r.path, public(r.report)) for r in read_files([path], options)]
 
 
 def read(path: str | os.PathLike, *, tile_memory: int | str | None = None, arch: str | None = None,
@@ -154,27 +158,24 @@ def _thin_root(value: object) -> str | None:
 
 def read_compiles(*paths: str | os.PathLike) -> CompileSummary:
     """Every compilation, cache hit and executable load in run logs, read as one sequence, with the findings."""
-    from .analysis.compiles import summarize_compiles
-    from .readers.text.compile_log import read_compile_logs
-    return summarize_compiles(read_compile_logs(paths))
+    from .run import compiles_of
+    return compiles_of(paths)
 
 
 def diff(old: str | os.PathLike | MemoryReport, new: str | os.PathLike | MemoryReport, *, top: int = 20,
-         min_change: int = 0, sort: str = "delta", **kwargs) -> Diff:
-    """Two builds compared tile by tile, and below the tile for the ``top`` largest changes.
+         min_change: int = 0, sort: str = "delta", tile_memory: int | str | None = None, arch: str | None = None,
+         skip_bad_members: bool = False, thin_root: str | os.PathLike | None = None) -> Diff:
+    """Two builds compared tile by tile, and below the tile for the ``top`` largest changes: what
+    ``memreport diff`` computes.
 
-    ``old`` and ``new`` are files (read as :func:`read` does, with ``kwargs``)
-    or reports. Symbol tables of archives and ELF files are read for the
-    tiles detailed below the tile. Changes under ``min_change`` bytes are
-    counted but not listed; ``sort`` orders the items ("delta", "growth", "new").
+    ``old`` and ``new`` are files (read as :func:`read_all` does, with the
+    keywords; of a file holding several reports the largest is compared) or
+    reports. Symbol tables of archives and ELF files are read for the tiles
+    detailed below the tile. Changes under ``min_change`` bytes are counted
+    but not listed; ``sort`` orders the items ("delta", "growth", "new").
     """
-    from .analysis.diff import diff_reports, with_items
-    from .session import Read, with_symbols
-    # Each side with the file it was read from: symbols are read again from that file, never from the one a
-    # saved report names.
-    reads = [Read(side.source, side) if isinstance(side, MemoryReport) else Read(os.fspath(side), read(side, **kwargs))
-             for side in (old, new)]
-    changes = diff_reports(reads[0].report, reads[1].report, min_change=min_change)
-    tiles = [c.tile for c in changes.changes(top)]
-    sides = with_symbols(reads, 0, tiles, kwargs.get("thin_root"))
-    return with_items(changes, sides[0], sides[1], top, sort=sort)
+    from .run import diff_of
+    from .session import Read
+    sides = [[Read(side.source, side)] if isinstance(side, MemoryReport)
+             else _reads(side, tile_memory, arch, skip_bad_members, thin_root) for side in (old, new)]
+    return diff_of(sides[0], sides[1], top=top, min_change=min_change, sort=sort, thin_root=_thin_root(thin_root))[0]

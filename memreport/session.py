@@ -119,13 +119,12 @@ def with_symbols(reads: Sequence[Read], top: int = 0, tiles: Sequence[int] = (),
 
 def tile_symbols(report: MemoryReport, tile: int, thin_root: str | None = None) -> TileSymbols:
     """One tile's symbol table: the one the report holds, or read again from its archive or ELF file."""
+    if not isinstance(report, TileReport):
+        raise UnsupportedOperation(f"{report.label}: a {report.format_name} holds no ELF symbol tables")
     found = report.symbols.get(tile)
     if found is not None:
         return found
-    from .errors import UnsupportedOperation
     from .readers.elf.symbols import read_symbols
-    if not isinstance(report, TileReport):
-        raise UnsupportedOperation(f"{report.label}: a {report.format_name} holds no ELF symbol tables")
     return read_symbols(report, [tile], thin_root)[tile]
 
 

@@ -330,11 +330,9 @@ def check_outputs(reports: Sequence[MemoryReport], directory: str, *, png: bool 
                                                                                      render.RenderOptions()))))
     for summary in summaries:
         for gate, *args in ((gates.check_out_of_memory,), (gates.check_max_tile, 0), (gates.check_min_headroom, 1)):
-            try:
-                result = gate(summary, *args)
-            except UnsupportedOperation:  # the gate cannot judge this source (exit 2 at the command line)
-                continue
-            assert "\n" not in result.message
+            from memreport.render.words import gate_message
+            result = gate(summary, *args)  # failed None: it cannot judge this source (exit 2 at the command line)
+            assert "\n" not in gate_message(result)
     for report, summary in zip(reports, summaries):
         try:
             diff = diff_reports(report, report, summaries=(summary, summary))
@@ -344,11 +342,7 @@ def check_outputs(reports: Sequence[MemoryReport], directory: str, *, png: bool 
         if diff.compared_tiles:
             assert not gates.check_growth(diff, 0).failed
         else:  # no tile stated on both sides: the gate cannot pass on nothing
-            try:
-                gates.check_growth(diff, 0)
-                raise AssertionError("a growth gate passed on no compared tile")
-            except UnsupportedOperation:
-                pass
+            assert gates.check_growth(diff, 0).failed is not False, "a growth gate passed on no compared tile"
         for renderer in render.renderers("diff"):
             outputs.append((renderer.extension, _checked(renderer.name, renderer.render(diff, render.RenderOptions()))))
     paths = [os.path.join(directory, f"output-{i}{extension}") for i, (extension, _) in enumerate(outputs)]

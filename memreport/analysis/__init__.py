@@ -1,49 +1,85 @@
 """Pure functions of reports: figures, out-of-memory counts, summaries, diffs, gates, tensors.
 
-Analysis reads the model and nothing above it (docs/ARCHITECTURE.md). The
-names below are the ones notebooks and renderers use; :func:`summarize`
-computes all of a report's figures at once.
+Analysis reads the model and nothing above it (docs/ARCHITECTURE.md). Its
+results are facts, in one flat module (:mod:`.results`); each report kind
+answers for itself (:mod:`.kinds`); :func:`summarize` computes all of a
+report's figures at once. The names below are the ones notebooks and
+renderers use.
 """
-from .summary import Summary, summarize, summarize_all
-from .tiles import (
-                  MAX_BINS,
-                  IpuSummary,
-                  TopTile,
-                  bin_counts,
-                  choose_bin_kib,
+from .kinds import (
+                  bins_out_of_memory,
+                  count_out_of_memory,
                   histogram,
                   histogram_if_known,
+                  kind_of,
                   largest,
                   max_excluding_gaps,
                   max_including_gaps,
+                  out_of_memory,
+                  out_of_memory_count,
                   per_ipu,
-                  tile_breakdown,
-                  top_tile_ids,
                   top_tiles,
                   total_excluding_gaps,
                   total_including_gaps,
 )
-from .verdict import (
-                  BYTES_PER_TILE_UNKNOWN,
+from .results import (
+                  BuildSummary,
+                  Closing,
+                  ClosingRow,
+                  CompileSummary,
+                  CompileTotals,
+                  CountReason,
+                  DataTypes,
+                  Diff,
+                  GateResult,
+                  IpuSummary,
                   Largest,
+                  Liveness,
+                  LivenessSummary,
+                  LookInto,
                   OutOfMemoryCount,
+                  Partial,
+                  Summary,
+                  TensorMapSummary,
+                  TextSummary,
+                  TilesAtLeast,
+                  TileSummary,
+                  TopTile,
                   Verdict,
-                  bins_out_of_memory,
-                  count_out_of_memory,
-                  detail_out_of_memory,
-                  known_out_of_memory_tiles,
-                  out_of_memory,
-                  out_of_memory_count,
-                  partial_reason,
 )
+from .summary import summarize, summarize_all
+from .tiles import (
+                  MAX_BINS,
+                  bin_counts,
+                  choose_bin_kib,
+                  tile_breakdown,
+                  top_tile_ids,
+)
+from .verdict import detail_out_of_memory
 
 __all__ = [
-                  "BYTES_PER_TILE_UNKNOWN",
                   "MAX_BINS",
+                  "BuildSummary",
+                  "Closing",
+                  "ClosingRow",
+                  "CompileSummary",
+                  "CompileTotals",
+                  "CountReason",
+                  "DataTypes",
+                  "Diff",
+                  "GateResult",
                   "IpuSummary",
                   "Largest",
+                  "Liveness",
+                  "LivenessSummary",
+                  "LookInto",
                   "OutOfMemoryCount",
+                  "Partial",
                   "Summary",
+                  "TensorMapSummary",
+                  "TextSummary",
+                  "TileSummary",
+                  "TilesAtLeast",
                   "TopTile",
                   "Verdict",
                   "bin_counts",
@@ -53,13 +89,12 @@ __all__ = [
                   "detail_out_of_memory",
                   "histogram",
                   "histogram_if_known",
-                  "known_out_of_memory_tiles",
+                  "kind_of",
                   "largest",
                   "max_excluding_gaps",
                   "max_including_gaps",
                   "out_of_memory",
                   "out_of_memory_count",
-                  "partial_reason",
                   "per_ipu",
                   "summarize",
                   "summarize_all",

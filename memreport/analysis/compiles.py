@@ -10,46 +10,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from ..model import Compilation, CompileHistory, ExecutableLoad, Finding, LineRef
 from ..units import count
-from .gates import GateResult
+from .results import CompileSummary, CompileTotals, GateResult
 
 REFS_SHOWN = 5
 RECOMPILE_GATE = "fail-on-recompile"
-
-
-@dataclass(frozen=True)
-class CompileTotals:
-    """Counts and time; each time sums the known durations and says how many were untimed."""
-
-    compilations: int
-    compiled: int              # compiled or pre-compiled
-    loaded: int                # from the executable cache (or a saved executable)
-    skipped: int
-    unfinished: int            # not whole in the log: its start or its end is missing
-    compile_s: float
-    compile_untimed: int
-    cache_load_s: float
-    cache_load_untimed: int
-    loads: int                 # executables loaded onto the IPUs
-    reloads: int
-    load_s: float
-    load_untimed: int
-    compiled_or_loaded: int = 0      # whole, with no line saying which (a script's "Compiled/Loaded model in")
-    compiled_or_loaded_s: float = 0.0
-    compiled_or_loaded_untimed: int = 0
-
-
-@dataclass(frozen=True)
-class CompileSummary:
-    """A history with its findings, totals and notes on what the logs could not show."""
-
-    history: CompileHistory
-    findings: tuple[Finding, ...]
-    totals: CompileTotals
-    notes: tuple[str, ...]
 
 
 def refs_text(refs: Sequence[LineRef], shown: int = REFS_SHOWN) -> str:
@@ -266,6 +233,6 @@ def summarize_compiles(history: CompileHistory) -> CompileSummary:
 def check_recompile(summary: CompileSummary) -> list[GateResult]:
     """``--fail-on-recompile``: one failed result per module or hash compiled more than once by one process."""
     source = ", ".join(log.source for log in summary.history.logs)
-    failed = [GateResult(RECOMPILE_GATE, source, True, None, (), f"--{RECOMPILE_GATE}: {f.message}")
+    failed = [GateResult(RECOMPILE_GATE, source, True, None, finding=f.message)
               for f in summary.findings if f.kind == "recompiled"]
-    return failed or [GateResult(RECOMPILE_GATE, source, False, 0, ())]
+    return failed or [GateResult(RECOMPILE_GATE, source, False)]

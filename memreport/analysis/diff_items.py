@@ -11,58 +11,12 @@ profile, sections against categories) are not compared, and a note says so.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-from ..model import ALWAYS_LIVE, NOT_ALWAYS_LIVE, NOT_ALWAYS_LIVE_MAX, MemoryReport, SummaryReport, TileReport
+from ..model import MemoryReport
+from .kinds import kind_of
+from .results import ItemChange, TileItems
 
 SORTS = ("delta", "growth", "new")
-_LIVENESS = {ALWAYS_LIVE: "always-live", NOT_ALWAYS_LIVE_MAX: "not-always-live (max)",
-             NOT_ALWAYS_LIVE: "not-always-live"}
-
-
-@dataclass(frozen=True)
-class ItemChange:
-    """One item of a tile, before and after: ``old`` None for a new item, ``new`` None for a removed one.
-
-    ``kind`` is "section", "category", "data type", "region", "liveness" or
-    "symbol"; ``section`` is where a symbol lies.
-    """
-
-    kind: str
-    name: str
-    old: int | None
-    new: int | None
-    section: str | None = None
-
-    @property
-    def delta(self) -> int:
-        return (self.new or 0) - (self.old or 0)
-
-    @property
-    def status(self) -> str:
-        """"new", "removed", "grew" or "shrank"."""
-        if self.old is None:
-            return "new"
-        if self.new is None:
-            return "removed"
-        return "grew" if self.delta > 0 else "shrank"
-
-
-@dataclass(frozen=True)
-class TileItems:
-    """The changed items of one changed tile, in the order asked for; ``hidden`` changes were under ``min_change``."""
-
-    tile: int
-    ipu: int | None
-    old: int
-    new: int
-    items: tuple[ItemChange, ...]
-    hidden: int = 0
-    notes: tuple[str, ...] = ()
-
-    @property
-    def delta(self) -> int:
-        return self.new - self.old
 
 
 def _sort_key(sort: str):
@@ -80,29 +34,7 @@ def _sort_key(sort: str):
 
 def _breakdown_items(report: MemoryReport, tile: int) -> dict[tuple[str, str], int] | None:
     """(kind, name) -> bytes of a tile's breakdown, regions and liveness; None when the report lacks the tile."""
-    found: dict[tuple[str, str], int] = {}
-    if isinstance(report, TileReport):
-        if report.known is not None and not report.known[tile]:
-            return None
-        for name, col in report.breakdown.items():
-            value = col.get(tile)
-            if value is None:
-                continue
-            if col.counted:
-                found[report.breakdown_kind, name] = value
-            elif name in _LIVENESS:
-                found["liveness", _LIVENESS[name]] = value
-        for name, values in report.regions.items():
-            found["region", name] = int(values[tile])
-        return found
-    if isinstance(report, SummaryReport):
-        detail = next((d for d in report.detailed_tiles if d.tile == tile), None)
-        if detail is None:
-            return None
-        found.update((("data type", k), v) for k, v in detail.breakdown.items())
-        found.update((("region", k), v) for k, v in detail.regions.items())
-        return found
-    return None
+    return kind_of(report).tile_items(tile)
 
 
 def _compare(old: Mapping[tuple[str, str], int], new: Mapping[tuple[str, str], int],
@@ -118,7 +50,7 @@ def _compare(old: Mapping[tuple[str, str], int], new: Mapping[tuple[str, str], i
 
 def _symbol_items(tile: int, old: MemoryReport, new: MemoryReport) -> tuple[list[ItemChange], list[str]]:
     """Symbol changes of one tile, and notes on what could not be compared."""
-    tables = [r.symbols.get(tile) if isinstance(r, TileReport) else None for r in (old, new)]
+    tables = [kind_of(r).symbol_table(tile) for r in (old, new)]
     if all(t is None for t in tables):
         return [], []
     for label, report, table in zip(("OLD", "NEW"), (old, new), tables):

@@ -12,7 +12,6 @@ has no liveness (None).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,72 +19,19 @@ from ..model import (
     ALWAYS_LIVE,
     NOT_ALWAYS_LIVE,
     NOT_ALWAYS_LIVE_MAX,
-    MemoryReport,
     ProgramLiveness,
     TileReport,
     find_view,
 )
 from ..model.liveness import walk
+from .results import Liveness, LivenessSummary, StepPeak
 
 # How each source measures a tile's not-always-live bytes.
 BASES = {NOT_ALWAYS_LIVE_MAX: "the most live at once (maxBytesByTile)",
          NOT_ALWAYS_LIVE: "libpva notAlwaysLiveBytes"}
 
 
-@dataclass(frozen=True)
-class Liveness:
-    """Always-live and not-always-live bytes of a tile (or a sum of tiles); ``basis``: how the second is measured."""
-
-    always_live: int
-    not_always_live: int
-    basis: str
-
-    @property
-    def always_live_share(self) -> float | None:
-        """The always-live fraction of the two (None when both are 0)."""
-        total = self.always_live + self.not_always_live
-        return None if total == 0 else self.always_live / total
-
-    @property
-    def pressure(self) -> str | None:
-        """Which holds more bytes: "always-live", "not-always-live" or "even" (None when both are 0)."""
-        if self.always_live == self.not_always_live:
-            return None if self.always_live == 0 else "even"
-        return "always-live" if self.always_live > self.not_always_live else "not-always-live"
-
-
-@dataclass(frozen=True)
-class StepPeak:
-    """The program step with the most not-always-live bytes: its path in the step tree ("3.0"), name, bytes."""
-
-    step: str
-    name: str | None
-    bytes: int
-
-
-@dataclass(frozen=True)
-class LivenessSummary:
-    """A program's liveness: totals over its tiles, the pressure on its top tiles, and its peak step.
-
-    ``top_pressure`` counts the top tiles by :attr:`Liveness.pressure`.
-    ``num_steps`` and ``peak`` come from the program-step liveness where the
-    source has it (None otherwise).
-    """
-
-    total: Liveness | None
-    top_pressure: dict[str, int]
-    num_steps: int | None
-    peak: StepPeak | None
-
-    @property
-    def peak_live_bytes(self) -> int | None:
-        """Always-live bytes of every tile plus the peak step's not-always-live bytes (libpva users' peak)."""
-        if self.total is None or self.peak is None:
-            return None
-        return self.total.always_live + self.peak.bytes
-
-
-def liveness_columns(report: MemoryReport) -> tuple[np.ndarray, np.ndarray, str] | None:
+def liveness_columns(report: TileReport) -> tuple[np.ndarray, np.ndarray, str] | None:
     """(always-live per tile, not-always-live per tile, basis), or None when the report lacks either."""
     always = find_view(report.breakdown, ALWAYS_LIVE)
     if always is None:
@@ -97,7 +43,7 @@ def liveness_columns(report: MemoryReport) -> tuple[np.ndarray, np.ndarray, str]
     return None
 
 
-def tile_liveness(report: MemoryReport, tile: int) -> Liveness | None:
+def tile_liveness(report: TileReport, tile: int) -> Liveness | None:
     """One tile's liveness, or None when the report has no liveness columns."""
     columns = liveness_columns(report)
     if columns is None:
@@ -106,7 +52,7 @@ def tile_liveness(report: MemoryReport, tile: int) -> Liveness | None:
     return Liveness(int(always[tile]), int(never[tile]), basis)
 
 
-def span_liveness(report: MemoryReport, part: slice | np.ndarray) -> Liveness | None:
+def span_liveness(report: TileReport, part: slice | np.ndarray) -> Liveness | None:
     """Liveness summed over some tiles (an IPU's slice, or the known tiles), None without liveness columns."""
     columns = liveness_columns(report)
     if columns is None:
@@ -125,10 +71,8 @@ def step_peak(steps: Sequence[ProgramLiveness]) -> tuple[int, StepPeak | None]:
     return count, best
 
 
-def summarize_liveness(report: MemoryReport, top: Sequence[int]) -> LivenessSummary | None:
+def summarize_liveness(report: TileReport, top: Sequence[int]) -> LivenessSummary | None:
     """The liveness of ``report`` (None when it has neither liveness columns nor program steps)."""
-    if not isinstance(report, TileReport):
-        return None
     steps = report.liveness_steps
     if liveness_columns(report) is None and steps is None:
         return None

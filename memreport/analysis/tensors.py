@@ -6,48 +6,16 @@ usage only ever comes from the report's own per-tile figures.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ReadError
 from ..model import ARCHES, MemoryReport
-from ..model.tensor_map import TensorMap, TileTensor
+from ..model.tensor_map import TensorMap
 from .binning import aligned_counts, power_of_two_width
-from .tiles import TopTile
+from .results import ElementBin, ElementHistogram, TileTensors, TopTile
 
 MAX_ELEMENT_BINS = 32  # a readable histogram; elements spread wider than bytes do
-
-
-@dataclass(frozen=True)
-class ElementBin:
-    """``count`` tiles hold ``[low, high)`` elements."""
-
-    low: int
-    high: int
-    count: int
-
-
-@dataclass(frozen=True)
-class ElementHistogram:
-    """Tiles per element-count bin; every bin is ``bin_elements`` wide."""
-
-    bin_elements: int
-    bins: tuple[ElementBin, ...]
-
-
-@dataclass(frozen=True)
-class TileTensors:
-    """One tile's tensor data: elements, the estimate, and the tensors on it (largest first)."""
-
-    tile: int
-    ipu: int | None
-    elements: int
-    est_bytes: int
-    unknown_size_elements: int
-    tensors: tuple[TileTensor, ...]
-    excluding_gaps: int | None = None   # from the report, when a report is annotated
-    including_gaps: int | None = None
 
 
 def element_histogram(tensor_map: TensorMap, max_bins: int = MAX_ELEMENT_BINS) -> ElementHistogram:

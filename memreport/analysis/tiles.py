@@ -8,8 +8,8 @@ bytes. Whether a tile is out of memory, and how many are, is decided in :mod:`.v
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -23,61 +23,17 @@ from ..model import (
     TileBytes,
     TileDetail,
     TileReport,
-    TileSymbols,
     exact_sum,
 )
 from . import verdict
 from .binning import aligned_counts, power_of_two_width
-from .liveness import Liveness, span_liveness, tile_liveness
-from .verdict import out_of_memory, partial_reason  # noqa: F401  (partial_reason: analysis exports it from here)
+from .liveness import span_liveness, tile_liveness
+from .results import IpuSummary, TopTile
+from .verdict import out_of_memory
 
 MAX_BINS = 128            # bins the default width gives at most (Poplar's rule)
 MAX_GIVEN_BINS = 16_384   # bins a given width may make: the text prints one line each
 MAX_BIN_KIB = 2 ** 53 - 1  # widths of 2**63 B and more are wider than any size
-
-
-@dataclass(frozen=True)
-class TopTile:
-    """One of the most memory-subscribed tiles (or a tile asked for), with its largest breakdown items.
-
-    ``liveness`` is its always-live and not-always-live bytes where the
-    source has them; ``symbols`` its symbol table where one was read.
-    """
-
-    tile: int
-    ipu: int | None
-    excluding_gaps: int | None
-    including_gaps: int | None
-    out_of_memory: bool | None
-    breakdown: Mapping[str, int] = field(default_factory=dict)
-    name: str | None = None
-    regions: Mapping[str, int] = field(default_factory=dict)
-    liveness: Liveness | None = None
-    symbols: TileSymbols | None = None
-    stated_by: str = "per-tile"  # where its figures come from: one of STATED_BY
-    # The bytes an out-of-memory message says were used on the tile (its first message naming it; None when no
-    # message does): a figure of its own, neither excluding nor including gaps.
-    stated_bytes_used: int | None = None
-
-
-# Where a tile's figures come from: a report with every tile's bytes ("per-tile"), or, for a text summary,
-# a detailed tile, a "Maximum (...) on tile T" line, or an out-of-memory message (its "bytes used" only).
-STATED_BY = ("per-tile", "detailed", "maximum", "message")
-
-
-@dataclass(frozen=True)
-class IpuSummary:
-    """One IPU's share of a complete report; ``breakdown`` its counted items (categories, sections), largest first."""
-
-    ipu: int
-    first_tile: int
-    num_tiles: int
-    excluding_gaps: int
-    including_gaps: int | None
-    max_excluding_gaps: TileBytes
-    tiles_out_of_memory: int | None
-    breakdown: Mapping[str, int] = field(default_factory=dict)
-    liveness: Liveness | None = None
 
 
 def choose_bin_kib(low_bytes: int, high_bytes: int, max_bins: int = MAX_BINS) -> int:
@@ -112,70 +68,33 @@ def known_values(report: TileReport, values: np.ndarray) -> np.ndarray:
     return values if report.known is None else values[report.known]
 
 
-def histogram(report: MemoryReport, bin_kib: int | None = None) -> Histogram:
-    """Poplar's "By Tile (Excluding Gaps)" histogram (docs/FORMATS.md §1 bin rule)."""
-    if isinstance(report, TileReport):
-        values = known_values(report, report.excluding_gaps)
-        if bin_kib is None:
-            bin_kib = choose_bin_kib(int(values.min()), int(values.max())) if values.size else 1
-        return bin_counts(values, bin_kib)
-    printed = report.printed.histogram if isinstance(report, SummaryReport) else None
-    if printed is None:
-        raise UnsupportedOperation(f"{report.source}: holds no per-tile values and printed no histogram")
-    if bin_kib is not None and bin_kib != printed.bin_kib:
+def tiles_histogram(report: TileReport, bin_kib: int | None = None) -> Histogram:
+    """Poplar's "By Tile (Excluding Gaps)" histogram of every tile's bytes (docs/FORMATS.md §1 bin rule)."""
+    values = known_values(report, report.excluding_gaps)
+    if bin_kib is None:
+        bin_kib = choose_bin_kib(int(values.min()), int(values.max())) if values.size else 1
+    return bin_counts(values, bin_kib)
+
+
+def printed_histogram(report: SummaryReport, bin_kib: int | None = None) -> Histogram | None:
+    """The histogram a text summary printed (None when it printed none); its bins cannot be re-binned."""
+    printed = report.printed.histogram
+    if printed is not None and bin_kib is not None and bin_kib != printed.bin_kib:
         raise UnsupportedOperation(
             f"{report.source}: a text report holds only its printed {printed.bin_kib} KiB bins; "
             f"it cannot be re-binned to {bin_kib} KiB")
     return printed
 
 
-def histogram_if_known(report: MemoryReport, bin_kib: int | None = None) -> Histogram | None:
-    """:func:`histogram`, or None for a source with no per-tile bytes that printed no histogram."""
-    if isinstance(report, TileReport) or (isinstance(report, SummaryReport) and report.printed.histogram):
-        return histogram(report, bin_kib)
-    return None
-
-
-def _argmax(values: np.ndarray, known: np.ndarray | None = None) -> TileBytes | None:
+def argmax(values: np.ndarray, known: np.ndarray | None = None) -> TileBytes | None:
+    """The largest of ``values`` and its tile (the lowest among equals; skipped tiles never win); None when no
+    tile is known."""
     if values.size == 0 or (known is not None and not known.any()):
         return None
     if known is not None:  # skipped tiles (placeholders) never win
         values = np.where(known, values, -1)
     tile = int(np.argmax(values))  # first (lowest) tile among equals
     return TileBytes(tile, int(values[tile]))
-
-
-def max_excluding_gaps(report: MemoryReport) -> TileBytes | None:
-    """The largest tile excluding gaps (printed or computed)."""
-    if isinstance(report, TileReport):
-        return _argmax(report.excluding_gaps, report.known)
-    return report.printed.max_excluding_gaps if isinstance(report, SummaryReport) else None
-
-
-def max_including_gaps(report: MemoryReport) -> TileBytes | None:
-    """The largest tile including gaps; None where the source has no gap information."""
-    if isinstance(report, TileReport):
-        return None if report.including_gaps is None else _argmax(report.including_gaps, report.known)
-    return report.printed.max_including_gaps if isinstance(report, SummaryReport) else None
-
-
-def total_excluding_gaps(report: MemoryReport) -> int | None:
-    """Bytes over all tiles, excluding gaps."""
-    if isinstance(report, TileReport):
-        return exact_sum(report.excluding_gaps)  # exact: an int64 sum wraps past 2**63
-    return report.printed.excluding_gaps if isinstance(report, SummaryReport) else None
-
-
-def total_including_gaps(report: MemoryReport) -> int | None:
-    """Bytes over all tiles, including gaps; None where unknown."""
-    if isinstance(report, TileReport):
-        return None if report.including_gaps is None else exact_sum(report.including_gaps)
-    return report.printed.including_gaps if isinstance(report, SummaryReport) else None
-
-
-def largest(reports: Sequence[MemoryReport]) -> MemoryReport:
-    """The report with the most bytes excluding gaps (the first among equals): what ``read`` returns."""
-    return max(reports, key=lambda r: total_excluding_gaps(r) or 0)
 
 
 def pick_module(reports: Sequence[MemoryReport], wanted: str) -> MemoryReport:
@@ -197,10 +116,8 @@ def pick_module(reports: Sequence[MemoryReport], wanted: str) -> MemoryReport:
                                f"{len(reports):,}: {held}")
 
 
-def top_tile_ids(report: MemoryReport, n: int) -> np.ndarray:
+def top_tile_ids(report: TileReport, n: int) -> np.ndarray:
     """Ids of the ``n`` largest tiles: by including gaps where known, else excluding; ties by id."""
-    if not isinstance(report, TileReport):
-        return np.empty(0, dtype=np.int64)
     key = report.including_gaps if report.including_gaps is not None else report.excluding_gaps
     if n <= 0 or key.size == 0:
         return np.empty(0, dtype=np.int64)
@@ -215,7 +132,7 @@ def top_tile_ids(report: MemoryReport, n: int) -> np.ndarray:
     return top if report.known is None else top[report.known[top]]
 
 
-def tile_breakdown(report: MemoryReport, tile: int, counted_only: bool = True) -> dict[str, int]:
+def tile_breakdown(report: TileReport, tile: int, counted_only: bool = True) -> dict[str, int]:
     """One tile's breakdown items, largest first (ties by name); absent items left out."""
     items = []
     for name, col in report.breakdown.items():
@@ -228,7 +145,7 @@ def tile_breakdown(report: MemoryReport, tile: int, counted_only: bool = True) -
     return dict(items)
 
 
-def stated_tiles(report: MemoryReport) -> list[TopTile]:
+def stated_tiles(report: SummaryReport) -> list[TopTile]:
     """The tiles a report without every tile's bytes states figures for, each marked with where from.
 
     The one rule for a text summary (top tiles, CSV, JSON, diffs and gates
@@ -240,8 +157,6 @@ def stated_tiles(report: MemoryReport) -> list[TopTile]:
     unknown; the "bytes used" they state is not an excluding-gaps figure:
     it is ``stated_bytes_used``, on every tile a message names).
     """
-    if not isinstance(report, SummaryReport):
-        return []
     rows = [_detail_tile(report, d) for d in report.detailed_tiles]
     seen = {d.tile for d in report.detailed_tiles}
     peak_ex, peak_in = report.printed.max_excluding_gaps, report.printed.max_including_gaps
@@ -260,34 +175,13 @@ def stated_tiles(report: MemoryReport) -> list[TopTile]:
     return [replace(t, stated_bytes_used=named[t.tile].bytes_used) if t.tile in named else t for t in rows]
 
 
-def stated_excluding_gaps(report: MemoryReport) -> dict[int, int]:
+def stated_excluding_gaps(report: SummaryReport) -> dict[int, int]:
     """Tile -> excluding-gaps bytes of every tile a text summary states them for (:func:`stated_tiles`)."""
     return {t.tile: t.excluding_gaps for t in stated_tiles(report) if t.excluding_gaps is not None}
 
 
-def top_tiles(report: MemoryReport, n: int = 5, over: np.ndarray | None = None) -> list[TopTile]:
-    """The ``n`` most memory-subscribed tiles (for a text report, its :func:`stated_tiles`).
-
-    ``over`` is the report's out-of-memory mask (:func:`.verdict.out_of_memory`), when it is known.
-    """
-    if isinstance(report, SummaryReport):
-        return stated_tiles(report)[:n]
-    if not isinstance(report, TileReport):
-        return []
-    return tiles_of(report, top_tile_ids(report, n).tolist(), over)
-
-
-def tiles_of(report: MemoryReport, tiles: Sequence[int], over: np.ndarray | None = None) -> list[TopTile]:
-    """The given tiles as :class:`TopTile` records, in the order given.
-
-    For a text summary only the tiles it states figures for can be given (others are
-    left out); for a report without per-tile bytes, none.
-    """
-    if isinstance(report, SummaryReport):
-        stated = {t.tile: t for t in stated_tiles(report)}
-        return [stated[t] for t in tiles if t in stated]
-    if not isinstance(report, TileReport):
-        return []
+def tiles_of(report: TileReport, tiles: Sequence[int], over: np.ndarray | None = None) -> list[TopTile]:
+    """The given tiles of a report with every tile's bytes as :class:`TopTile` records, in the order given."""
     target = report.target
     over = out_of_memory(report) if over is None else over
     known = report.known
@@ -316,7 +210,7 @@ def _detail_tile(report: SummaryReport, d: TileDetail) -> TopTile:
     )
 
 
-def breakdown_totals(report: MemoryReport, part: slice | np.ndarray | None = None) -> dict[str, int]:
+def breakdown_totals(report: TileReport, part: slice | np.ndarray | None = None) -> dict[str, int]:
     """The counted breakdown items summed over tiles (``part``: some of them), largest first, ties by name.
 
     Items no tile in ``part`` has are left out; so are skipped tiles (their placeholders hold 0 and no item).
@@ -333,10 +227,10 @@ def breakdown_totals(report: MemoryReport, part: slice | np.ndarray | None = Non
     return dict(items)
 
 
-def per_ipu(report: MemoryReport, over: np.ndarray | None = None) -> list[IpuSummary]:
-    """Per-IPU totals, maxima and out-of-memory counts (complete reports with known tiles per IPU)."""
+def per_ipu(report: TileReport, over: np.ndarray | None = None) -> list[IpuSummary]:
+    """Per-IPU totals, maxima and out-of-memory counts (reports with every tile's bytes and known tiles per IPU)."""
     tpi = report.target.tiles_per_ipu
-    if not isinstance(report, TileReport) or not tpi or report.excluding_gaps.size == 0:
+    if not tpi or report.excluding_gaps.size == 0:
         return []
     values = report.excluding_gaps
     over = out_of_memory(report) if over is None else over
@@ -344,7 +238,7 @@ def per_ipu(report: MemoryReport, over: np.ndarray | None = None) -> list[IpuSum
     known = report.known
     for ipu, first in enumerate(range(0, values.size, tpi)):
         part = slice(first, min(first + tpi, values.size))
-        peak = _argmax(values[part], None if known is None else known[part])
+        peak = argmax(values[part], None if known is None else known[part])
         if peak is None:  # every tile of this IPU was skipped: nothing known to summarise
             continue
         result.append(IpuSummary(

@@ -9,11 +9,12 @@ from __future__ import annotations
 import gc
 import os
 
+from ..run import numbered_paths
 from .compiles_command import compiles_command
 from .diff_command import diff_command
 from .export_command import export_command
 from .group import main
-from .report_command import numbered_paths, report
+from .report_command import report
 from .shared import terminal_options
 
 __all__ = ["compiles_command", "diff_command", "export_command", "main", "numbered_paths", "report", "run",

@@ -3,21 +3,10 @@ from __future__ import annotations
 
 import click
 
-from .. import render
-from ..errors import MemreportError
+from .. import run
+from ..progress import ReadProgress, file_progress
 from .group import main
-from .shared import (
-    exit_on_gates,
-    fail,
-    html_option,
-    output_options,
-    output_width,
-    pages,
-    refuse_overwriting,
-    shown_path,
-    stdin_paths,
-    write_all,
-)
+from .shared import checked, exit_codes, finish, html_option, output_options, output_width, shown_path, stdin_paths
 
 
 @main.command("compiles", short_help="Every compilation, cache hit and recompilation in a run's logs.",
@@ -50,11 +39,8 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
     compilation lines, 2 bad usage, 3 a gate failed, 4 the output could
     not be written, 128+N ended by signal N.
     """
-    from ..analysis.compiles import check_recompile, summarize_compiles
-    from ..progress import ReadProgress, file_progress
-    from ..readers.text.compile_log import read_compile_logs
     logs = tuple(stdin_paths(logs))
-    refuse_overwriting(list(logs), [("-o", output), *pages(html_path)])
+    checked(list(logs), [("-o", output), *([("--html", html_path)] if html_path else [])])
     bars: list[ReadProgress] = []
 
     def progress(path: str) -> ReadProgress | None:
@@ -65,18 +51,12 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
             bars.append(bar)
         return bar
 
-    try:
-        history = read_compile_logs(logs, progress=progress, names=[shown_path(p) for p in logs])
-    except MemreportError as exc:
-        fail(str(exc))
-    finally:
-        while bars:
-            bars.pop().close()
-    summary = summarize_compiles(history)
-    try:
-        rendered = render.render("compiles", fmt, summary, render.RenderOptions(width=output_width(output, fmt)))
-        page = [(html_path, render.render("compiles", "html", summary))] if html_path else []
-    except MemreportError as exc:
-        fail(str(exc))
-    write_all([(output, rendered), *page])
-    exit_on_gates(check_recompile(summary) if fail_on_recompile else [])
+    with exit_codes():
+        try:
+            summary = run.compiles_of(logs, progress=progress, names=[shown_path(p) for p in logs])
+        finally:
+            while bars:
+                bars.pop().close()
+        done = run.compiles(summary, fmt=fmt, output=output, html=html_path,
+                            gates=run.Gates(fail_on_recompile=fail_on_recompile), width=output_width(output, fmt))
+    finish(done)

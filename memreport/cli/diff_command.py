@@ -3,28 +3,26 @@ from __future__ import annotations
 
 import click
 
-from .. import render, session
-from ..errors import UnsupportedOperation
-from ..session import Read
+from .. import run, session
+from ..errors import TileCountMismatch
 from ..units import Percent
 from .group import main
 from .shared import (
     BUDGET,
     PERCENT_ROUNDING,
     SIZE,
-    exit_on_gates,
+    _spooled,
+    checked,
+    exit_codes,
     fail,
+    finish,
     html_option,
-    load,
     module_option,
     output_options,
     output_width,
-    pages,
+    read,
     read_options,
-    refuse_overwriting,
     stdin_paths,
-    with_symbols,
-    write_all,
 )
 
 
@@ -73,36 +71,17 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     differ, 2 bad usage, 3 a gate failed, 4 the output could not be written,
     128+N ended by signal N.
     """
-    from ..analysis import diff as diffing
-    from ..analysis import gates, summarize
     options = session.read_options(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                                    thin_root=thin_root)
     old_path, new_path = stdin_paths([old_path, new_path])
-    refuse_overwriting([old_path, new_path], [("-o", output), *pages(html_path)])
-    old, old_note = diffing.choose_report(load([old_path], options, module))
-    new, new_note = diffing.choose_report(load([new_path], options, module))
-    # Every file read is an input, a thin archive's members too.
-    refuse_overwriting([old_path, new_path, *old.files_read, *new.files_read], [("-o", output), *pages(html_path)])
-    try:
-        summaries = (summarize(old), summarize(new))
-        changes = diffing.diff_reports(old, new, notes=[n for n in (old_note, new_note) if n], summaries=summaries,
-                                       min_change=min_change)
-    except UnsupportedOperation as exc:  # a tensor map: nothing to compare, whatever the file holds
-        raise click.UsageError(str(exc)) from None
-    except diffing.TileCountMismatch as exc:
-        fail(f"diff: {exc}")
-    below = [c.tile for c in changes.changes(top)]
-    old, new = (with_symbols([Read(path, report)], 0, below, thin_root)[0]
-                for path, report in ((old_path, old), (new_path, new)))
-    changes = diffing.with_items(changes, old, new, top, sort=sort)
-    try:
-        results = [gates.check_growth(changes, fail_on_growth)] if fail_on_growth is not None else []
-        if fail_on_oom:
-            results.append(gates.check_out_of_memory(summaries[1]))
-    except UnsupportedOperation as exc:
-        raise click.UsageError(str(exc)) from None
-    page = [(html_path, render.render("diff", "html", changes))] if html_path else []
-    rendered = render.render("diff", fmt, changes, render.RenderOptions(top=top, width=output_width(output, fmt)))
-    write_all([(output, rendered), *page])
-    exit_on_gates(results)
-
+    checked([old_path, new_path], [("-o", output), *([("--html", html_path)] if html_path else [])])
+    old, _ = read([old_path], options, module)
+    new, _ = read([new_path], options, module)
+    with exit_codes():
+        try:
+            done = run.diff(old, new, fmt=fmt, output=output, top=top, min_change=min_change, sort=sort,
+                            html=html_path, gates=run.Gates(fail_on_oom=fail_on_oom, fail_on_growth=fail_on_growth),
+                            width=output_width(output, fmt), thin_root=thin_root, labels=_spooled, check=checked)
+        except TileCountMismatch as exc:
+            fail(f"diff: {exc}")
+    finish(done)

@@ -3,20 +3,19 @@ from __future__ import annotations
 
 import click
 
-from .. import render, session
+from .. import run, session
 from .group import main
 from .shared import (
+    _spooled,
+    checked,
     drill_options,
     exit_codes,
-    exit_on_failures,
-    load_from,
+    finish,
     module_option,
     output_options,
+    read,
     read_options,
-    refuse_overwriting,
     stdin_paths,
-    with_symbols,
-    write_all,
 )
 
 
@@ -50,19 +49,12 @@ def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: i
     saved, and named in its errors), 2 bad usage,
     4 the output could not be written, 128+N ended by signal N.
     """
-    from ..analysis import summarize_all
     options = session.read_options(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                                    thin_root=thin_root)
     files = tuple(stdin_paths(files))
-    refuse_overwriting(list(files), [("-o", output)])
-    failures: list[session.ReadFailure] = []  # every readable file is saved; the others named (exit 1)
-    reports = with_symbols(load_from(files, options, module, failures), top, tiles_asked, thin_root)
-    refuse_overwriting([*files, *(p for r in reports for p in r.files_read)], [("-o", output)])  # members too
+    checked(list(files), [("-o", output)])
+    reads, failures = read(files, options, module)
     with exit_codes():
-        summaries = summarize_all(reports, top=top, tiles_asked=tiles_asked)
-        rendered = render.render("report", "json", summaries, render.RenderOptions(
-            symbols=symbols, errors=tuple((f.file, f.message) for f in failures)))
-    write_all([(output, rendered)])
-    exit_on_failures(failures)
-
-
+        done = run.export(reads, output=output, top=top, tiles_asked=tiles_asked, symbols=symbols,
+                          thin_root=thin_root, failures=failures, labels=_spooled, check=checked)
+    finish(done)

@@ -1,35 +1,28 @@
 """``memreport FILE...``: the report of every file."""
 from __future__ import annotations
 
-import os
-import warnings
-
 import click
 
-from .. import __version__, render, session
+from .. import __version__, run, session
 from ..units import Percent
 from .group import ReportCommand, main
 from .shared import (
     BUDGET,
     PATH,
     PERCENT_ROUNDING,
+    _spooled,
+    checked,
     color_option,
     drill_options,
-    echo_warnings,
     exit_codes,
-    exit_on_gates,
+    finish,
     html_option,
-    load_from,
-    load_tensor_map,
     module_option,
     output_options,
-    pages,
+    read,
     read_options,
-    refuse_overwriting,
     stdin_paths,
     terminal_options,
-    with_symbols,
-    write_all,
 )
 
 
@@ -105,59 +98,18 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     reported; it outranks a failed gate), 2 bad usage, 3 a gate failed,
     4 an output could not be written (none was), 128+N ended by signal N.
     """
-    from ..analysis import gates, summarize_all
     options = session.read_options(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
                                    thin_root=thin_root)
     files = tuple(stdin_paths(files))
     inputs = [*files, *([tensor_map_path] if tensor_map_path else [])]
-    refuse_overwriting(inputs, [("-o", output), *([("--png", png)] if png is not None else []), *pages(html_path)])
-    shown = fmt != "csv"  # the CSV has no place for symbols: read none
-    failures: list[session.ReadFailure] = []  # every readable file is reported; the others named (exit 1)
-    reports = with_symbols(load_from(files, options, module, failures), top if shown else 0,
-                           tiles_asked if shown else (), thin_root)
-    errors = tuple((f.file, f.message) for f in failures)
-    tensor_map = load_tensor_map(tensor_map_path, reports) if tensor_map_path else None
-    if png == "-" and (output == "-" or len(reports) > 1):
-        raise click.UsageError("--png - needs one report and --output elsewhere: stdout takes one output")
-    picture = render.get("report", "png")
-    png_paths = numbered_paths(png, len(reports), picture.extension) if png is not None else []
-    # Every file read is an input (a thin archive's members too); memory-1.png, memory-2.png... outputs too.
-    refuse_overwriting([*inputs, *(p for r in reports for p in r.files_read)],
-                       [("-o", output), *(("--png", path) for path in png_paths), *pages(html_path)])
-    with warnings.catch_warnings(record=True) as caught:  # matplotlib's, say: one line each
-        warnings.simplefilter("always")
-        with exit_codes():
-            summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=tensor_map,
-                                      tiles_asked=tiles_asked)
-            width, colored = terminal_options(output, color) if fmt == "text" else (None, False)
-            rendered = render.render("report", fmt, summaries,
-                                     render.RenderOptions(symbols=symbols, width=width, color=colored,
-                                                          errors=errors, brief=brief))
-            gate_results = gates.evaluate(summaries, fail_on_oom=fail_on_oom, max_tile=max_tile,
-                                          min_headroom=min_headroom)
-            pngs: list[tuple[str, str | bytes]] = []
-            if png_paths:  # drawn before anything is written
-                pngs = list(zip(png_paths, render.render_each(picture, summaries, render.RenderOptions())))
-            if html_path:  # the shareable page, beside the other outputs
-                pngs.append((html_path, render.render("report", "html", summaries)))
-    echo_warnings(caught)
-    write_all([(output, rendered), *pngs])  # every output or none
-    if len(png_paths) > 1:
-        click.echo(f"memreport: wrote {', '.join(png_paths)} (one PNG per report)", err=True)
-    exit_on_gates(gate_results, failures)
-
-
-def numbered_paths(path: str, count: int, extension: str) -> list[str]:
-    """``path`` for one output, ``STEM-N.SUFFIX`` (N from 1) for several; a path without an extension gets
-    ``extension`` either way (``--png noext`` wrote ``noext`` for one report, ``noext-1.png`` for several),
-    but ``-`` (stdout) and an existing file that is not a regular one (``/dev/stdout``, a pipe) stay as given.
-
-    One figure per report keeps every figure legible; a shared figure of
-    several programs would shrink each to a thumbnail.
-    """
-    stem, suffix = os.path.splitext(path)
-    if count == 1:
-        special = path == "-" or (os.path.exists(path) and not os.path.isfile(path))
-        return [path if suffix or special else path + extension]
-    return [f"{stem}-{i}{suffix or extension}" for i in range(1, count + 1)]
-
+    checked(inputs, [("-o", output), *([("--png", png)] if png is not None else []),
+                     *([("--html", html_path)] if html_path else [])])
+    reads, failures = read(files, options, module)
+    width, colored = terminal_options(output, color) if fmt == "text" else (None, False)
+    with exit_codes():
+        done = run.report(reads, fmt=fmt, output=output, top=top, tiles_asked=tiles_asked, symbols=symbols,
+                          bin_kib=bin_kib, png=png, html=html_path, tensor_map=tensor_map_path,
+                          gates=run.Gates(fail_on_oom=fail_on_oom, max_tile=max_tile, min_headroom=min_headroom),
+                          width=width, color=colored, brief=brief, thin_root=thin_root, failures=failures,
+                          labels=_spooled, check=checked)
+    finish(done)

@@ -13,23 +13,19 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
 import click
 
 from .. import render, session
 from ..errors import MemreportError, UnsupportedOperation, WriteError
-from ..model import ARCHES, MemoryReport
+from ..model import ARCHES
 from ..output import check_outputs, write_outputs
 from ..readers import ReadOptions
+from ..run import EXIT_READ, Run, gate_messages
 from ..session import Read, ReadFailure
 from ..units import Percent, check_size, parse_budget, parse_size
 
-if TYPE_CHECKING:  # numpy-backed modules load with the commands: --version and --help stay quick
-    from ..analysis.gates import GateResult
-    from ..model.tensor_map import TensorMap
-
-EXIT_READ, EXIT_GATE, EXIT_WRITE = 1, 3, 4
+EXIT_WRITE = 4
 
 STDIN = "-"                # an input read from standard input
 STDIN_LABEL = "<stdin>"    # its name in reports and messages
@@ -176,47 +172,17 @@ def fail(message: str, code: int = EXIT_READ) -> None:
 
 @contextmanager
 def exit_codes() -> Iterator[None]:
-    """Inside: a request the input cannot answer is bad usage (exit 2), any other memreport error exit 1."""
-    try:
-        yield
-    except UnsupportedOperation as exc:
-        raise click.UsageError(_unspooled(str(exc))) from None
-    except MemreportError as exc:
-        fail(str(exc))
-
-
-def write_all(outputs: Sequence[tuple[str, str | bytes]]) -> None:
-    """Write every output or none; a failure is one line and exit 4."""
-    try:
-        write_outputs(outputs)
-    except WriteError as exc:
-        fail(str(exc), EXIT_WRITE)
-
-
-def refuse_overwriting(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> None:
-    """Bad usage (exit 2) when an output would write over an input or another output."""
-    try:
-        check_outputs(inputs, outputs)
-    except MemreportError as exc:
-        raise click.UsageError(str(exc)) from None
-
-
-def exit_on_gates(results: Sequence[GateResult], failures: Sequence[ReadFailure] = ()) -> None:
-    """Name every failed gate on stderr and exit 3; the output is already written. An input that could not be
-    read outranks a gate: exit 1 (the gates of the files read are still named)."""
-    failed = [r for r in results if r.failed]
-    for result in failed:
-        click.echo(f"memreport: gate failed: {result.message}", err=True)
-    exit_on_failures(failures)
-    if failed:
-        sys.exit(EXIT_GATE)
-
-
-def exit_on_failures(failures: Sequence[ReadFailure]) -> None:
-    """Exit 1 when an input could not be read (each was named on stderr as it was read); the outputs of the
-    others are already written."""
-    if failures:
-        sys.exit(EXIT_READ)
+    """Inside: a request the input cannot answer is bad usage (exit 2), any other memreport error exit 1; the
+    warnings raised (matplotlib's, say) are one line each on stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        except UnsupportedOperation as exc:
+            raise click.UsageError(_unspooled(str(exc))) from None
+        except MemreportError as exc:
+            fail(str(exc))
+    echo_warnings(caught)
 
 
 WIDTH_FLOOR = 40  # no text is laid out narrower: a COLUMNS of 10 gets 40 columns
@@ -290,11 +256,6 @@ def html_option(command):
         help="Also write one self-contained HTML page (opens from disk, makes no network request).")(command)
 
 
-def pages(html_path: str | None) -> list[tuple[str, str]]:
-    """The ``--html`` output as an (option, path) pair for :func:`refuse_overwriting`, if given."""
-    return [("--html", html_path)] if html_path else []
-
-
 def module_option(command):
     """``--module``, shared by the report, diff and export commands."""
     return click.option(
@@ -304,31 +265,6 @@ def module_option(command):
              "(exit 2). It applies to every file.")(command)
 
 
-
-
-def load(paths: Sequence[str], options: ReadOptions, module: str | None = None) -> list[MemoryReport]:
-    """Read every file, in order; the first unreadable one ends the run with exit 1."""
-    return [read.report for read in load_from(paths, options, module)]
-
-
-def load_from(paths: Sequence[str], options: ReadOptions, module: str | None = None,
-              failures: list[ReadFailure] | None = None) -> list[Read]:
-    """Every report of every file, in order, with the file it was read from (of each file only ``module``,
-    when given: a name or ``#N``); the first unreadable file ends the run with exit 1, a module a file does not
-    hold with exit 2.
-
-    With ``failures``, every readable file is read: each unreadable one is
-    one line on stderr, as it would end the run, and appended to ``failures``
-    (the command exits 1 after writing its outputs: :func:`exit_on_failures`);
-    when no file could be read the run ends there with exit 1.
-    """
-    with exit_codes():
-        reads = session.read_files(paths, options, module, labels=_spooled, around=_reading, errors=failures)
-    for failure in failures or ():
-        click.echo(f"memreport: {_unspooled(failure.message)}", err=True)
-    if failures and not reads:
-        sys.exit(EXIT_READ)
-    return reads
 
 
 @contextmanager
@@ -346,27 +282,46 @@ def _reading(path: str, options: ReadOptions) -> Iterator[ReadOptions]:
     echo_warnings(caught)
 
 
-def with_symbols(read: Sequence[Read], top: int, tiles_asked: Sequence[int],
-                 thin_root: str | None = None) -> list[MemoryReport]:
-    """The reports, those read from an archive or ELF file holding the symbol tables of their top tiles and of
-    ``tiles_asked`` (:func:`memreport.session.with_symbols`); exit 1 when one cannot be read."""
-    try:
-        return session.with_symbols(read, top, tiles_asked, thin_root, labels=_spooled)
-    except MemreportError as exc:
-        fail(str(exc))
-        raise  # unreachable: fail exits
-
-
 def echo_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
     """One line each, like errors (Python's format adds a source line), and each message once."""
     for message in dict.fromkeys(str(w.message) for w in caught):
         click.echo(f"memreport: warning: {message}", err=True)
 
 
-def load_tensor_map(path: str, reports: Sequence[MemoryReport]) -> TensorMap:
-    """Read ``--tensor-map`` and check it fits every report; a failure ends the run with exit 1."""
+def read(paths: Sequence[str], options: ReadOptions, module: str | None = None) -> tuple[list[Read], list[ReadFailure]]:
+    """Every report of every file, in order, with the file it was read from (of each only ``module``: a name or
+    ``#N``). Every readable file is read: each unreadable one is one line on stderr, as it is met (the command
+    exits 1 after writing its outputs), and when none could be read the run ends there with exit 1; a module a
+    file does not hold is bad usage (exit 2)."""
+    failures: list[ReadFailure] = []
+    with exit_codes():
+        reads = session.read_files(paths, options, module, labels=_spooled, around=_reading, errors=failures)
+    for failure in failures:
+        click.echo(f"memreport: {_unspooled(failure.message)}", err=True)
+    if failures and not reads:
+        sys.exit(EXIT_READ)
+    return reads, failures
+
+
+def checked(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> None:
+    """Bad usage (exit 2) when an output would write over an input or another output."""
     try:
-        return session.read_tensor_map(path, reports)
+        check_outputs(inputs, outputs)
     except MemreportError as exc:
-        fail(str(exc))
-        raise  # unreachable: fail exits
+        raise click.UsageError(_unspooled(str(exc))) from None
+
+
+def finish(run: Run) -> None:
+    """Write every output of ``run`` or none (exit 4 on failure), say what it has to say on stderr, and exit
+    with its code: 1 when an input could not be read (each was named as it was read), 3 when a gate failed
+    (each named), else 0."""
+    try:
+        write_outputs(run.outputs)
+    except WriteError as exc:
+        fail(str(exc), EXIT_WRITE)
+    for notice in run.notices:
+        click.echo(f"memreport: {notice}", err=True)
+    for message in gate_messages(run.gates):
+        click.echo(f"memreport: gate failed: {message}", err=True)
+    if run.exit_code:
+        sys.exit(run.exit_code)

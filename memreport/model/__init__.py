@@ -20,10 +20,10 @@ from .report import (
                      FORMAT_NAMES,
                      OOM_MESSAGES_FORMAT,
                      MemoryReport,
+                     ReportName,
                      SummaryReport,
                      TensorMapReport,
                      TileReport,
-                     install_views,
                      source_notes,
 )
 from .symbols import Symbol, TileSymbols
@@ -93,6 +93,7 @@ __all__ = [
                      "OutOfMemoryMessage",
                      "PrintedSummary",
                      "ProgramLiveness",
+                     "ReportName",
                      "ReportPosition",
                      "SkippedMember",
                      "StatedTarget",
@@ -109,7 +110,6 @@ __all__ = [
                      "exact_sum",
                      "find_view",
                      "inferred_arch",
-                     "install_views",
                      "min_ipus",
                      "overrides_of",
                      "resolve_target",

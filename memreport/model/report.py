@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from .liveness import ProgramLiveness
 from .symbols import TileSymbols
@@ -50,23 +50,61 @@ FORMAT_NAMES: Mapping[str, str] = MappingProxyType({
     "csv": "memreport CSV", OOM_MESSAGES_FORMAT: "out-of-memory messages",
 })
 BREAKDOWN_KINDS = ("section", "category", "data type", "tensor", "item")
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
 
-# The notebook conveniences, installed by memreport.notebook (which sits above the model).
-_views: dict[str, Callable[..., Any]] = {}
+@dataclass(frozen=True)
+class ReportName:
+    """How a report is named among its file's reports, as facts: its ``source`` (the file as given), the
+    ``module`` a trace names it by, or its ``index`` among the ``count`` reports of its file, and the ``line``
+    it starts on (None for a whole file). The one place a report's name is built (:attr:`label`)."""
 
+    source: str
+    module: str | None = None
+    index: int | None = None
+    count: int = 1
+    line: int | None = None
 
-def install_views(**views: Callable[..., Any]) -> None:
-    """Let ``report.plot()`` and the other conveniences reach the layers above the model."""
-    _views.update(views)
+    @property
+    def part(self) -> str | None:
+        """What tells it apart among its file's reports: its module, or ``#N`` of several (None: the whole file)."""
+        if self.module:
+            return self.module
+        return f"#{self.index}" if self.index is not None and self.count > 1 else None
+
+    @property
+    def part_label(self) -> str | None:
+        """Its part, as a table of a file's reports names it: ``module M`` or ``#N`` (None: the whole file)."""
+        if self.module:
+            return f"module {self.module}"
+        return self.part
+
+    @property
+    def short_label(self) -> str:
+        """The source and its part, without its line: ``run.log#2``, ``t.rep (module M)``."""
+        if self.module:
+            return f"{self.source} (module {self.module})"
+        part = self.part
+        return self.source + (part or "")
+
+    @property
+    def label(self) -> str:
+        """The source, with its module, or its place when a file holds several (``run.log#2 (line 12,345)``)."""
+        if self.module:
+            return f"{self.source} (module {self.module})"
+        if self.index is not None and self.count > 1:
+            return f"{self.source}#{self.index} (line {self.line:,})"
+        if self.line is not None and self.line > 1:
+            return f"{self.source} (line {self.line:,})"
+        return self.source
 
 
 class MemoryReport:
     """What every report kind has; see the kinds for what each holds.
 
     ``target`` is the resolved device (overrides applied); ``stated`` what
-    the source itself said (None for a report built by hand). The per-tile
-    attributes are None or empty on kinds that hold no per-tile bytes.
+    the source itself said (None for a report built by hand). What only one
+    kind holds (every tile's bytes, a summary's printed figures, a tensor
+    map) is on that kind alone: analysis asks each kind what it knows
+    (:mod:`memreport.analysis.kinds`).
     """
 
     kind: ClassVar[str] = "report"
@@ -78,19 +116,6 @@ class MemoryReport:
     notes: tuple[str, ...]
     stated: StatedTarget | None
     breakdown_kind: str
-    # Per-tile data (a TileReport's) and printed figures (a SummaryReport's): the other kinds answer
-    # None or empty, through _NoTiles and _NotPrinted.
-    excluding_gaps: np.ndarray | None
-    including_gaps: np.ndarray | None
-    breakdown: Mapping[str, Column]
-    regions: Mapping[str, np.ndarray]
-    tile_names: Sequence[str] | None
-    skipped: tuple[SkippedMember, ...]
-    symbols: Mapping[int, TileSymbols]
-    liveness_steps: tuple[ProgramLiveness, ...] | None
-    printed: PrintedSummary | None
-    detailed_tiles: tuple[TileDetail, ...]
-    oom_messages: tuple[OutOfMemoryMessage, ...]
     position: ReportPosition | None = None  # where in its file (the text reader's reports)
     files_read: tuple[str, ...] = ()  # files read besides the source (a thin archive's members): inputs too
 
@@ -108,64 +133,24 @@ class MemoryReport:
         """"complete" when every tile's bytes are known, else "partial"."""
         return "partial"
 
-    @property
-    def is_printed_summary(self) -> bool:
-        """True for a text summary (its figures are as printed, not computed)."""
-        return False
 
     @property
-    def known(self) -> np.ndarray | None:
-        """Per-tile bool, False for skipped tiles; None when every tile in the arrays is known."""
-        return None
+    def name(self) -> ReportName:
+        """Its name among its file's reports, as facts."""
+        p = self.position
+        if p is None:
+            return ReportName(self.source, self.module)
+        return ReportName(self.source, self.module, p.index, p.count, p.line)
 
     @property
     def label(self) -> str:
         """The source, with its module, or its place when a file holds several (``run.log#2 (line 12,345)``)."""
-        if self.module:
-            return f"{self.source} (module {self.module})"
-        p = self.position
-        if p is not None and p.count > 1:
-            return f"{self.source}#{p.index} (line {p.line:,})"
-        if p is not None and p.line > 1:
-            return f"{self.source} (line {p.line:,})"
-        return self.source
+        return self.name.label
 
     @property
     def format_name(self) -> str:
         """The format as people call it ("ELF archive")."""
         return FORMAT_NAMES.get(self.format, self.format)
-
-    # Conveniences for notebooks, delegated to the layers above (memreport.notebook installs them).
-    @property
-    def tiles_out_of_memory(self) -> int | None:
-        """How many tiles exceed bytes per tile (None when unknown)."""
-        return _views["tiles_out_of_memory"](self)
-
-    def top_tiles(self, n: int = 5) -> list:
-        """The ``n`` most memory-subscribed tiles, largest first."""
-        return _views["top_tiles"](self, n)
-
-    def histogram(self, bin_kib: int | None = None):
-        """Poplar's By Tile histogram (printed bins for a text report)."""
-        return _views["histogram"](self, bin_kib)
-
-    def plot(self, *, figsize: tuple[float, float] | None = None, bin_kib: int | None = None):
-        """One matplotlib Figure: memory per tile, the By Tile histogram and a per-IPU heat map."""
-        return _views["plot"](self, figsize=figsize, bin_kib=bin_kib)
-
-    def to_dataframe(self):
-        """One row per tile (per detailed tile for a text report), the CSV's columns; needs pandas."""
-        return _views["to_dataframe"](self)
-
-    def tile_symbols(self, tile: int) -> TileSymbols:
-        """The symbols of one tile's ELF (archives and ELF files): held by the report, else read from its source."""
-        return _views["tile_symbols"](self, tile)
-
-    def _repr_html_(self) -> str:
-        return _views["html"](self)
-
-    def _repr_png_(self) -> bytes | None:
-        return _views["png"](self)
 
     def evolve(self, **changes: Any) -> MemoryReport:
         """A copy with ``changes`` (checked like any new report)."""
@@ -178,29 +163,8 @@ class MemoryReport:
                 f"tiles={self.num_tiles} per_tile={self.per_tile}>")
 
 
-class _NoTiles:
-    """The per-tile attributes of a kind that holds no per-tile bytes."""
-
-    excluding_gaps: np.ndarray | None = None
-    including_gaps: np.ndarray | None = None
-    breakdown: Mapping[str, Column] = _EMPTY
-    regions: Mapping[str, np.ndarray] = _EMPTY
-    tile_names: Sequence[str] | None = None
-    skipped: tuple[SkippedMember, ...] = ()
-    symbols: Mapping[int, TileSymbols] = MappingProxyType({})
-    liveness_steps: tuple[ProgramLiveness, ...] | None = None
-
-
-class _NotPrinted:
-    """The printed-summary attributes of a kind that printed nothing."""
-
-    printed: PrintedSummary | None = None
-    detailed_tiles: tuple[TileDetail, ...] = ()
-    oom_messages: tuple[OutOfMemoryMessage, ...] = ()
-
-
 @dataclass(frozen=True, eq=False, repr=False)
-class TileReport(_NotPrinted, MemoryReport):
+class TileReport(MemoryReport):
     """Every tile's bytes: ``excluding_gaps`` (and ``including_gaps`` where the source holds it) are int64
     arrays of ``target.num_tiles`` values.
 
@@ -274,7 +238,7 @@ class TileReport(_NotPrinted, MemoryReport):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class SummaryReport(_NoTiles, MemoryReport):
+class SummaryReport(MemoryReport):
     """What a text summary printed: its figures as printed (never recomputed), and its detailed tiles.
 
     The other tiles' bytes are not in the source: only the histogram's
@@ -313,9 +277,6 @@ class SummaryReport(_NoTiles, MemoryReport):
     def num_tiles_known(self) -> bool:
         return self.target.num_tiles > 0
 
-    @property
-    def is_printed_summary(self) -> bool:
-        return True
 
     @property
     def printed_bytes_per_tile(self) -> int | None:
@@ -325,7 +286,7 @@ class SummaryReport(_NoTiles, MemoryReport):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class TensorMapReport(_NoTiles, _NotPrinted, MemoryReport):
+class TensorMapReport(MemoryReport):
     """A tensor map alone: where tensors' elements lie. It holds no bytes, so no memory usage."""
 
     kind: ClassVar[str] = "tensor-map"

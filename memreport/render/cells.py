@@ -1,54 +1,105 @@
-"""Table cells built once for every output form: a top tile's, the closing table's, a compilation's."""
+"""Table cells built once for every output form: the tile table's, the closing table's, a compilation's.
+
+Each table is a list of columns (heading, cells, alignment, and the note a
+column's mark needs); the text lays them out to the terminal's width
+(:mod:`.layout`), the page and the Markdown as their tables, the picture as
+a panel. A column no row fills is left out, the same way in every form.
+"""
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..analysis import TopTile
-from ..analysis.closing import ClosingRow
+from ..analysis import Closing, ClosingRow, Summary, TopTile
 from ..model import Compilation
+from ..units import plural
+from .words import count_short, out_of_memory_cell
 
 UNKNOWN = "?"
 CHANGES_SHOWN = 50  # changed tiles a diff's page and Markdown list (the JSON and CSV list every one)
+ITEMS_SHOWN = 3     # a tile's largest breakdown items named in its row
 
 
 @dataclass(frozen=True)
-class TileCells:
-    """One tile's figures as table cells: ``?`` where unknown; bytes as ``1,234 B``; its share of bytes per
-    tile as ``97.3%``. ``out_of_memory`` stays a bool (None: cannot say) for each table to mark its own way."""
+class Column:
+    """One column of a table: its ``key``, ``head``, a cell per row, right-aligned or not, its width at 100
+    columns in the text (``fixed``: at least its cells'), the label it takes when the text moves it under the
+    row (``below``; None: it stays on the row), and the ``note`` its mark needs under the table."""
 
-    tile: str
-    ipu: str
-    excluding_gaps: str
-    including_gaps: str
-    share: str
-    out_of_memory: bool | None
+    key: str
+    head: str
+    cells: tuple[str, ...]
+    right: bool = False
+    fixed: int = 0
+    below: str | None = None
+    note: str | None = None
 
 
-def tile_cells(tile: TopTile, bytes_per_tile: int | None) -> TileCells:
-    """The cells of one top tile, against ``bytes_per_tile`` (None when unknown)."""
-    ex, inc = tile.excluding_gaps, tile.including_gaps
-    return TileCells(
-        tile=str(tile.tile), ipu=UNKNOWN if tile.ipu is None else str(tile.ipu),
-        excluding_gaps=UNKNOWN if ex is None else f"{ex:,} B",
-        including_gaps=UNKNOWN if inc is None else f"{inc:,} B",
-        share=f"{100 * ex / bytes_per_tile:.1f}%" if bytes_per_tile and ex is not None else UNKNOWN,
-        out_of_memory=tile.out_of_memory)
+def _bytes(value: int | None, unknown: str = UNKNOWN) -> str:
+    return unknown if value is None else f"{value:,} B"
+
+
+def share(value: int | None, bytes_per_tile: int | None) -> str:
+    """``value`` as a share of bytes per tile, ``97.3%``; ``?`` when either is unknown."""
+    return f"{100 * value / bytes_per_tile:.1f}%" if bytes_per_tile and value is not None else UNKNOWN
+
+
+def items(breakdown: dict[str, int], limit: int = ITEMS_SHOWN) -> str:
+    """The ``limit`` largest items with bytes, and how many more have bytes (0 B items are neither)."""
+    sized = [(name, size) for name, size in breakdown.items() if size]
+    shown = [f"{name} {size:,} B" for name, size in sized[:limit]]
+    rest = len(sized) - limit
+    return ", ".join(shown) + (f", +{rest} more" if rest > 0 else "")
+
+
+USED_NOTE = "used (message) = the bytes its out-of-memory message says were used"
+
+
+def tile_columns(summary: Summary, tiles: Sequence[TopTile]) -> list[Column]:
+    """The table of ``tiles`` (the top tiles, the tiles asked for), the same in every form: tile, IPU, bytes,
+    share of tile memory, where the figures come from, member, out of memory and the largest items; the
+    columns no tile fills left out."""
+    limit = summary.report.target.bytes_per_tile
+    columns = [Column("tile", "Tile", tuple(str(t.tile) for t in tiles), True, 6),
+               Column("ipu", "IPU", tuple(UNKNOWN if t.ipu is None else str(t.ipu) for t in tiles), True, 4),
+               Column("excluding", "Excluding gaps", tuple(_bytes(t.excluding_gaps) for t in tiles), True, 16)]
+    if any(t.including_gaps is not None for t in tiles):
+        columns.append(Column("including", "Including gaps", tuple(_bytes(t.including_gaps) for t in tiles), True,
+                              16, "including gaps"))
+    if any(t.stated_bytes_used is not None for t in tiles):  # a message's "bytes used": its own column
+        columns.append(Column("used", "Used (message)", tuple(_bytes(t.stated_bytes_used, "") for t in tiles), True,
+                              16, "used (message)", USED_NOTE))
+    columns.append(Column("share", "% of tile", tuple(share(t.excluding_gaps, limit) for t in tiles), True, 9))
+    if any(t.stated_by != "per-tile" for t in tiles):
+        columns.append(Column("from", "From", tuple(t.stated_by for t in tiles), False, 8, "from"))
+    if any(t.name for t in tiles):
+        columns.append(Column("member", "Member", tuple(t.name or "" for t in tiles), False, 0, "member"))
+    statuses = tuple(out_of_memory_cell(t, limit) for t in tiles)
+    if any(statuses):
+        columns.append(Column("oom", "Out of memory", statuses))
+    columns.append(Column("items", f"Largest {plural(summary.report.breakdown_kind)}",
+                          tuple(items(dict(t.breakdown)) for t in tiles)))
+    return columns
 
 
 @dataclass(frozen=True)
 class Cells:
-    """The closing table's cells, for the text and the page alike: ``heads`` after the source, a row of
-    ``cells`` per report, and the footnotes that explain the marks used (``*``, ``>=``)."""
+    """The closing table's cells, for every form: the ``file`` every row is a part of (named once in the
+    heading; None when the rows come from several), each row's ``source`` (its part of that file, or its whole
+    name), ``heads`` after the source, a row of ``cells`` per report, and the footnotes that explain the marks
+    used (``*``, ``>=``)."""
 
+    file: str | None
+    sources: list[str]
     heads: list[str]
     cells: list[list[str]]
     footnotes: list[str]
 
 
-def closing_cells(rows: Sequence[ClosingRow]) -> Cells:
+def closing_cells(closing: Closing) -> Cells:
     """Each row's cells: what a source does not say is ``?``; a message's bytes used are marked ``*``, a tile
     count known only as a lower bound ``>=``."""
+    rows: Sequence[ClosingRow] = closing.rows
     show_run = any(r.run is not None for r in rows)
     stated = any(r.worst_from_message for r in rows)  # a column for the mark of a message's bytes
     bounded = any(r.tiles is None and r.tiles_at_least for r in rows)
@@ -59,12 +110,14 @@ def closing_cells(rows: Sequence[ClosingRow]) -> Cells:
               f"{r.tiles:,}" if r.tiles is not None else f">={r.tiles_at_least:,}" if r.tiles_at_least else "?",
               "?" if r.worst is None else str(r.worst.tile),
               "?" + pad if r.worst is None else f"{r.worst.bytes:,} B" + ("*" if r.worst_from_message else pad),
-              r.out_of_memory.short()] for r in rows]
+              count_short(r.out_of_memory)] for r in rows]
     heads = ["Line", *(["Run"] if show_run else []), "Arch", "Tiles", "Worst tile", "Bytes", "OOM tiles"]
     footnotes = [*(["* bytes used, as the out-of-memory message states"] if stated else []),
                  *([">= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named"]
                    if bounded else [])]
-    return Cells(heads, cells, footnotes)
+    file = closing.one_file
+    sources = [(r.name.part_label or "") if file else r.name.short_label for r in rows]
+    return Cells(file, sources, heads, cells, footnotes)
 
 
 def rss(c: Compilation) -> str:

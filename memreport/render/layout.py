@@ -15,6 +15,7 @@ import textwrap
 from ..analysis import Summary
 from ..model import Histogram, TileBytes
 from ..units import kib
+from .words import count_phrase
 
 BAR_WIDTH = 40
 HISTOGRAM_HEADER = "Range (KB) Histogram (Excluding Gaps)               Count (tiles)"
@@ -89,7 +90,7 @@ def by_tile_block(summary: Summary, indent: str = "  ", width: int | None = None
         lines.append(inner + maximum_line("Including Gaps", summary.max_including_gaps))
     if summary.max_excluding_gaps is not None:
         lines.append(inner + maximum_line("Excluding Gaps", summary.max_excluding_gaps))
-    oom = summary.oom.describe()
+    oom = count_phrase(summary.oom)
     lines += [inner + oom] if width is None else prose(inner, oom, width, hang=inner + "  ")
     return lines
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 from memreport.analysis.compiles import check_recompile, compile_totals, summarize_compiles
 from memreport.model import Compilation, CompileHistory, CompileLogInfo, ExecutableLoad, Finding, LineRef
 from memreport.readers.text.compile_log import read_compile_logs
+from memreport.render.words import gate_message
 from tests.readers.text.test_compile_log import popart_cold, popart_warm, row, tf_batch_size_change, write
 from tests.synth.compile_logs import Clock, LogBuilder
 
@@ -29,7 +30,8 @@ def test_a_module_compiled_twice_by_one_process_and_once_each_by_two():
                              (LineRef("a.log", 10), LineRef("a.log", 90))),)
     gate, = check_recompile(summarize_compiles(h))
     assert (gate.gate, gate.failed, gate.source) == ("fail-on-recompile", True, "a.log, b.log")
-    assert gate.message == "--fail-on-recompile: module m compiled twice with the same hash 0x1: a.log:10, a.log:90"
+    assert gate_message(gate) == \
+        "--fail-on-recompile: module m compiled twice with the same hash 0x1: a.log:10, a.log:90"
 
 
 def test_unnamed_compilations_repeat_by_hash_and_anonymous_ones_cannot():

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import memreport
-from memreport.analysis.diff import BuildSummary, TileChange, TileCountMismatch, choose_report, diff_reports
+from memreport.analysis.diff import TileCountMismatch, choose_report, diff_reports
+from memreport.analysis.results import BuildSummary, OutOfMemoryCount, TileChange
 from memreport.model import (
     MemoryReport,
     PrintedSummary,
@@ -18,6 +19,7 @@ from memreport.model import (
     TileDetail,
     TileReport,
 )
+from memreport.render.words import diff_notes
 from tests.builds import LIMIT, OLD, empty_tensor_map_report, write_build
 
 
@@ -33,7 +35,7 @@ def test_changed_tiles_largest_change_first_ties_by_tile(builds):
     )
     assert (diff.num_changed, diff.num_grown, diff.num_shrunk, diff.compared_tiles) == (6, 4, 2, 8)
     assert diff.changes(2) == list(diff.tiles[:2])
-    assert diff.per_tile == "complete" and diff.notes == ()
+    assert diff.per_tile == "complete" and diff_notes(diff) == ()
 
 
 def test_a_build_that_newly_overflows_and_one_that_recovers(builds):
@@ -48,10 +50,13 @@ def test_a_build_that_newly_overflows_and_one_that_recovers(builds):
 
 def test_totals_and_maxima_before_and_after(builds):
     diff = diff_reports(*builds)
+    old, new = builds
     assert diff.old == BuildSummary("old.a", None, "archive", "complete", 8, LIMIT, 3_138_976, None,
-                                    TileBytes(7, 700_000), 2, report_label="old.a")
+                                    TileBytes(7, 700_000), 2, report_label="old.a", oom=OutOfMemoryCount(2, 2),
+                                    name=old.name)
     assert diff.new == BuildSummary("new.a", None, "archive", "complete", 8, LIMIT, 3_584_336, None,
-                                    TileBytes(7, 700_000), 2, report_label="new.a")
+                                    TileBytes(7, 700_000), 2, report_label="new.a", oom=OutOfMemoryCount(2, 2),
+                                    name=new.name)
     assert (diff.total_delta, diff.total_including_gaps_delta, diff.max_delta, diff.out_of_memory_delta) == \
         (445_360, None, 0, 0)
 
@@ -86,7 +91,7 @@ def test_unknown_bytes_per_tile_leaves_out_of_memory_unknown():
     diff = diff_reports(a, b)
     assert diff.newly_out_of_memory is None and diff.no_longer_out_of_memory is None
     assert diff.tiles == (TileChange(0, None, 10, 20, 10),)
-    assert diff.notes == ("out-of-memory changes unknown: bytes per tile unknown (give --tile-memory or --arch)",)
+    assert diff_notes(diff) == ("out-of-memory changes unknown: bytes per tile unknown (give --tile-memory or --arch)",)
 
 
 def summary(source: str, details: dict[int, int], oom: int, total: int, peak: TileBytes) -> MemoryReport:
@@ -108,7 +113,8 @@ def test_two_text_summaries_compare_only_the_tiles_both_detail():
     assert diff.newly_out_of_memory is None and diff.no_longer_out_of_memory is None
     assert (diff.total_delta, diff.total_including_gaps_delta, diff.out_of_memory_delta) == (445_360, 445_360, 0)
     assert diff.per_tile == "partial"
-    assert diff.notes == ("OLD (old.txt) and NEW (new.txt) are partial (a text summary): only the 2 tile(s) whose "
+    assert diff_notes(diff) == (
+        "OLD (old.txt) and NEW (new.txt) are partial (a text summary): only the 2 tile(s) whose "
                           "bytes both sides state are compared; totals, maxima and out-of-memory counts are as printed",
                           "out-of-memory changes tile by tile unknown: a text summary does not state every tile's "
                           "bytes (the out-of-memory counts are compared)")
@@ -138,7 +144,7 @@ def test_a_text_summary_against_a_complete_build(builds):
     assert diff.tiles == (TileChange(3, 0, 200_000, 643_072, 443_072), TileChange(2, 0, 640_000, 630_000, -10_000))
     assert diff.newly_out_of_memory is None and diff.no_longer_out_of_memory is None
     assert diff.total_delta == 445_360 and diff.total_including_gaps_delta is None
-    assert diff.notes[0].startswith("NEW (new.txt) is partial (a text summary): only the 3 tile(s)")
+    assert diff_notes(diff)[0].startswith("NEW (new.txt) is partial (a text summary): only the 3 tile(s)")
 
 
 def test_choose_report_takes_the_largest_and_says_so():
@@ -147,10 +153,9 @@ def test_choose_report_takes_the_largest_and_says_so():
                          printed=PrintedSummary(excluding_gaps=10))
     large = SummaryReport("t.rep", "poplar-text", target, module="main",
                          printed=PrintedSummary(excluding_gaps=20))
-    assert choose_report([small, large]) == (large, "t.rep holds 2 reports; comparing the largest (module main)")
-    assert choose_report([small]) == (small, None)
-    notes = diff_reports(small, large, notes=["t.rep holds 2 reports"]).notes
-    assert notes[0] == "t.rep holds 2 reports"
+    assert choose_report([small, large]) is large and choose_report([small]) is small
+    notes = diff_notes(diff_reports(small, large, of_reports=(1, 2)))
+    assert notes[0] == "t.rep holds 2 reports; comparing the largest (module main)"
 
 
 def test_a_side_of_unknown_tile_count_is_compared_by_tile_id(builds):
@@ -161,14 +166,16 @@ def test_a_side_of_unknown_tile_count_is_compared_by_tile_id(builds):
                          detailed_tiles=(TileDetail(2, None, 650_000),))
     diff = diff_reports(old, lone)
     assert diff.tiles == (TileChange(2, 0, 640_000, 650_000, 10_000),)
-    assert "the tile count of tile.txt is unknown: tiles are compared by id" in diff.notes
+    assert "the tile count of tile.txt is unknown: tiles are compared by id" in diff_notes(diff)
     assert diff.new.num_tiles is None and diff.old.num_tiles == old.num_tiles
     import json
 
     from memreport.render.data.diff import render_json
     assert json.loads(render_json(diff))["new"]["num_tiles"] is None
     second = lone.evolve(position=ReportPosition(40, 2, 2), printed=PrintedSummary(excluding_gaps=9))
-    assert choose_report([lone.evolve(position=ReportPosition(1, 1, 2)), second])[1] == \
+    first = lone.evolve(position=ReportPosition(1, 1, 2))
+    assert choose_report([first, second]) is second
+    assert diff_notes(diff_reports(old, second, of_reports=(1, 2)))[0] == \
         "tile.txt holds 2 reports; comparing the largest (#2, line 40)"
 
 
@@ -201,7 +208,7 @@ def test_a_tensor_map_cannot_be_diffed(builds):
 
 def test_a_partial_report_that_is_not_a_summary_is_not_called_one(builds):
     old, new = builds
-    notes = diff_reports(old, skipping(new, 3)).notes
+    notes = diff_notes(diff_reports(old, skipping(new, 3)))
     assert notes[0] == "NEW (new.a) has 1 tile(s) of unknown bytes (damaged members skipped): they are not compared"
     assert not any("text summary" in note for note in notes)
 
@@ -223,7 +230,7 @@ def test_skipped_members_leave_the_same_tiles_out_of_both_sides_totals(builds):
     assert diff.old.total_excluding_gaps == diff.new.total_excluding_gaps == sum(OLD) - 700_000
     assert diff.new.max_excluding_gaps == TileBytes(2, 640_000) and diff.new.tiles_out_of_memory == 1
     assert ("totals, maxima and out-of-memory counts of both sides are over the 7 compared tile(s) only: a tile "
-            "skipped on one side is left out of both") in diff.notes
+            "skipped on one side is left out of both") in diff_notes(diff)
 
 
 def test_skipped_members_against_a_summary_give_no_deltas(builds):
@@ -236,7 +243,7 @@ def test_skipped_members_against_a_summary_give_no_deltas(builds):
     assert diff.figures_over == "not comparable"
     assert diff.old.total_excluding_gaps == sum(OLD) - 700_000 and diff.new.total_excluding_gaps == sum(OLD)
     assert diff.total_delta is None and diff.max_delta is None and diff.out_of_memory_delta is None
-    assert any(n.startswith("totals, maxima and out-of-memory counts are not compared") for n in diff.notes)
+    assert any(n.startswith("totals, maxima and out-of-memory counts are not compared") for n in diff_notes(diff))
 
 
 def test_the_diff_shows_a_summarys_out_of_memory_bound_and_why(builds):
@@ -249,4 +256,4 @@ def test_the_diff_shows_a_summarys_out_of_memory_bound_and_why(builds):
     assert diff.new.tiles_out_of_memory is None and diff.new.out_of_memory_at_least == 2
     assert diff.out_of_memory_delta is None
     assert ("NEW (s.txt) out-of-memory count: at least 2 tile(s) out of memory (from its printed detailed tiles; "
-            "its printed count, 2, is for the 638,976 B per tile it printed, not 600,000 B)") in diff.notes
+            "its printed count, 2, is for the 638,976 B per tile it printed, not 600,000 B)") in diff_notes(diff)

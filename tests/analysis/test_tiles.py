@@ -152,13 +152,14 @@ def test_a_message_states_bytes_used_of_its_own_never_as_gaps():
 
 def test_summarize_chooses_once_what_renderers_branch_on():
     """Issue #22: the per-tile arrays, a tensor map alone, a summary's rows and readable symbols, chosen once."""
+    from memreport.analysis import TextSummary, TileSummary
     from memreport.model import PrintedSummary, SummaryReport, Target
     archive = complete([1, 2])
     whole = summarize(archive)
-    assert whole.tile_data is archive and whole.own_tensor_map is None and whole.rows_stated_by == "per-tile"
+    assert isinstance(whole, TileSummary) and whole.tiles is archive and whole.kind == "tiles"
     assert archive.format == "archive" and whole.symbols_readable is True
-    assert summarize(archive.evolve(format="json-profile")).symbols_readable is False
+    profile = summarize(archive.evolve(format="json-profile"))
+    assert isinstance(profile, TileSummary) and profile.symbols_readable is False
     printed = summarize(SummaryReport(source="s.txt", format="poplar-text", target=Target(1216, None, 1, 1216, None),
                                       printed=PrintedSummary()))
-    assert (printed.tile_data, printed.rows_stated_by, printed.top_order, printed.symbols_readable) == \
-        (None, None, None, False)
+    assert (type(printed), printed.kind, printed.top_order) == (TextSummary, "summary", None)

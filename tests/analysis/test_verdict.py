@@ -8,6 +8,7 @@ import numpy as np
 import memreport
 from memreport import analysis
 from memreport.analysis import summarize, summarize_all
+from memreport.analysis import verdict as verdict_rules
 from memreport.model import (
     OOM_MESSAGES_FORMAT,
     Bin,
@@ -20,6 +21,7 @@ from memreport.model import (
     TileBytes,
     TileDetail,
 )
+from memreport.render import words
 from tests.builds import complete, empty_tensor_map_report
 
 
@@ -58,8 +60,8 @@ def summary(bytes_per_tile=LIMIT, printed_limit=LIMIT, oom=2, details=(700_000, 
 def test_the_printed_count_is_used_when_it_is_for_the_bytes_per_tile_in_use():
     for report in (summary(), summary(printed_limit=None), summary(bytes_per_tile=None, printed_limit=None)):
         status = analysis.out_of_memory_count(report)
-        assert (status.count, status.basis, status.reason) == (2, None, None)
-        assert status.describe() == "2 tile(s) out of memory" and status.note() is None
+        assert (status.count, status.basis, status.reason) == (2, (), None)
+        assert words.count_phrase(status) == "2 tile(s) out of memory" and words.count_note(status) is None
 
 
 def test_an_overridden_bytes_per_tile_never_shows_the_printed_count():
@@ -69,9 +71,10 @@ def test_an_overridden_bytes_per_tile_never_shows_the_printed_count():
     status = analysis.out_of_memory_count(step)
     # All five detailed tiles are over 500,000 B, and the histogram shows no other tile can be.
     assert status.count == 5 and analysis.count_out_of_memory(step) == 5
-    assert status.describe() == ("5 tile(s) out of memory (from its printed detailed tiles and histogram, "
+    assert words.count_phrase(status) == ("5 tile(s) out of memory (from its printed detailed tiles and histogram, "
                                  "for 500,000 B per tile)")
-    assert status.reason == "its printed count, 2, is for the 638,976 B per tile it printed, not 500,000 B"
+    assert words.reason(status.reason) == \
+        "its printed count, 2, is for the 638,976 B per tile it printed, not 500,000 B"
     assert [t.out_of_memory for t in step.top_tiles()] == [True] * 5
 
 
@@ -81,7 +84,7 @@ def test_a_bound_when_what_was_printed_cannot_settle_the_count():
                                                                  Bin(640, 648, 1), Bin(680, 688, 1)),
                                                   num_tiles=896))
     assert status.count is None and status.at_least == 702
-    assert status.describe() == ("at least 702 tile(s) out of memory (from its printed histogram; its printed "
+    assert words.count_phrase(status) == ("at least 702 tile(s) out of memory (from its printed histogram; its printed "
                                  "count, 2, is for the 638,976 B per tile it printed, not 200,000 B)")
 
 
@@ -97,26 +100,28 @@ def test_more_bytes_per_tile_than_printed_can_only_lower_the_count():
 def test_a_summary_without_an_out_of_memory_line_says_so():
     status = analysis.out_of_memory_count(summary(oom=None, peak=None, bins=(), details=(500_000,)))
     assert status.count is None and status.at_least == 0
-    assert status.reason == ("the summary printed no out-of-memory line, and nothing else it printed settles it "
+    assert words.reason(status.reason) == (
+        "the summary printed no out-of-memory line, and nothing else it printed settles it "
                              "for 638,976 B per tile")
-    assert "give --tile-memory" not in status.describe()
+    assert "give --tile-memory" not in words.count_phrase(status)
     over = analysis.out_of_memory_count(summary(oom=None, peak=None, bins=(), details=(700_000,)))
     assert (over.count, over.at_least) == (None, 1)
     unknown = analysis.out_of_memory_count(summary(None, None, oom=None, peak=None, bins=()))
-    assert unknown.reason == ("the summary printed no out-of-memory line; bytes per tile unknown (give "
+    assert words.reason(unknown.reason) == ("the summary printed no out-of-memory line; bytes per tile unknown (give "
                               "--tile-memory or --arch to judge what it printed)")
 
 
 def test_other_partial_reports_give_their_own_reason():
     tensor_map = empty_tensor_map_report(Target(4))
-    assert analysis.out_of_memory_count(tensor_map).reason == "a tensor map counts elements, not bytes"
-    assert analysis.partial_reason(tensor_map) == "a tensor map counts elements, not bytes"
-    assert analysis.partial_reason(summary()) == "a text summary does not list every tile"
+    assert words.reason(analysis.out_of_memory_count(tensor_map).reason) == "a tensor map counts elements, not bytes"
+    assert words.partial_reason(analysis.kind_of(tensor_map).partial()) == "a tensor map counts elements, not bytes"
+    assert words.partial_reason(analysis.kind_of(summary()).partial()) == "a text summary does not list every tile"
     messages = next(r for r in memreport.read_all("sample_reports/sweep.log"))
     assert messages.format == OOM_MESSAGES_FORMAT
-    assert analysis.partial_reason(messages) == "the log holds no memory summary, only out-of-memory messages"
-    assert analysis.partial_reason(complete([1, 2])) is None
-    assert analysis.out_of_memory_count(complete([1, 2], arch=None)).reason == \
+    assert words.partial_reason(analysis.kind_of(messages).partial()) == \
+        "the log holds no memory summary, only out-of-memory messages"
+    assert analysis.kind_of(complete([1, 2])).partial() is None
+    assert words.reason(analysis.out_of_memory_count(complete([1, 2], arch=None)).reason) == \
         "bytes per tile unknown: give --tile-memory or --arch"
 
 
@@ -141,7 +146,7 @@ def test_a_non_zero_overflowed_region_is_out_of_memory_without_bytes_per_tile():
     report = report.evolve(detailed_tiles=(overflowed, fits))
     status = analysis.out_of_memory_count(report)
     assert (status.count, status.at_least) == (None, 1)
-    assert status.describe().startswith("at least 1 tile(s) out of memory (from its printed detailed tiles")
+    assert words.count_phrase(status).startswith("at least 1 tile(s) out of memory (from its printed detailed tiles")
 
 
 def message(kind="tile-memory", tile=0, used=876_476, capacity=638_976, line=3):
@@ -152,11 +157,11 @@ def test_messages_name_tiles_for_the_bytes_per_tile_they_state():
     report = summary(oom=None, peak=None, bins=(), details=()).evolve(
         oom_messages=(message(tile=3), message(tile=3, line=9), message("exchange", 7, None, None),
                       message("host-stream", None, None, None)))
-    assert list(analysis.verdict.message_tiles(report)) == [3, 7]
+    assert list(verdict_rules.message_tiles(report)) == [3, 7]
     status = analysis.out_of_memory_count(report)
-    assert (status.count, status.at_least, status.basis) == (None, 2, "from its out-of-memory messages")
+    assert (status.count, status.at_least, words.basis(status)) == (None, 2, "from its out-of-memory messages")
     # With more bytes per tile than the message's capacity, its tile counts only if it used more than that.
-    assert list(analysis.verdict.message_tiles(report.evolve(target=Target(1472, None, 1, 1472, 900_000)))) == [7]
+    assert list(verdict_rules.message_tiles(report.evolve(target=Target(1472, None, 1, 1472, 900_000)))) == [7]
     unnamed = summary(oom=None, peak=None, bins=(), details=()).evolve(
         oom_messages=(message("variables", None, None, None),))
     assert analysis.out_of_memory_count(unnamed).at_least == 1  # "one or more tiles"
@@ -201,7 +206,7 @@ def test_every_view_of_a_detailed_tile_asks_the_one_rule(monkeypatch):
     from memreport.analysis.diff import diff_reports
     from memreport.render.data import csv as table
     from memreport.render.picture import plot
-    monkeypatch.setattr(analysis.verdict, "detail_out_of_memory", lambda report, d: d.tile % 2 == 1)
+    monkeypatch.setattr(verdict_rules, "detail_out_of_memory", lambda report, d: d.tile % 2 == 1)
     report = SummaryReport(
         source="s.txt", format="poplar-text", target=Target(4, None, 1, 4, LIMIT),
         printed=PrintedSummary(tiles_out_of_memory=2),
@@ -209,7 +214,7 @@ def test_every_view_of_a_detailed_tile_asks_the_one_rule(monkeypatch):
     assert [t.out_of_memory for t in analysis.top_tiles(report)] == [True, False, True]
     rows = list(csv.DictReader(io.StringIO(table.render_csv(summarize_all([report])))))
     assert [r["out_of_memory"] for r in rows] == ["true", "false", "true"]
-    assert report.to_dataframe()["out_of_memory"].tolist() == [True, False, True]
+    assert memreport.notebook.public(report).to_dataframe()["out_of_memory"].tolist() == [True, False, True]
     fig = plot.figure(summarize(report))
     ax = next(a for a in fig.axes if a.get_title(loc="left").startswith("Detailed tiles"))
     red = [tuple(p.get_facecolor()[:3]) == tuple(int(plot.OOM_COLOUR[i:i + 2], 16) / 255 for i in (1, 3, 5))
@@ -228,28 +233,34 @@ SAMPLE = str(__import__("pathlib").Path(__file__).resolve().parents[2] / "sample
 
 def test_the_verdict_of_an_archive_names_the_worst_tile_its_excess_and_what_is_on_it():
     import memreport
-    verdict = summarize(memreport.read(SAMPLE)).verdict
+    whole = summarize(memreport.read(SAMPLE))
+    verdict = whole.verdict
     assert (verdict.count.count, verdict.num_tiles, verdict.bytes_per_tile) == (3, 1472, 638_976)
     assert verdict.worst == TileBytes(1402, 788_976) and verdict.worst_ipu == 0
     assert verdict.largest_on_worst == analysis.Largest("section", ".bss", 786_960)  # no symbols read here
-    assert verdict.look_into == f"memreport {SAMPLE} --tile 1402 --symbols 20"
+    assert verdict.look_into is not None and words.look_into(verdict.look_into) == \
+        f"memreport {SAMPLE} --tile 1402 --symbols 20"
     assert verdict.excess == 150_000 and verdict.free == 0 and round(verdict.share, 4) == 1.2348
-    assert verdict.printed_count is None and verdict.messages == () and verdict.note is None
-    assert verdict.count_lines() == ["Out of memory: 3 tiles"]
+    assert verdict.printed_count is None and verdict.messages == () and not verdict.judged
+    assert words.count_lines(whole) == ["Out of memory: 3 tiles"]
     fits = summarize(complete([100, 200], bytes_per_tile=LIMIT)).verdict
     assert (fits.excess, fits.free, fits.worst, fits.largest_on_worst) == (0, LIMIT - 200, TileBytes(1, 200), None)
     unknown = summarize(complete([100, 200], arch=None)).verdict
-    assert (unknown.excess, unknown.share, unknown.count.title()) == (None, None, "out-of-memory tiles unknown")
+    assert (unknown.excess, unknown.share, words.count_title(unknown.count)) == \
+        (None, None, "out-of-memory tiles unknown")
 
 
 def test_the_verdict_of_a_summary_keeps_the_printed_count_beside_a_recount():
-    printed = summarize(summary()).verdict
-    assert printed.printed_count == 2 and printed.count_lines() == ["Out of memory (printed): 2 tiles"]
-    assert printed.largest_on_worst is None and printed.count.title() == "2 tiles out of memory"
-    recounted = summarize(summary(bytes_per_tile=900_000)).verdict
-    assert recounted.count_lines() == ["Out of memory (printed): 2 tiles",
+    as_printed = summarize(summary())
+    printed = as_printed.verdict
+    assert printed.printed_count == 2 and words.count_lines(as_printed) == ["Out of memory (printed): 2 tiles"]
+    assert printed.largest_on_worst is None and words.count_title(printed.count) == "2 tiles out of memory"
+    recounted = summarize(summary(bytes_per_tile=900_000))
+    assert words.count_lines(recounted) == ["Out of memory (printed): 2 tiles",
                                        "Out of memory (recounted for 900,000 B per tile): 0 tiles"]
-    assert recounted.note is not None and recounted.note.startswith("out-of-memory count: 0 tile(s) out of memory")
+    note = words.count_note(recounted.oom)
+    assert recounted.verdict.judged and note is not None
+    assert note.startswith("out-of-memory count: 0 tile(s) out of memory")
 
 
 def test_the_verdict_words_every_message_and_names_each_next_command_once():
@@ -257,13 +268,13 @@ def test_the_verdict_words_every_message_and_names_each_next_command_once():
     report = summary(oom=None, peak=None, bins=(), details=()).evolve(
         oom_messages=(message(tile=3), saved, message(tile=4, line=7), saved))
     verdict = summarize(report).verdict
-    assert [w.description for w in verdict.messages][:2] == [
+    assert [words.message_description(m) for m in verdict.messages][:2] == [
         "tile 3: 876,476 B used, tiles have 638,976 B: out of memory by 237,500 B",
         "the compile ran out of tile memory (TensorFlow); a report was saved at out/graph.json: run "
         "`memreport out/graph.json`"]
-    assert [w.next_command for w in verdict.messages] == [None, "memreport out/graph.json", None,
+    assert [words.next_command(m) for m in verdict.messages] == [None, "memreport out/graph.json", None,
                                                          "memreport out/graph.json"]
-    assert verdict.next_commands == ("memreport out/graph.json",)
+    assert words.next_commands(verdict.messages) == ("memreport out/graph.json",)
     assert list(verdict.message_tiles) == [3, 4] and verdict.count.at_least == 2
 
 
@@ -271,8 +282,8 @@ def test_the_command_to_look_into_the_worst_tile_picks_its_report_among_several(
     run = pathlib.Path(SAMPLE).with_name("run.log").read_text()
     log = tmp_path / "two runs.log"
     log.write_text(run + run)
-    first, second = (s.verdict.look_into for s in summarize_all(memreport.read_all(log)))
+    first, second = (words.look_into(s.verdict.look_into) for s in summarize_all(memreport.read_all(log)))
     assert first == f"memreport '{log}' --module '#1' --tile 5"  # '#' would start a shell comment unquoted
     assert second == f"memreport '{log}' --module '#2' --tile 5"
     alone = summarize_all(memreport.read_all(pathlib.Path(SAMPLE).with_name("run.log")))
-    assert [s.verdict.look_into.split(" ", 2)[2] for s in alone] == ["--tile 5"]
+    assert [words.look_into(s.verdict.look_into).split(" ", 2)[2] for s in alone] == ["--tile 5"]

@@ -82,7 +82,7 @@ def test_a_tile_the_source_states_is_there_whatever_the_tile_count(tmp_path):
     result = run(str(lone), "--tile", "7")
     assert result.exit_code == 0, result.output
     assert "Tile asked for:\n      Tile   IPU    Excluding gaps    Including gaps  % of tile  From" in result.stdout
-    assert "\n         7     ?           1,000 B           1,234 B          ?  detailed\n" in result.stdout
+    assert "\n         7     ?           1,000 B           1,234 B          ?  detailed  ?\n" in result.stdout
     result = run(str(lone), "--tile", "3")
     assert result.exit_code == 2
     assert "Error: " + str(lone) + ": has no tile 3 (it states only tile(s) 7)\n" in result.stderr

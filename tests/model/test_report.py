@@ -53,15 +53,16 @@ def test_per_tile_view():
     assert "per_tile=partial" in repr(SummaryReport("s", "poplar-text", t))
 
 
-def test_is_printed_summary_only_for_a_summary_that_printed_its_figures():
-    from memreport.model import PrintedSummary, SkippedMember
+def test_a_kind_holds_only_what_it_knows():
+    """No stand-in fields: a summary has no per-tile arrays, a tile report no printed figures (issue #29)."""
+    from memreport.model import PrintedSummary
     t = Target(num_tiles=2)
-    assert SummaryReport("s.txt", "poplar-text", t, printed=PrintedSummary(tiles_out_of_memory=0)).is_printed_summary
-    assert not empty_tensor_map_report(t).is_printed_summary  # partial, but printed nothing
-    skipped = TileReport("a.a", "archive", t, excluding_gaps=np.array([0, 2]),
-                           skipped=(SkippedMember(0, "t0.elf", "not an ELF file"),))
-    assert skipped.per_tile == "partial" and not skipped.is_printed_summary
-    assert not TileReport("a.a", "archive", t, excluding_gaps=np.array([1, 2])).is_printed_summary
+    printed = SummaryReport("s.txt", "poplar-text", t, printed=PrintedSummary(tiles_out_of_memory=0))
+    tiles = TileReport("a.a", "archive", t, excluding_gaps=np.array([1, 2]))
+    assert (printed.kind, tiles.kind, empty_tensor_map_report(t).kind) == ("summary", "tiles", "tensor-map")
+    assert not hasattr(printed, "excluding_gaps") and not hasattr(printed, "symbols")
+    assert not hasattr(tiles, "printed") and not hasattr(tiles, "oom_messages")
+    assert not hasattr(empty_tensor_map_report(t), "excluding_gaps")
 
 
 def test_arch_is_inferred_only_from_figures_an_arch_has():

@@ -50,13 +50,15 @@ def test_json_top_tiles_carry_the_stated_bytes_or_null():
 def test_markdown_and_page_tables_have_the_column():
     summary = summarize(_report())
     md = markdown.tiles_table(summary, summary.top).splitlines()
-    assert md[0] == "| Tile | IPU | Excluding gaps | Used (stated by the message) | % of tile | Out of memory " \
+    # The same columns, heads and cells as the text's table (render/cells.py), in Markdown's markup.
+    assert md[0] == "| Tile | IPU | Excluding gaps | Used (message) | % of tile | From | Out of memory " \
         "| Largest data types |"
-    assert md[2:] == ["| 4 | 0 | 300,000 B | 301,000 B | 114.4% | **yes, by 37,856 B** |  |",
-                      "| 5 | 0 | 100,000 B |  | 38.1% | no |  |",
-                      "| 9 | 0 | ? | 525,496 B | ? | **yes** |  |"]
+    assert md[2:] == ["| 4 | 0 | 300,000 B | 301,000 B | 114.4% | detailed | **OUT OF MEMORY by 37,856 B** |  |",
+                      "| 5 | 0 | 100,000 B |  | 38.1% | detailed |  |  |",
+                      "| 9 | 0 | ? | 525,496 B | ? | message | **OUT OF MEMORY** |  |",
+                      "", "_(used (message) = the bytes its out-of-memory message says were used)_"]
     html = page_report.tiles_table(summary, summary.top, "r0")
-    assert "<th class=num>Used (stated by the message)</th><th class=num>% of tile</th>" in html
+    assert "<th class=num>Used (message)</th><th class=num>% of tile</th>" in html
     assert html.count("525,496 B") == 1 and html.count("301,000 B") == 1
-    assert "Used (stated" not in page_report.tiles_table(summarize(complete([1, 2])), summarize(complete([1, 2])).top,
+    assert "Used (message)" not in page_report.tiles_table(summarize(complete([1, 2])), summarize(complete([1, 2])).top,
                                                           "r0")

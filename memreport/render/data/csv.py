@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...analysis import Summary, TopTile
+from ...analysis import Summary, TensorMapSummary, TextSummary, TileSummary, TopTile
 from ...model import TileReport
 from .. import RenderOptions
 from . import csvlines
@@ -28,18 +28,18 @@ NOT_COUNTED_COLUMN = "not_counted"
 def _items(summary: Summary) -> list[tuple[str, str]]:
     """A report's own columns, in order: ("breakdown", item), ("region", region) and ("message", column) (tensor
     columns for a map)."""
-    report = summary.report
-    if summary.own_tensor_map is not None:
+    if isinstance(summary, TensorMapSummary):
         return [("tensor", name) for name in TENSOR_COLUMNS]
-    if summary.tile_data is not None:
-        report = summary.tile_data
+    if isinstance(summary, TileSummary):
+        report = summary.tiles
         items = [("breakdown", name) for name in report.breakdown]
         apart = [("breakdown", name) for name, c in report.breakdown.items() if not c.counted]
         if apart and report.breakdown_kind == "section":  # the counted sections, the marker, the others
             items = [item for item in items if item not in apart] + [("not_counted", NOT_COUNTED_COLUMN), *apart]
         return items + [("region", name) for name in report.regions]
+    assert isinstance(summary, TextSummary)
     found: dict[tuple[str, str], None] = {}
-    for d in report.detailed_tiles:
+    for d in summary.printed_report.detailed_tiles:
         found.update(dict.fromkeys(("breakdown", name) for name in d.breakdown))
         found.update(dict.fromkeys(("region", name) for name in d.regions))
     if summary.verdict.message_tiles:
@@ -92,7 +92,7 @@ def _columns(summary: Summary) -> list[Spec]:
 def _summary_rows(summary: Summary, columns: list[Spec]) -> list[list[str]]:
     """Rows of a report without every tile's bytes: every tile a summary states figures for (detailed tiles,
     Maximum lines, tiles only an out-of-memory message names: ``stated_by`` says which), or a tensor map's tiles."""
-    if summary.own_tensor_map is not None:  # elements and estimates per tile; the byte columns stay blank
+    if isinstance(summary, TensorMapSummary):  # elements and estimates per tile; the byte columns stay blank
         return tensor_csv_rows(summary)
     named = summary.verdict.message_tiles
 
@@ -132,11 +132,10 @@ def not_counted_bytes(report: TileReport) -> np.ndarray:
     return apart
 
 
-def _complete_columns(summary: Summary, labels: list[str], own: list[Spec], tail: list[str],
+def _complete_columns(summary: TileSummary, labels: list[str], own: list[Spec], tail: list[str],
                       tensor_columns: dict[str, np.ndarray]) -> list[csvlines.ColumnSpec]:
     """The CSV columns of a report with every tile's values, column by column."""
-    report = summary.tile_data
-    assert report is not None
+    report = summary.tiles
     t = report.target
     tiles = np.arange(t.num_tiles)
     blank = csvlines.Text(constant="")
@@ -190,12 +189,13 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
     ambiguous = len({(s.report.source, s.report.module) for s in summaries}) < len(summaries)
 
     # Where a row's figures come from (STATED_BY), after the report's own columns, when a text summary is among them.
-    stated = any(s.rows_stated_by is None for s in summaries)
+    stated = any(isinstance(s, TextSummary) for s in summaries)
 
     def tail(summary: Summary) -> list[str]:
         # A summary's rows carry their own stated_by; a complete report's are "per-tile"; a tensor map's blank.
         report = summary.report
-        own = [] if not stated or summary.rows_stated_by is None else [summary.rows_stated_by]
+        own = [] if not stated or isinstance(summary, TextSummary) else \
+            ["per-tile" if isinstance(summary, TileSummary) else ""]
         if not several:
             return own
         line = [] if not ambiguous else [str(report.position.line) if report.position else ""]
@@ -208,7 +208,7 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
     for summary, own in zip(summaries, per_report):
         report = summary.report
         tensor_columns = {} if tensor_map is None else per_tile_columns(tensor_map, report.num_tiles)
-        if summary.tile_data is not None:  # every tile: column-wise
+        if isinstance(summary, TileSummary):  # every tile: column-wise
             labels = list(columns) if shared else [label for label, _, _ in own]
             body = csvlines.lines(_complete_columns(summary, labels, own, tail(summary), tensor_columns),
                                   report.num_tiles)

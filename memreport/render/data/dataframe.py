@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...analysis import Summary
+from ...analysis import Summary, TensorMapSummary, TileSummary
 from ...errors import MissingDependency
 from .csv import BASE_COLUMNS, not_counted_bytes
 from .csv import _columns as csv_columns  # the same extra columns as the CSV, in the same order
@@ -33,9 +33,9 @@ def to_dataframe(summary: Summary) -> pandas.DataFrame:
     pd = _pandas()
     report = summary.report
     columns = csv_columns(summary)
-    if summary.own_tensor_map is not None:  # elements per tile, not bytes: the tensor columns, byte columns NA
+    if isinstance(summary, TensorMapSummary):  # elements per tile, not bytes: the tensor columns, byte columns NA
         data = _tensor_map(summary, pd)
-    elif summary.tile_data is not None:
+    elif isinstance(summary, TileSummary):
         data = _complete(summary, columns, pd)
     else:
         data = _partial(summary, columns, pd)
@@ -54,9 +54,8 @@ def _ints(pd, values: np.ndarray | None, n: int, missing: np.ndarray | None = No
     return pd.arrays.IntegerArray(values.astype(np.int64), mask)
 
 
-def _complete(summary: Summary, columns: list[tuple[str, str, str]], pd) -> dict:
-    report = summary.tile_data
-    assert report is not None
+def _complete(summary: TileSummary, columns: list[tuple[str, str, str]], pd) -> dict:
+    report = summary.tiles
     n = report.num_tiles
     tiles = np.arange(n, dtype=np.int64)
     tpi = report.target.tiles_per_ipu
@@ -83,12 +82,11 @@ def _complete(summary: Summary, columns: list[tuple[str, str, str]], pd) -> dict
     return data
 
 
-def _tensor_map(summary: Summary, pd) -> dict:
+def _tensor_map(summary: TensorMapSummary, pd) -> dict:
     """A tensor map's tiles: tile and IPU, no bytes (NA), then elements and estimated tensor-data bytes."""
     from .tensors import per_tile_columns
     report = summary.report
     tensor_map = summary.own_tensor_map
-    assert tensor_map is not None
     n = tensor_map.num_tiles
     tiles = np.arange(n, dtype=np.int64)
     tpi = report.target.tiles_per_ipu

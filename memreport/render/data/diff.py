@@ -13,6 +13,7 @@ from ...analysis.diff import BuildSummary, Diff
 from ...analysis.diff_items import ItemChange
 from ...model.schemas import DIFF_SCHEMA
 from .. import RenderOptions
+from ..words import diff_notes
 from .report import tile_bytes_json
 
 TILES_PLACEHOLDER = "\0memreport-diff tiles\0"  # no file name holds a NUL
@@ -69,7 +70,7 @@ def diff_dict(diff: Diff, *, tiles: bool = True) -> dict:
             "tiles_out_of_memory": diff.out_of_memory_delta}},
         "max_excluding_gaps": {"old": tile_bytes_json(diff.old.max_excluding_gaps),
                                "new": tile_bytes_json(diff.new.max_excluding_gaps), "delta": diff.max_delta},
-        "notes": list(diff.notes),
+        "notes": list(diff_notes(diff)),
         "min_change": diff.min_change,
         "unlisted_tiles": diff.num_unlisted,
         "sort": diff.sort,

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ...analysis import Summary, TopTile
-from ...analysis.verdict import MessageWords
-from ...model import TileBytes
+from ...analysis import Summary, TextSummary, TileSummary, TopTile
+from ...model import OutOfMemoryMessage, TileBytes
 from ...model.schemas import REPORT_SCHEMA
 from .. import RenderOptions
+from ..words import message_description, next_command, report_notes
 from .drill import liveness_json, liveness_summary_json, symbols_json
 from .saved import Inline, saved_sections
 from .tensors import json_sections
@@ -60,7 +60,6 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
     report = summary.report
     t = report.target
     hist = summary.histogram
-    oom_note = summary.oom_note
     position = report.position
     bound = summary.tiles_at_least
     return {
@@ -92,12 +91,14 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
         "detailed_tiles": [{"tile": d.tile, "including_gaps": d.including_gaps,
                             "excluding_gaps": d.excluding_gaps, "breakdown": dict(d.breakdown),
                             "regions": dict(d.regions), "extra": _plain(dict(d.extra))}
-                           for d in report.detailed_tiles],
+                           for d in (summary.printed_report.detailed_tiles if isinstance(summary, TextSummary)
+                                     else ())],
         "info": _plain(dict(report.info)),
-        "notes": list(report.notes) + ([oom_note] if oom_note else []) + list(summary.notes),
-        "skipped_members": [{"tile": s.tile, "member": s.member, "reason": s.reason} for s in report.skipped],
-        **({"out_of_memory_messages": [message_json(w) for w in summary.verdict.messages]}
-           if summary.rows_stated_by is None else {}),  # a text summary's messages
+        "notes": report_notes(summary),
+        "skipped_members": [{"tile": s.tile, "member": s.member, "reason": s.reason}
+                            for s in (summary.tiles.skipped if isinstance(summary, TileSummary) else ())],
+        **({"out_of_memory_messages": [message_json(m) for m in summary.verdict.messages]}
+           if isinstance(summary, TextSummary) else {}),  # a text summary's messages
         **json_sections(summary),
         "selected_tiles": [tile_json(tt, symbols) for tt in summary.selected],
         "breakdown_totals": dict(summary.breakdown_totals),
@@ -106,13 +107,13 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
     }
 
 
-def message_json(words: MessageWords) -> dict:
+def message_json(m: OutOfMemoryMessage) -> dict:
     """One out-of-memory message: what it states (null where it does not), and what to run next."""
-    m = words.message
     return {"kind": m.kind, "line": m.line, "tile": m.tile, "bytes_used": m.bytes_used,
             "bytes_per_tile": m.bytes_per_tile, "exchange": m.exchange, "code_offset": m.code_offset,
             "stream_bytes": m.stream_bytes, "buffer_index": m.buffer_index, "saved_path": m.saved_path,
-            "archive": m.archive, "next_command": words.next_command, "description": words.description, "text": m.text}
+            "archive": m.archive, "next_command": next_command(m), "description": message_description(m),
+            "text": m.text}
 
 
 def render_json(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:

@@ -144,6 +144,6 @@ def saved_sections(report: MemoryReport, inline: Inline | None = None) -> dict:
         "source_notes": list(source_notes(report)),
         "tile_values": tile_values(report, inline) if isinstance(report, TileReport) else None,
         "printed": printed_json(report) if isinstance(report, SummaryReport) else None,
-        "liveness_steps": steps_json(report.liveness_steps),
+        "liveness_steps": steps_json(report.liveness_steps) if isinstance(report, TileReport) else None,
         "tensor_map_data": tensor_map_data(report, inline) if isinstance(report, TensorMapReport) else None,
     }

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...analysis import Summary
+from ...analysis import Summary, TensorMapSummary
 from ...analysis.tensors import TileTensors
 from ...model import exact_sum
 from ...model.tensor_map import ESTIMATE_LABEL, TensorMap
@@ -29,11 +29,9 @@ def per_tile_columns(tensor_map: TensorMap, num_tiles: int) -> dict[str, np.ndar
             "tensor_unknown_size_elements": fit(tensor_map.unknown_elements_by_tile)}
 
 
-def csv_rows(summary: Summary) -> list[list[str]]:
+def csv_rows(summary: TensorMapSummary) -> list[list[str]]:
     """One row per tile of a tensor-map report: the base columns blank but tile and IPU, then elements."""
     tensor_map = summary.own_tensor_map
-    if tensor_map is None:
-        return []
     n, tpi = tensor_map.num_tiles, summary.report.target.tiles_per_ipu
     tiles = np.arange(n)
     blank = [""] * n
@@ -55,7 +53,7 @@ def tile_dict(row: TileTensors) -> dict:
                          "est_bytes": t.est_bytes} for t in row.tensors]}
 
 
-def tensor_map_dict(summary: Summary, tensor_map: TensorMap) -> dict:
+def tensor_map_dict(summary: TensorMapSummary, tensor_map: TensorMap) -> dict:
     """A tensor map on its own, as JSON."""
     hist = summary.element_histogram
     assert hist is not None  # summarize gives a tensor map its element histogram
@@ -87,9 +85,8 @@ def attribution_dict(summary: Summary) -> dict:
 def json_sections(summary: Summary) -> dict:
     """Extra keys for a report's JSON record: ``tensor_map`` and/or ``tensor_attribution``."""
     sections = {}
-    own = summary.own_tensor_map
-    if own is not None:
-        sections["tensor_map"] = tensor_map_dict(summary, own)
+    if isinstance(summary, TensorMapSummary):
+        sections["tensor_map"] = tensor_map_dict(summary, summary.own_tensor_map)
     elif summary.tensor_map is not None:
         sections["tensor_attribution"] = attribution_dict(summary)
     return sections

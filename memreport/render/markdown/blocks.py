@@ -17,8 +17,8 @@ RESERVE = 600        # kept for the line naming what was left out
 
 def cell(value: object) -> str:
     """Text for a table cell or a line: Markdown's and HTML's special characters escaped."""
-    text = str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = re.sub(r"([\\`*_\[\]{}|#!~])", r"\\\1", text)
+    text = str(value).replace("&", "&amp;").replace("<", "&lt;")  # no tag, no entity: the rest reads as is
+    text = re.sub(r"([\\`*_\[\]{}|#!~>])", r"\\\1", text)  # ">" escaped: never a quote at a line's start
     return " ".join(text.split())  # no line break inside a cell
 
 

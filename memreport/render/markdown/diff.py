@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...analysis.diff import Diff
 from .. import RenderOptions
 from ..cells import CHANGES_SHOWN
-from ..words import diff_headline
+from ..words import diff_notes, diff_verdict, side_count
 from .blocks import Fitted, cell, code, table
 
 
@@ -17,19 +17,15 @@ def render_diff(diff: Diff, options: RenderOptions | None = None) -> str:
     """The diff: its verdict, the figures, newly out-of-memory tiles, the largest changes and what is below them."""
     options = options or RenderOptions()
     fitted = Fitted()
-    _, headline = diff_headline(diff.newly_out_of_memory, diff.num_changed, diff.num_grown, diff.num_shrunk)
-    fitted.add(f"## memreport diff: {code(diff.old.label)} → {code(diff.new.label)}\n\n**{cell(headline)}**",
-               "the heading")
+    said = diff_verdict(diff)
+    fitted.add(f"## memreport diff: {code(diff.old.label)} → {code(diff.new.label)}\n\n**{cell(said.headline)}**"
+               + "".join(f"  \n{cell(line)}" for line in said.lines), "the heading")
     old, new = diff.old, diff.new
 
     def peak(side) -> str:
         p = side.max_excluding_gaps
         return "unknown" if p is None else f"{p.bytes:,} B (tile {p.tile})"
 
-    def oom(side) -> str:
-        if side.tiles_out_of_memory is not None:
-            return f"{side.tiles_out_of_memory:,}"
-        return f"at least {side.out_of_memory_at_least:,}" if side.out_of_memory_at_least else "unknown"
 
     def total(value: int | None) -> str:
         return "unknown" if value is None else f"{value:,} B"
@@ -38,7 +34,8 @@ def render_diff(diff: Diff, options: RenderOptions | None = None) -> str:
         ["Total, excluding gaps", total(old.total_excluding_gaps), total(new.total_excluding_gaps),
          _signed(diff.total_delta)],
         ["Largest tile", peak(old), peak(new), _signed(diff.max_delta)],
-        ["Tiles out of memory", oom(old), oom(new), _signed(diff.out_of_memory_delta, "")]], right=(1, 2, 3)),
+        ["Tiles out of memory", side_count(old), side_count(new), _signed(diff.out_of_memory_delta, "")]],
+        right=(1, 2, 3)),
         "the figures")
     for tiles, what in ((diff.newly_out_of_memory, "Newly out of memory"),
                         (diff.no_longer_out_of_memory, "No longer out of memory")):
@@ -63,6 +60,7 @@ def render_diff(diff: Diff, options: RenderOptions | None = None) -> str:
         fitted.add(f"<details><summary>Tile {b.tile}: {b.delta:+,} B below the tile</summary>\n\n"
                    + table(["Kind", "Item", "Old", "New", "Change"], rows, right=(2, 3, 4)) + "\n\n</details>",
                    f"what changed below tile {b.tile}", priority=2)
-    if diff.notes:
-        fitted.add("\n".join(f"- {cell(n)}" for n in diff.notes), "the notes", priority=1)
+    notes = diff_notes(diff)
+    if notes:
+        fitted.add("\n".join(f"- {cell(n)}" for n in notes), "the notes", priority=1)
     return fitted.text()

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...analysis import Summary, TopTile
-from ...analysis.closing import Closing
-from ...units import plural
+from ...analysis import Closing, Summary, TensorMapSummary, TopTile
 from .. import RenderOptions
-from ..cells import closing_cells
+from ..cells import closing_cells, tile_columns
 from ..layout import by_tile_block
-from ..words import verdict
+from ..words import closing_verdict, report_notes, target, verdict
 from .blocks import Fitted, cell, code, table
 
 HISTOGRAM_ROWS = 80  # rows of a By Tile block shown whole; beyond, its first and last rows
@@ -29,22 +27,12 @@ def verdict_block(summary: Summary) -> str:
 
 
 def tiles_table(summary: Summary, tiles: Sequence[TopTile]) -> str:
-    limit = summary.report.target.bytes_per_tile
-    stated = any(t.stated_bytes_used is not None for t in tiles)  # a message's "bytes used": its own column
-    rows = []
-    for t in tiles:
-        used = t.excluding_gaps
-        pct = f"{100 * used / limit:.1f}%" if limit and used is not None else "?"
-        oom = "?" if t.out_of_memory is None else "no"
-        if t.out_of_memory:
-            oom = f"**yes, by {used - limit:,} B**" if limit and used is not None and used > limit else "**yes**"
-        items = ", ".join(f"{cell(name)} {size:,} B" for name, size in list(t.breakdown.items())[:3] if size)
-        said = [] if not stated else ["" if t.stated_bytes_used is None else f"{t.stated_bytes_used:,} B"]
-        rows.append([str(t.tile), "?" if t.ipu is None else str(t.ipu), "?" if used is None else f"{used:,} B",
-                     *said, pct, oom, items])
-    return table(["Tile", "IPU", "Excluding gaps", *(["Used (stated by the message)"] if stated else []),
-                  "% of tile", "Out of memory", f"Largest {cell(plural(summary.report.breakdown_kind))}"], rows,
-                 right=tuple(range(5 if stated else 4)))
+    """The tile table's columns (:func:`..cells.tile_columns`), an out-of-memory cell in bold."""
+    columns = tile_columns(summary, tiles)
+    rows = [[f"**{cell(c.cells[i])}**" if c.key == "oom" and c.cells[i] not in ("", "?") else cell(c.cells[i])
+             for c in columns] for i in range(len(tiles))]
+    notes = "".join(f"\n\n_({cell(c.note)})_" for c in columns if c.note)
+    return table([cell(c.head) for c in columns], rows, right=[i for i, c in enumerate(columns) if c.right]) + notes
 
 
 def histogram_block(summary: Summary, rows: int | None = None) -> str:
@@ -58,9 +46,9 @@ def histogram_block(summary: Summary, rows: int | None = None) -> str:
 def report_blocks(fitted: Fitted, summary: Summary, heading: str) -> None:
     report = summary.report
     name = report.label
-    fitted.add(f"{heading} memreport: {code(name)}\n\n{cell(report.format_name)} · {cell(summary.target_text)}",
+    fitted.add(f"{heading} memreport: {code(name)}\n\n{cell(report.format_name)} · {cell(target(summary))}",
                "the heading", of=name)
-    if summary.own_tensor_map is not None:
+    if isinstance(summary, TensorMapSummary):
         fitted.add("A tensor map counts elements, not bytes: no verdict.", "the note", of=name)
         return
     fitted.add(verdict_block(summary), "the verdict", of=name)
@@ -69,7 +57,7 @@ def report_blocks(fitted: Fitted, summary: Summary, heading: str) -> None:
     if summary.histogram is not None:
         fitted.add(histogram_block(summary), "the By Tile histogram", histogram_block(summary, HISTOGRAM_ROWS),
                    histogram_block(summary, 8), of=name, priority=2)
-    notes = [*report.notes, *summary.notes, *(n for n in (summary.oom_note,) if n)]
+    notes = report_notes(summary)
     if notes:
         fitted.add("\n".join(f"- {cell(n)}" for n in notes), "the notes", of=name, priority=1)
 
@@ -79,18 +67,18 @@ OVERVIEW_ROWS = 20  # rows of the reports table kept when the whole table would 
 
 def overview_blocks(fitted: Fitted, summaries: Sequence[Summary]) -> None:
     """Several reports: the answer over them all first, then the text's closing table (a row each)."""
-    rows = [s.closing_row for s in summaries]
-    fitted.add(f"## memreport: {len(rows):,} reports\n\n**{cell(Closing(tuple(rows)).verdict)}**", "the heading")
+    rows = Closing.of(summaries)
+    fitted.add(f"## memreport: {len(rows.rows):,} reports\n\n**{cell(closing_verdict(rows))}**", "the heading")
     cells = closing_cells(rows)
 
     def reports_table(n: int) -> str:
-        body = [[code(r.source), *map(cell, c)] for r, c in zip(rows[:n], cells.cells[:n])]
-        more = f"\n\n... and {len(rows) - n:,} more reports" if n < len(rows) else ""
+        body = [[code(r.name.short_label), *map(cell, c)] for r, c in zip(rows.rows[:n], cells.cells[:n])]
+        more = f"\n\n... and {len(rows.rows) - n:,} more reports" if n < len(rows.rows) else ""
         right = [i + 1 for i, h in enumerate(cells.heads) if h != "Arch"]
         return (table(["Report", *cells.heads], body, right=right) + more +
                 "".join(f"\n\n_{cell(note)}_" for note in cells.footnotes))
 
-    fitted.add(reports_table(len(rows)), "the table of reports", reports_table(OVERVIEW_ROWS))
+    fitted.add(reports_table(len(rows.rows)), "the table of reports", reports_table(OVERVIEW_ROWS))
 
 
 def render_report(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 from ...analysis.diff import Diff
 from ...analysis.diff_items import TileItems
 from ..cells import CHANGES_SHOWN
-from ..words import diff_headline
+from ..words import diff_notes, diff_verdict
 from . import document as doc
 
 
@@ -74,14 +74,9 @@ def _tiles_list(tiles: tuple[int, ...] | None, what: str) -> str:
 def render_diff_page(diff: Diff) -> str:
     """The diff as one self-contained page."""
     sid = "d0"
-    level, headline = diff_headline(diff.newly_out_of_memory, diff.num_changed, diff.num_grown, diff.num_shrunk)
-    lines = []
-    if diff.total_delta is not None:
-        lines.append(f"Total excluding gaps: {diff.total_delta:+,} B")
-    if diff.max_delta is not None:
-        lines.append(f"Largest tile: {diff.max_delta:+,} B")
-    verdict = (f'<div class="verdict {level}"><p class=headline>{doc.text(headline)}</p>'
-               + "".join(f"<p>{doc.text(x)}</p>" for x in lines) + "</div>")
+    said = diff_verdict(diff)
+    verdict = (f'<div class="verdict {said.level}"><p class=headline>{doc.text(said.headline)}</p>'
+               + "".join(f"<p>{doc.text(x)}</p>" for x in said.lines) + "</div>")
     n = diff.new.num_tiles if diff.new.num_tiles is not None else diff.old.num_tiles
     chartable = bool(n) and (diff.num_changed == 0 or int(diff.tile_ids.max()) < (n or 0))
     parts = [f"<header><h1>memreport diff: {doc.text(diff.old.label)} → {doc.text(diff.new.label)}</h1></header>",
@@ -103,8 +98,7 @@ def render_diff_page(diff: Diff) -> str:
     if diff.below:
         parts.append("<h3>Below the tile</h3>" + "".join(
             f"<details{' open' if i < 3 else ''}><summary>{below_html(b)}" for i, b in enumerate(diff.below)))
-    notes = [*diff.notes, *(f"{side}: {s.partial_reason}" for side, s in (("old", diff.old), ("new", diff.new))
-                            if s.partial_reason)]
+    notes = list(diff_notes(diff))
     if diff.num_unlisted:
         notes.append(f"{diff.num_unlisted:,} changed tiles under {diff.min_change:,} B are not listed")
     if notes:

@@ -11,13 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...analysis import Summary, TopTile
-from ...analysis.closing import Closing
+from ...analysis import Closing, Summary, TensorMapSummary, TileSummary, TopTile
 from ...model import TileReport
-from ...units import plural
-from ..cells import closing_cells
+from ..cells import closing_cells, tile_columns
 from ..layout import by_tile_block
-from ..words import verdict
+from ..words import closing_verdict, message_description, partial_reason, report_notes, target, verdict
 from . import document as doc
 
 SYMBOLS_SHOWN = 50
@@ -35,40 +33,29 @@ def verdict_html(summary: Summary) -> str:
     return f'<div class="verdict {v.level}"><p class=headline>{doc.text(v.headline)}</p>{lines}{cmd}</div>'
 
 
-def _pct(value: int | None, limit: int | None) -> str:
-    return f"{100 * value / limit:.1f}%" if limit and value is not None else "?"
-
-
 def tiles_table(summary: Summary, tiles: Sequence[TopTile], section: str) -> str:
-    """The top tiles (or the tiles asked for): a row each, out-of-memory rows marked; a row selects its tile."""
-    limit = summary.report.target.bytes_per_tile
-    incl = any(t.including_gaps is not None for t in tiles)
-    stated = any(t.stated_bytes_used is not None for t in tiles)  # a message's "bytes used": its own column
-    head = ["Tile", "IPU", "Excluding gaps", *(["Including gaps"] if incl else []),
-            *(["Used (stated by the message)"] if stated else []), "% of tile", "Out of memory",
-            f"Largest {doc.text(plural(summary.report.breakdown_kind))}"]
+    """The top tiles (or the tiles asked for): the tile table's columns (:func:`..cells.tile_columns`), out-of-memory
+    rows marked; a tile's number selects it where there is a chart."""
+    columns = tile_columns(summary, tiles)
+    charted = isinstance(summary, TileSummary)
     rows, classes = [], []
-    for t in tiles:
-        items = ", ".join(f"{doc.text(name)} {size:,} B" for name, size in list(t.breakdown.items())[:3] if size)
-        oom = "?" if t.out_of_memory is None else "yes" if t.out_of_memory else "no"
-        if t.out_of_memory and limit and t.excluding_gaps is not None and t.excluding_gaps > limit:
-            oom = f"yes, by {t.excluding_gaps - limit:,} B"
-        number = (f'<a href="#{section}-chart" data-section={section} data-tile={t.tile}>{t.tile}</a>'
-                  if summary.tile_data is not None else str(t.tile))  # a link where there is a chart
-        rows.append([number,
-                     "?" if t.ipu is None else str(t.ipu), doc.number(t.excluding_gaps, unknown="?"),
-                     *([doc.number(t.including_gaps, unknown="?")] if incl else []),
-                     *([doc.number(t.stated_bytes_used, unknown="")] if stated else []),
-                     _pct(t.excluding_gaps, limit), oom, items])
+    for i, t in enumerate(tiles):
+        cells = [doc.text(c.cells[i]) for c in columns]
+        if charted:  # a link where there is a chart
+            cells[0] = f'<a href="#{section}-chart" data-section={section} data-tile={t.tile}>{t.tile}</a>'
+        rows.append(cells)
         classes.append("oom" if t.out_of_memory else "")
-    return doc.table(head, rows, cls="tiles", numeric=tuple(range(4 + incl + stated)), row_classes=classes)
+    notes = [c.note for c in columns if c.note]
+    return doc.table([doc.text(c.head) for c in columns], rows, cls="tiles",
+                     numeric=[i for i, c in enumerate(columns) if c.right], row_classes=classes) + \
+        "".join(f"<p class=hint>({doc.text(n)})</p>" for n in notes)
 
 
 def messages_table(summary: Summary) -> str:
     messages = summary.verdict.messages  # each message in words, chosen once in summarize
     if not messages:
         return ""
-    rows = [[f"{w.message.line:,}", doc.text(w.message.kind), doc.text(w.description)] for w in messages]
+    rows = [[f"{m.line:,}", doc.text(m.kind), doc.text(message_description(m))] for m in messages]
     return (f"<h3>Out-of-memory messages ({len(messages):,})</h3>"
             + doc.table(["Line", "Kind", "What it says"], rows, numeric=(0,)))
 
@@ -126,8 +113,8 @@ def section_data(summary: Summary, sid: str) -> tuple[dict[str, Any], list[str]]
         flags = list(summary.oom_bins) + [None] * (len(summary.histogram.bins) - len(summary.oom_bins))
         data["hist"] = [[b.low_kib, b.high_kib, b.count, flag] for b, flag in zip(summary.histogram.bins, flags)]
     notes: list[str] = []
-    if summary.tile_data is not None:
-        report = summary.tile_data
+    if isinstance(summary, TileSummary):
+        report = summary.tiles
         arrays = {"ex": doc.pack(report.excluding_gaps), "inc": doc.pack(report.including_gaps),
                   "oom": doc.pack(summary.out_of_memory), "known": doc.pack(report.known)}
         budget = max(DATA_BUDGET_MIN, DATA_BUDGET_PER_TILE * report.num_tiles)
@@ -152,11 +139,11 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
     report = summary.report
     data, left_out = section_data(summary, sid)
     parts = [f"<section class=report id={sid}><h2>{doc.text(report.label)}</h2>",
-             f"<p class=meta>{doc.text(report.format_name)} · {doc.text(summary.target_text)} · per tile: "
+             f"<p class=meta>{doc.text(report.format_name)} · {doc.text(target(summary))} · per tile: "
              f"{doc.text(report.per_tile)}</p>"]
-    if summary.own_tensor_map is None:
+    if not isinstance(summary, TensorMapSummary):
         parts.append(verdict_html(summary))
-    if summary.tile_data is not None:
+    if isinstance(summary, TileSummary):
         parts.append(f"<h3>Every tile</h3><div class=chart id={sid}-chart data-section={sid}>"
                      "<div class=tools><button data-act=in title='Zoom in'>+</button>"
                      "<button data-act=out title='Zoom out'>−</button><button data-act=reset>Whole program</button>"
@@ -167,8 +154,9 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
                      f"</div><div class=detail id={sid}-detail><p>Click a tile (or a top tile's number) to see "
                      "what is on it.</p></div>"
                      f"<h3>Heat map per IPU</h3><div class=heat id={sid}-heat></div>")
-    elif summary.partial_reason:  # a text summary or messages: where the chart would be, why there is none
-        parts.append(f"<p class=nochart>No per-tile chart or heat map: {doc.text(summary.partial_reason)}.</p>")
+    elif summary.partial is not None:  # a text summary or messages: where the chart would be, why there is none
+        parts.append(f"<p class=nochart>No per-tile chart or heat map: {doc.text(partial_reason(summary.partial))}."
+                     "</p>")
     if summary.histogram is not None:
         parts.append(f"<h3>By Tile (Excluding Gaps)</h3><canvas class=hist id={sid}-hist></canvas>"
                      f"<details><summary>As Poplar prints it</summary><pre>"
@@ -179,9 +167,9 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
     if summary.selected:
         parts.append(f"<h3>Tiles asked for</h3>{tiles_table(summary, summary.selected, sid)}")
     parts.append(messages_table(summary))
-    notes = _distinct([*report.notes, *summary.notes, summary.oom_note,
-                       summary.partial_reason if summary.tile_data is not None else None,
-                       *left_out])
+    notes = _distinct([*report_notes(summary),
+                       partial_reason(summary.partial) if isinstance(summary, TileSummary) and summary.partial
+                       else None, *left_out])
     if notes:
         parts.append(f"<h3>Notes</h3>{doc.notes_list(notes)}")
     parts.append("</section>")
@@ -191,16 +179,15 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
 def reports_overview(summaries: Sequence[Summary]) -> str:
     """Several reports: the answer over them all first (how many have tiles out of memory), then the text's
     closing table, a row each, its source a link to the report's section."""
-    rows = [s.closing_row for s in summaries]
-    closing = Closing(tuple(rows))
-    level = "oom" if closing.over else "unknown" if closing.unknown else "ok"
+    rows = Closing.of(summaries)
+    level = "oom" if rows.over else "unknown" if rows.unknown else "ok"
     cells = closing_cells(rows)
     table = doc.table(["Report", *cells.heads],
-                      ([f'<a href="#r{i}">{doc.text(r.source)}</a>', *map(doc.text, c)]
-                       for i, (r, c) in enumerate(zip(rows, cells.cells))),
+                      ([f'<a href="#r{i}">{doc.text(r.name.short_label)}</a>', *map(doc.text, c)]
+                       for i, (r, c) in enumerate(zip(rows.rows, cells.cells))),
                       cls="reports", numeric=[i + 1 for i, h in enumerate(cells.heads) if h != "Arch"],
-                      row_classes=["oom" if r.out_of_memory.at_least else "" for r in rows])
-    headline = closing.verdict
+                      row_classes=["oom" if r.out_of_memory.at_least else "" for r in rows.rows])
+    headline = closing_verdict(rows)
     return (f'<section class=overview><div class="verdict {level}"><p class=headline>{doc.text(headline)}</p>'
             f"</div>{table}{doc.notes_list(cells.footnotes)}</section>")
 

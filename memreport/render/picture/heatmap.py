@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ...analysis import Summary
+from ...analysis import TileSummary
 from ...model import KIB
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -89,10 +89,9 @@ def _mosaic(flat: np.ndarray, flat_over: np.ndarray, num_ipus: int, tpi: int):
     return kib, over, labels, cols
 
 
-def layout(summary: Summary) -> Layout:
+def layout(summary: TileSummary) -> Layout:
     """Arrange a complete report's tiles for the heat map."""
-    report = summary.tile_data
-    assert report is not None
+    report = summary.tiles
     values = report.excluding_gaps
     n = values.size
     tpi = report.target.tiles_per_ipu or n
@@ -129,7 +128,7 @@ def layout(summary: Summary) -> Layout:
                   ([k / fy for k in ipus], [f"IPU {k}" for k in ipus]), "tile within IPU")
 
 
-def draw(ax: Axes, summary: Summary, oom_colour: str, vmax_kib: float | None = None) -> None:
+def draw(ax: Axes, summary: TileSummary, oom_colour: str, vmax_kib: float | None = None) -> None:
     """Draw the heat map with a colour bar in KiB; out-of-memory cells in ``oom_colour``."""
     import matplotlib
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...analysis import Summary
-from ...model import KIB, OOM_MESSAGES_FORMAT
+from ...model import KIB
 from ...units import count
-from ..cells import tile_cells
+from ..cells import tile_columns
+from ..words import picture_partial_note, picture_title, printed_lines
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -29,36 +30,10 @@ def fmt_kib(nbytes: int | float) -> str:
 
 def title(fig: Figure, summary: Summary) -> None:
     report = summary.report
-    t = report.target
     fig.text(0.5, 0.975, displayable(middle_shortened(report.label, TITLE_CHARS)), ha="center", va="top",
              fontsize=13, weight="bold")
-    parts = [t.arch] if t.arch else []
-    bound = summary.tiles_at_least if not report.num_tiles_known else None
-    if bound is not None:
-        parts.append(f"at least {bound.tiles:,} tiles")
-    elif not report.num_tiles_known:
-        parts.append("tiles unknown")
-    elif t.num_ipus and t.tiles_per_ipu and t.num_ipus * t.tiles_per_ipu == t.num_tiles:
-        parts.append(f"{count(t.num_ipus, 'IPU')} × {count(t.tiles_per_ipu, 'tile')}")
-    else:
-        parts.append(count(t.num_tiles, "tile"))
-    parts.append(f"{fmt_kib(t.bytes_per_tile)} per tile" if t.bytes_per_tile else "bytes per tile unknown")
-    peak = summary.max_excluding_gaps
-    if peak is not None:
-        share = f" ({100 * peak.bytes / t.bytes_per_tile:.1f}%)" if t.bytes_per_tile else ""
-        parts.append(f"max {fmt_kib(peak.bytes)}{share} on tile {peak.tile}")
-    parts.append(summary.oom.title())
-    fig.text(0.5, 0.935, "  ·  ".join(parts), ha="center", va="top", fontsize=10.5)
-    note: str | None
-    if report.skipped:
-        note = (f"{len(report.skipped):,} damaged member(s) skipped; their tiles' memory is unknown: marked x at 0, "
-                "counted in no figure")
-    elif report.format == OOM_MESSAGES_FORMAT:
-        note = "this log holds no memory summary, only out-of-memory messages"
-    elif summary.rows_stated_by is None:  # a text summary
-        note = "this source printed a histogram, maxima and at most a few detailed tiles, not every tile's memory"
-    else:
-        note = summary.partial_reason
+    fig.text(0.5, 0.935, "  ·  ".join(picture_title(summary)), ha="center", va="top", fontsize=10.5)
+    note = picture_partial_note(summary)
     if note:
         fig.text(0.5, 0.905, f"Partial per-tile view: {note}", ha="center", va="top", fontsize=9.5,
                  style="italic", color=NOTE_COLOUR)
@@ -96,43 +71,17 @@ def text_panel(ax: Axes, title: str, lines: list[str]) -> None:
 
 def printed_summary(ax: Axes, summary: Summary) -> None:
     """What a partial source printed, and what it leaves out."""
-    report = summary.report
-    lines = []
-    hist = report.printed.histogram if report.printed else None
-    if hist is not None:
-        lines.append(f"Histogram:  {hist.total:,} tiles in {len(hist.bins)} bins of {hist.bin_kib} KiB"
-                     + (" (rows left out)" if hist.elided_before else ""))
-    for label, peak in (("incl. gaps", summary.max_including_gaps), ("excl. gaps", summary.max_excluding_gaps)):
-        if peak is not None:
-            lines.append(f"Max {label}: {peak.bytes:,} B ({fmt_kib(peak.bytes)}) on tile {peak.tile}")
-    lines += summary.verdict.count_lines()  # what was printed, as printed; a recount only beside it, labelled
-    lines.append(f"Detailed tiles: {len(report.detailed_tiles)} of "
-                 + (f"{report.num_tiles:,}" if report.num_tiles_known else "an unknown tile count"))
-    if report.oom_messages:
-        named = sorted(summary.verdict.message_tiles)
-        lines.append(f"Out-of-memory messages: {len(report.oom_messages):,}"
-                     + (f" (tiles {', '.join(map(str, named[:6]))}{', ...' if len(named) > 6 else ''})"
-                        if named else ""))
-    if summary.histogram is None and report.oom_messages:  # plot._figure drew the messages' tiles above
-        lines += ["", "No per-tile line or heat map: out-of-memory",
-                  "messages name a few tiles, not every tile's",
-                  "memory. An ELF archive or a graph profile",
-                  "of the same program holds it."]
-    else:
-        lines += ["", "No per-tile line or heat map: a text summary",
-                  "does not print every tile's memory. An ELF",
-                  "archive or a graph profile of the same",
-                  "program holds it."]
-    text_panel(ax, "As printed", lines)
+    text_panel(ax, "As printed", printed_lines(summary))
 
 
 def top_table(ax: Axes, summary: Summary) -> None:
     """The top tiles as a small table (for reports too small for a heat map)."""
     report = summary.report
-    limit = report.target.bytes_per_tile
     lines = [f"{'tile':>6} {'IPU':>4} {'excl. gaps':>14}  {'% of tile':>9}"]
-    for t in summary.top[:TOP]:
-        c = tile_cells(t, limit)
-        mark = "  OOM" if c.out_of_memory else ""
-        lines.append(f"{c.tile:>6} {c.ipu:>4} {c.excluding_gaps:>14}  {c.share:>9}{mark}")
+    shown = summary.top[:TOP]
+    columns = {c.key: c.cells for c in tile_columns(summary, shown)}
+    for i, t in enumerate(shown):
+        mark = "  OOM" if t.out_of_memory else ""
+        lines.append(f"{columns['tile'][i]:>6} {columns['ipu'][i]:>4} {columns['excluding'][i]:>14}  "
+                     f"{columns['share'][i]:>9}{mark}")
     text_panel(ax, f"Top {count(min(TOP, report.num_tiles), 'tile')}", lines)

@@ -45,8 +45,8 @@ def message_tiles(ax: Axes, summary: Summary) -> None:
     stated = [m for m in summary.verdict.message_tiles.values() if m.bytes_used is not None]
     stated.sort(key=lambda m: (-(m.bytes_used or 0), m.tile))
     if not stated:
-        lines = [f"line {m.line:,}: {m.text.strip()[:90]}" for m in report.oom_messages[:MESSAGES_SHOWN]]
-        more = len(report.oom_messages) - MESSAGES_SHOWN
+        lines = [f"line {m.line:,}: {m.text.strip()[:90]}" for m in summary.verdict.messages[:MESSAGES_SHOWN]]
+        more = len(summary.verdict.messages) - MESSAGES_SHOWN
         text_panel(ax, "Out-of-memory messages (no summary in this log; they state no tile's bytes)",
                    lines + ([f"... and {more:,} more"] if more > 0 else []))
         return

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...analysis import Summary
+from ...analysis import Summary, TensorMapSummary, TextSummary, TileSummary
 from ...errors import MissingDependency, UnsupportedOperation
 from ...model import KIB, TileReport
 from ...units import count
@@ -110,7 +110,7 @@ def figure(summary: Summary, *, figsize: tuple[float, float] | None = None) -> F
 
 def _figure(summary: Summary, figsize: tuple[float, float] | None) -> Figure:
     report = summary.report
-    if summary.own_tensor_map is not None:
+    if isinstance(summary, TensorMapSummary):
         raise UnsupportedOperation(f"{report.source}: a tensor map counts elements, not bytes: "
                                    "plot an archive or profile of the same program")
     fig = _figure_class()(figsize=figsize or FIGSIZE, dpi=DPI)
@@ -118,25 +118,25 @@ def _figure(summary: Summary, figsize: tuple[float, float] | None) -> Figure:
     grid = fig.add_gridspec(2, 2, height_ratios=(1.05, 1), width_ratios=(1.25, 1), left=0.06, right=0.94,
                             bottom=0.07, top=0.84 if report.per_tile == "partial" else 0.86,
                             hspace=0.42, wspace=0.2)
-    if summary.tile_data is not None and summary.tile_data.num_tiles == 0:
+    if isinstance(summary, TileSummary) and summary.tiles.num_tiles == 0:
         text_panel(fig.add_subplot(grid[:, :]), "No tiles", ["This report holds no tiles: nothing to draw."])
         return fig
-    if summary.tile_data is None and not report.detailed_tiles:
+    if not isinstance(summary, TileSummary) and not summary.detailed:
         # Only a printed histogram (or, in a log without a summary, out-of-memory messages): it takes the top
         # row, what was printed the bottom one.
-        draw_top = message_tiles if summary.histogram is None and report.oom_messages else _histogram
+        draw_top = message_tiles if summary.histogram is None and summary.verdict.messages else _histogram
         draw_top(fig.add_subplot(grid[0, :]), summary)
         printed_summary(fig.add_subplot(grid[1, :]), summary)
         return fig
     top, hist_ax = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0])
     # The heat map's colour bar sits in the right margin, outside its axes.
     side = fig.add_subplot(grid[1, 1].subgridspec(1, 2, width_ratios=(14, 1), wspace=0)[0, 0])
-    every = summary.tile_data  # every tile's bytes, or None
-    if every is None:
+    if not isinstance(summary, TileSummary):
         detailed_tiles(top, summary)
         _histogram(hist_ax, summary)
         printed_summary(side, summary)
     else:
+        every = summary.tiles
         _per_tile(top, summary)
         _histogram(hist_ax, summary)
         if every.num_tiles >= heatmap.MIN_TILES:
@@ -165,10 +165,9 @@ def _buckets(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.
     return centres, padded.min(axis=1), padded.max(axis=1)
 
 
-def _per_tile(ax: Axes, summary: Summary) -> None:
+def _per_tile(ax: Axes, summary: TileSummary) -> None:
     """Memory along the tile index: bars, a step line or min/max envelopes, by tile count."""
-    report = summary.tile_data
-    assert report is not None
+    report = summary.tiles
     values = report.excluding_gaps
     n = values.size
     limit = report.target.bytes_per_tile
@@ -275,7 +274,7 @@ def _label_top(ax: Axes, summary: Summary, kib: np.ndarray, limit_kib: float | N
     A label that would sit on the limit line (a tile just under the limit)
     goes above the line instead, joined to its tile by a thin leader.
     """
-    over = summary.out_of_memory
+    over = summary.out_of_memory if isinstance(summary, TileSummary) else None
     points_per_kib = None
     if limit_kib is not None and y_max:
         fig = ax.get_figure()
@@ -313,7 +312,7 @@ def _label_top(ax: Axes, summary: Summary, kib: np.ndarray, limit_kib: float | N
 def _histogram(ax: Axes, summary: Summary) -> None:
     """Poplar's By Tile histogram: tiles per KiB bin (the printed bins for a text report)."""
     report, hist = summary.report, summary.histogram
-    panel_title(ax, "By Tile histogram" + (" (as printed)" if summary.histogram_as_printed else ""))
+    panel_title(ax, "By Tile histogram" + (" (as printed)" if isinstance(summary, TextSummary) else ""))
     if hist is None or not hist.bins:
         ax.text(0.5, 0.5, "no histogram in this source", ha="center", va="center", transform=ax.transAxes,
                 color=NOTE_COLOUR)

@@ -9,40 +9,26 @@ middle, where paths differ least (``logs/rank-...-03.log``).
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from ...analysis.closing import ClosingRow
+from ...analysis import Closing
 from ..cells import closing_cells
 from ..layout import WIDTH, middle_shortened, prose
 
-ELLIPSIS = "..."
 MIN_SOURCE = 12  # a source is never shortened below this (the table is wider than the width instead)
 
 
-_PART = re.compile(r"(.*?)(#\d+| \(module .*\))")
-
-
-def _one_file(rows: Sequence[ClosingRow]) -> tuple[str | None, list[str]]:
-    """The file every row is a part of (its runs ``#N``, its modules), named once in the heading, and each row's
-    part; None and the sources as they are when the rows come from several files."""
-    parts = [_PART.fullmatch(r.source) for r in rows]
-    files = {m.group(1) for m in parts if m is not None}
-    if len(rows) < 2 or len(files) != 1 or any(m is None for m in parts):
-        return None, [r.source for r in rows]
-    return files.pop(), [m.group(2).strip().removeprefix("(").removesuffix(")") for m in parts if m is not None]
-
-
-def closing_lines(rows: Sequence[ClosingRow], width: int | None = None) -> list[str]:
+def closing_lines(closing: Closing, width: int | None = None) -> list[str]:
     """The table under a heading naming how many reports; nothing for no rows."""
+    rows = closing.rows
     if not rows:
         return []
     width = width or WIDTH
-    table = closing_cells(rows)
+    table = closing_cells(closing)
     heads, cells = table.heads, table.cells
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
     rest = 2 + sum(w + 2 for w in widths)  # the indent, then two spaces before each column after the source
-    file, sources = _one_file(rows)
+    file, sources = table.file, table.sources
     source_width = min(max(len("Source"), *(len(s) for s in sources)), max(MIN_SOURCE, width - rest))
     arch = heads.index("Arch")
 

@@ -12,6 +12,7 @@ from ...analysis.diff_items import ItemChange, TileItems
 from ...model import FORMAT_NAMES, TileBytes
 from .. import RenderOptions
 from ..layout import WIDTH, prose
+from ..words import diff_notes
 from .verdict import diff_headline, diff_lines
 
 TILE_IDS_SHOWN = 20
@@ -176,7 +177,7 @@ def render_text(diff: Diff, options: RenderOptions | None = None) -> str:
     header = [line for label, side in (("Old:", diff.old), ("New:", diff.new))
               for line in prose("", _side_line(label, side), width, hang="     ")]
     header += prose("", _target_line(diff), width, hang="        ")
-    for note in diff.notes:
+    for note in diff_notes(diff):
         header += prose("Note:   ", note, width)
     sections = [diff_lines(diff, width), header, _figures_table(diff, width)]
     partial = diff.per_tile == "partial"

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...analysis import Summary, TopTile
-from ...model import OOM_MESSAGES_FORMAT, TensorMapReport
+from ...analysis import Closing, Summary, TensorMapSummary, TopTile
 from ...units import count
 from .. import RenderOptions
 from ..layout import WIDTH, by_tile_block, prose
+from ..words import closing_verdict, count_phrase, message_description, reason, target
 from . import drill, tensors
 from . import verdict as verdict_text
 from .closing import closing_lines
@@ -29,11 +29,11 @@ def header_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """Source, format, target and what the source does not hold (notes wrapped to ``width``)."""
     report = summary.report
     lines = [f"Source:   {summary.label}", f"Format:   {report.format_name}",
-             *prose("Target:   ", summary.target_text, width), f"Per tile: {report.per_tile}"]
+             *prose("Target:   ", target(summary), width), f"Per tile: {report.per_tile}"]
     notes = [*report.notes, *summary.notes]
     oom = summary.oom
     if oom.count is not None and oom.reason:  # a count judged, not printed: say why the printed one is not used
-        notes.append(f"out-of-memory count judged from what the summary printed: {oom.reason}")
+        notes.append(f"out-of-memory count judged from what the summary printed: {reason(oom.reason)}")
     for note in notes:
         lines += prose("Note:     ", note, width)
     return lines
@@ -102,12 +102,12 @@ def messages_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     messages = summary.verdict.messages
     if not messages:
         return []
-    kinds = max(len(w.message.kind) for w in messages)
-    numbers = max(len(f"{w.message.line:,}") for w in messages)
+    kinds = max(len(m.kind) for m in messages)
+    numbers = max(len(f"{m.line:,}") for m in messages)
     lines = [f"Out-of-memory messages ({len(messages):,}):"]
-    for w in messages:  # what each states wrapped under its first word
-        lead = f"  line {w.message.line:>{numbers},}  {w.message.kind:<{kinds}}  "
-        lines += prose(lead, w.description, width, hang=None if len(lead) <= width // 2 else "      ")
+    for m in messages:  # what each states wrapped under its first word
+        lead = f"  line {m.line:>{numbers},}  {m.kind:<{kinds}}  "
+        lines += prose(lead, message_description(m), width, hang=None if len(lead) <= width // 2 else "      ")
     return lines
 
 
@@ -123,20 +123,19 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
     tiles), the verdict's first line again last; with ``options.brief`` the verdict and the top tiles only."""
     options = options or RenderOptions()
     width = options.width or WIDTH
-    report = summary.report
     verdict = verdict_text.report_lines(summary, width)
     if options.brief:
         return "\n\n".join("\n".join(s) for s in [verdict, top_tiles_lines(summary, options=options),
                                                  selected_lines(summary, options=options),
                                                  verdict_text.report_headline(summary, width)]
                              if s) + "\n"
-    if isinstance(report, TensorMapReport):  # elements only, no bytes: its own sections
+    if isinstance(summary, TensorMapSummary):  # elements only, no bytes: its own sections
         return "\n\n".join("\n".join(s) for s in [verdict, header_lines(summary, width),
                                                  tensors.tensor_map_lines(summary, width),
                                                  verdict_text.report_headline(summary, width)]) + "\n"
     limit = drill.TEXT_SYMBOLS if options.symbols is None else options.symbols
-    if report.format == OOM_MESSAGES_FORMAT:  # nothing printed but the messages
-        body = ["Out of memory:", *prose("  ", summary.oom.describe(), width, hang="    ")]
+    if summary.kind == "messages":  # nothing printed but the messages
+        body = ["Out of memory:", *prose("  ", count_phrase(summary.oom), width, hang="    ")]
     else:
         body = totals_lines(summary) + [""] + by_tile_block(summary, width=width)
     sections: list[Sequence[str]] = [verdict, header_lines(summary, width), body]
@@ -155,11 +154,10 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
 
 def render(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
     """Several reports, one after another, separated by a rule; after the last, a table of them all."""
-    from ...analysis.closing import Closing
     text = f"\n{RULE}\n\n".join(render_report(s, options) for s in summaries)
-    rows = [s.closing_row for s in summaries] if len(summaries) > 1 else []
-    if not rows:
+    if len(summaries) < 2:
         return text
     width = (options and options.width) or WIDTH
-    table = closing_lines(rows, width) + [""] + prose(verdict_text.LEAD, Closing(tuple(rows)).verdict, width)
+    rows = Closing.of(summaries)
+    table = closing_lines(rows, width) + [""] + prose(verdict_text.LEAD, closing_verdict(rows), width)
     return text + f"\n{RULE}\n\n" + "\n".join(table) + "\n"  # its last line the verdict over them all

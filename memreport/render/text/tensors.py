@@ -7,7 +7,7 @@ estimate of tensor data, never as memory usage.
 """
 from __future__ import annotations
 
-from ...analysis import Summary
+from ...analysis import Summary, TensorMapSummary
 from ...analysis.tensors import ElementHistogram, TileTensors
 from ...model import exact_sum
 from ...model.tensor_map import ESTIMATE_LABEL, TensorMap
@@ -76,11 +76,9 @@ def _unknown_line(tensor_map: TensorMap, indent: str = "  ", width: int = WIDTH)
                  hang=indent + "  ")
 
 
-def tensor_map_lines(summary: Summary, width: int = WIDTH) -> list[str]:
+def tensor_map_lines(summary: TensorMapSummary, width: int = WIDTH) -> list[str]:
     """A tensor map on its own: counts, the element histogram, and the tiles holding the most data."""
     tensor_map = summary.own_tensor_map
-    if tensor_map is None:
-        return []
     elements = exact_sum(tensor_map.elements_by_tile)
     est = exact_sum(tensor_map.est_bytes_by_tile)
     lines = [

@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ...analysis import Summary, TopTile
-from ...units import plural
 from .. import RenderOptions
+from ..cells import USED_NOTE, Column, tile_columns
 from ..layout import WIDTH, prose, wrap_items
+from ..words import OUT_OF_MEMORY
 from . import drill
 
 RED, YELLOW, RESET = "\x1b[31m", "\x1b[33m", "\x1b[0m"
 NEAR_LIMIT = 0.95  # yellow: within 5 % of bytes per tile
-OUT_OF_MEMORY = "OUT OF MEMORY"
 
 
 @dataclass(frozen=True)
@@ -37,16 +37,6 @@ class _Column:
         return natural if tight else max(self.fixed, natural)
 
 
-def _status(t: TopTile, limit: int | None) -> str:
-    """The key fact, shown right after the bytes: out of memory, and by how much."""
-    if not t.out_of_memory:
-        return ""
-    used = t.excluding_gaps
-    if limit is not None and used is not None and used > limit:
-        return f"{OUT_OF_MEMORY} by {used - limit:,} B"
-    return f"{OUT_OF_MEMORY} (overflowed)" if used is not None else OUT_OF_MEMORY
-
-
 def _coloured(row: str, t: TopTile, limit: int | None, color: bool) -> str:
     """Red for an out-of-memory tile, yellow within 5 % of bytes per tile; plain without ``color``."""
     if not color:
@@ -58,41 +48,12 @@ def _coloured(row: str, t: TopTile, limit: int | None, color: bool) -> str:
     return row
 
 
-def _items(breakdown: dict[str, int], limit: int) -> str:
-    """The ``limit`` largest items with bytes, and how many more have bytes (0 B items are neither)."""
-    sized = [(name, size) for name, size in breakdown.items() if size]
-    shown = [f"{name} {size:,} B" for name, size in sized[:limit]]
-    rest = len(sized) - limit
-    return ", ".join(shown) + (f", +{rest} more" if rest > 0 else "")
-
-
-def _columns(summary: Summary, top: Sequence[TopTile]) -> list[_Column]:
-    """The table's columns after the mark, those no tile fills left out."""
-    limit = summary.report.target.bytes_per_tile
-
-    def size(value: int | None, unknown: str = "?") -> str:
-        return unknown if value is None else f"{value:,} B"
-
-    columns = [_Column("Tile", tuple(str(t.tile) for t in top), True, 6),
-               _Column("IPU", tuple("?" if t.ipu is None else str(t.ipu) for t in top), True, 4),
-               _Column("Excluding gaps", tuple(size(t.excluding_gaps) for t in top), True, 16)]
-    if any(t.including_gaps is not None for t in top):
-        columns.append(_Column("Including gaps", tuple(size(t.including_gaps) for t in top), True, 16,
-                               "including gaps"))
-    if any(t.stated_bytes_used is not None for t in top):  # a message's "bytes used": its own column
-        columns.append(_Column("Used (message)", tuple(size(t.stated_bytes_used, "") for t in top), True, 16,
-                               "used (message)"))
-    columns.append(_Column("% of tile", tuple(f"{100 * t.excluding_gaps / limit:.1f}%"
-                                              if limit and t.excluding_gaps is not None else "?" for t in top),
-                           True, 9))
-    if any(t.stated_by != "per-tile" for t in top):
-        columns.append(_Column("From", tuple(t.stated_by for t in top), False, 8, "from"))
-    if any(t.name for t in top):
-        columns.append(_Column("Member", tuple(t.name or "" for t in top), False, 0, "member"))
-    statuses = tuple(_status(t, limit) for t in top)
-    if any(statuses):
-        columns.append(_Column("Out of memory", statuses))
-    return columns
+def _columns(summary: Summary, top: Sequence[TopTile]) -> tuple[list[_Column], Column]:
+    """The table's columns after the mark (the one tile table, :func:`..cells.tile_columns`), and the largest
+    items, which go on the row or under it."""
+    columns = tile_columns(summary, top)
+    return ([_Column(c.head, c.cells, c.right, c.fixed, c.below) for c in columns if c.key != "items"],
+            next(c for c in columns if c.key == "items"))
 
 
 def _line(mark: str, cells: Sequence[str], columns: Sequence[_Column], widths: Sequence[int]) -> str:
@@ -134,10 +95,11 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
     width = options.width or WIDTH
     report = summary.report
     limit = report.target.bytes_per_tile
-    columns, tight = _fitted(_columns(summary, top), width)
+    fitting, listed_items = _columns(summary, top)
+    columns, tight = _fitted(fitting, width)
     shown = [c for c in columns if not c.moved]
     widths = [c.width(tight) for c in shown]
-    largest = f"Largest {plural(report.breakdown_kind)}"
+    largest = listed_items.head
     head = _line("", [c.head for c in shown], shown, widths)
     rows = []
     for i, t in enumerate(top):
@@ -145,7 +107,7 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
         first = _line("!" if t.out_of_memory else " ", [c[0] for c in cells], shown, widths)
         more = [_line("", [c[1] if len(c) > 1 else "" for c in cells], shown, widths)] \
             if any(len(c) > 1 for c in cells) else []
-        rows.append((first, more, _items(dict(t.breakdown), items)))
+        rows.append((first, more, listed_items.cells[i]))
     # The items stay on the row when every row fits the width; else each table row puts them on a line below.
     inline = not tight and all(len(row) + 2 + len(listed) <= width for row, _, listed in rows) \
         and len(head) + 2 + len(largest) <= width
@@ -168,6 +130,5 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
     if any(t.out_of_memory for t in top):
         lines.append("  (! = out of memory)")
     if any(c.head == "Used (message)" for c in columns):
-        lines += prose("  ", "(used (message) = the bytes its out-of-memory message says were used)", width,
-                       hang="   ")
+        lines += prose("  ", f"({USED_NOTE})", width, hang="   ")
     return lines

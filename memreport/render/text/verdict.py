@@ -8,8 +8,8 @@ unknown, that is said once, with why. A diff opens with the tiles newly out
 of memory and the worst growth, the compilations with how many there were,
 recompiled or not, unfinished.
 
-The words are those of the page and the Markdown (:mod:`.page.verdict`),
-laid out here for a terminal: every line within the width, prose wrapped
+The words are those of every form (:mod:`..words`), laid out here for a
+terminal: every line within the width, prose wrapped
 with a hanging indent.
 """
 from __future__ import annotations
@@ -19,10 +19,8 @@ import re
 from ...analysis import Summary
 from ...analysis.compiles import CompileSummary
 from ...analysis.diff import Diff
-from ...units import count
 from ..layout import WIDTH, prose
-from ..words import diff_headline as page_diff_headline
-from ..words import verdict
+from ..words import Verdict, compiles_verdict, diff_verdict, verdict
 
 LEAD = "Verdict: "
 NBSP = "\xa0"  # holds a count to its noun when wrapped (printed as a space)
@@ -60,14 +58,15 @@ def _next(command: str, width: int) -> list[str]:
     return [*lines, line]
 
 
+def _verdict_lines(v: Verdict, width: int) -> list[str]:
+    """A verdict block: its headline after :data:`LEAD`, its lines under it, the command to run next."""
+    return _block(v.headline, list(v.lines), width) + (_next(v.command, width) if v.command else [])
+
+
 def report_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """A report's verdict block: at most six lines at 100 columns (a narrower width wraps its lines, never
     drops one)."""
-    v = verdict(summary)
-    first = v.headline  # the page's own words: text, page and Markdown say the same
-    command = v.command or next(iter(summary.verdict.next_commands), None)
-    lines = _block(first, list(v.lines), width)  # the page's at most three lines under the headline
-    return lines + (_next(command, width) if command else [])
+    return _verdict_lines(verdict(summary), width)
 
 
 def _last(headline: str, width: int) -> list[str]:
@@ -89,64 +88,21 @@ def report_headline(summary: Summary, width: int = WIDTH) -> list[str]:
     return _last(verdict(summary).headline, width)
 
 
-def _tiles(n: int | None) -> str:
-    return "unknown" if n is None else count(n, "tile")
-
-
-def _diff_first(diff: Diff) -> str:
-    _, first = page_diff_headline(diff.newly_out_of_memory or (), diff.num_changed, diff.num_grown, diff.num_shrunk)
-    if diff.newly_out_of_memory is None:  # said plainly, with why, in the one line
-        why = ("a side does not state every tile's bytes" if diff.per_tile == "partial"
-               else "bytes per tile unknown on a side")
-        first = first.replace("No tile newly out of memory", f"Newly out of memory: unknown ({why})")
-    return first
-
-
 def diff_headline(diff: Diff, width: int = WIDTH) -> list[str]:
     """A diff's verdict line again, for its last line."""
-    return _last(_diff_first(diff), width)
+    return _last(diff_verdict(diff).headline, width)
 
 
 def diff_lines(diff: Diff, width: int = WIDTH) -> list[str]:
-    """A diff's verdict: tiles newly out of memory, how many changed, the out-of-memory counts, then the
-    worst growth of a tile."""
-    first = _diff_first(diff)
-    rest = []
-    old, new = diff.old.tiles_out_of_memory, diff.new.tiles_out_of_memory
-    if old is not None or new is not None:
-        rest.append(f"Out of memory: {_tiles(old)} -> {_tiles(new)}")
-    if diff.num_grown:
-        at = int(diff.delta.argmax())  # changes are sorted by size, then tile: the lowest tile among equals
-        before, after = int(diff.old_bytes[at]), int(diff.new_bytes[at])
-        rest.append(f"Worst growth: tile {int(diff.tile_ids[at])}, {before:,} B -> {after:,} B "
-                    f"({after - before:+,} B)")
-    if diff.max_delta:
-        rest.append(f"Largest tile: {diff.max_delta:+,} B")
-    return _block(first, rest, width)
-
-
-def _compiles_first(summary: CompileSummary) -> str:
-    t = summary.totals
-    recompiled = sum(1 for f in summary.findings if f.kind == "recompiled")
-    done = [f"{n:,} {what}" for n, what in ((t.compiled, "compiled"), (t.loaded, "from the cache"),
-                                             (t.skipped, "skipped")) if n]
-    first = count(t.compilations, "compilation") + (f" ({', '.join(done)})" if done else "") + ": " + (
-        count(recompiled, "recompilation") + " found" if recompiled else "no recompilation")
-    if t.unfinished:
-        first += f", {t.unfinished:,} unfinished"
-    return first
+    """A diff's verdict block."""
+    return _verdict_lines(diff_verdict(diff), width)
 
 
 def compiles_headline(summary: CompileSummary, width: int = WIDTH) -> list[str]:
     """The compilations' verdict line again, for the text's last line."""
-    return _last(_compiles_first(summary), width)
+    return _last(compiles_verdict(summary).headline, width)
 
 
 def compiles_lines(summary: CompileSummary, width: int = WIDTH) -> list[str]:
-    """The compilations' verdict: how many, recompiled or not, unfinished; then how many findings."""
-    first = _compiles_first(summary)
-    kinds: dict[str, int] = {}
-    for f in summary.findings:
-        kinds[f.kind] = kinds.get(f.kind, 0) + 1
-    rest = [f"Findings: {', '.join(f'{n:,}{NBSP}{k}' for k, n in kinds.items())}"] if kinds else []
-    return _block(first, rest, width)
+    """The compilations' verdict block."""
+    return _verdict_lines(compiles_verdict(summary), width)

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from memreport.analysis import count_out_of_memory
 from memreport.errors import ReadError
 from memreport.readers import read_path
 from memreport.readers.text import logtext
@@ -126,7 +127,7 @@ def test_interleaved_ranks_read_exactly_as_without_the_index(tmp_path, monkeypat
 
     def seen():
         try:
-            return [(r.position, facts(r), r.notes, r.tiles_out_of_memory) for r in read_path(path)]
+            return [(r.position, facts(r), r.notes, count_out_of_memory(r)) for r in read_path(path)]
         except ReadError as exc:
             return str(exc)
     with_index = seen()

@@ -15,11 +15,13 @@ from click.testing import CliRunner
 
 import memreport
 from memreport import analysis
-from memreport.analysis.messages import describe, next_command
 from memreport.cli import main
 from memreport.model import OutOfMemoryMessage
 from memreport.readers import read_path
 from memreport.readers.text.poplar_text.messages import find_messages
+from memreport.render import words
+from memreport.render.words import message_description as describe
+from memreport.render.words import next_command
 from tests.readers.text.test_poplar_text import SMALL_TEXT, facts
 from tests.readers.text.test_poplar_text_scan import OTHER_TEXT
 from tests.synth import logs
@@ -94,7 +96,8 @@ def test_a_log_of_messages_only_is_a_report_of_what_they_state(tmp_path):
     assert report.printed == memreport.PrintedSummary() and report.detailed_tiles == ()
     status = analysis.out_of_memory_count(report)
     assert (status.count, status.at_least) == (None, 4)
-    assert status.describe() == ("at least 4 tile(s) out of memory (from its out-of-memory messages; the log holds no "
+    assert words.count_phrase(status) == (
+        "at least 4 tile(s) out of memory (from its out-of-memory messages; the log holds no "
                                  "memory summary, only out-of-memory messages)")
     out = CliRunner().invoke(main, [str(path)], env={"COLUMNS": "300"}).stdout  # the path and Target unwrapped
     first = logs.line_of(text, "on tile 5")
@@ -158,7 +161,8 @@ def test_a_host_stream_is_not_tile_memory(tmp_path):
     report = memreport.read(path)
     status = analysis.out_of_memory_count(report)
     assert (status.count, status.at_least) == (None, 0)
-    assert "host stream buffers, which are host memory, not tile memory" in status.reason
+    assert status.reason is not None
+    assert "host stream buffers, which are host memory, not tile memory" in words.reason(status.reason)
     result = CliRunner().invoke(main, [str(path), "--fail-on-oom"])
     assert result.exit_code == 2 and "out-of-memory tiles unknown" in result.stderr
 

@@ -27,7 +27,7 @@ def _cells(values: np.ndarray, present: np.ndarray | None = None) -> list[str]:
 
 def reference_rows(report: MemoryReport, columns: list[tuple[str, str, str]]) -> list[list[str]]:
     """The oracle: a complete report's rows cell by cell, as render_csv built them before csvlines."""
-    if report.excluding_gaps is None:  # summaries and tensor maps: render_csv still builds these row by row
+    if report.kind != "tiles":  # summaries and tensor maps: render_csv still builds these row by row
         return table._summary_rows(summarize(report), columns)
     t = report.target
     n = t.num_tiles

@@ -37,11 +37,14 @@ def test_a_report_leads_with_the_verdict_then_the_top_tiles_and_the_histogram(tm
         "Worst tile: 1402 (IPU 0), 788,976 B excluding gaps, 123.5% of 638,976 B: 150,000 B over  \n"
         "Largest on it: symbol conv2d\\_7/weights (.bss) 393,288 B  \n"
         "Next: `memreport mk2.a --tile 1402 --symbols 20`\n\n"
-        "| Tile | IPU | Excluding gaps | % of tile | Out of memory | Largest sections |\n"
-        "| ---: | ---: | ---: | ---: | --- | --- |\n"
-        "| 1402 | 0 | 788,976 B | 123.5% | **yes, by 150,000 B** | .bss 786,960 B, .text 1,698 B, .data 318 B |\n"
-        "| 17 | 0 | 700,000 B | 109.6% | **yes, by 61,024 B** | .bss 697,904 B, .text 1,653 B, .data 443 B |\n"
-        "| 731 | 0 | 641,024 B | 100.3% | **yes, by 2,048 B** | .bss 638,960 B, .text 1,447 B, .data 617 B |\n\n"
+        "| Tile | IPU | Excluding gaps | % of tile | Member | Out of memory | Largest sections |\n"
+        "| ---: | ---: | ---: | ---: | --- | --- | --- |\n"
+        "| 1402 | 0 | 788,976 B | 123.5% | tile\\_1402.elf | **OUT OF MEMORY by 150,000 B** "
+        "| .bss 786,960 B, .text 1,698 B, .data 318 B |\n"
+        "| 17 | 0 | 700,000 B | 109.6% | tile\\_0017.elf | **OUT OF MEMORY by 61,024 B** "
+        "| .bss 697,904 B, .text 1,653 B, .data 443 B |\n"
+        "| 731 | 0 | 641,024 B | 100.3% | tile\\_0731.elf | **OUT OF MEMORY by 2,048 B** "
+        "| .bss 638,960 B, .text 1,447 B, .data 617 B |\n\n"
         "<details><summary>By Tile (Excluding Gaps)</summary>\n\n```text\nBy Tile (Excluding Gaps):\n"
         "  Range (KB) Histogram (Excluding Gaps)               Count (tiles)\n"
         "   144 - 152 *                                             1\n")
@@ -56,7 +59,9 @@ def test_a_diff_lists_the_newly_out_of_memory_and_the_changed_tiles(tmp_path, mo
     text = run("diff", "old.a", "new.a", "--format", "markdown", "--top", "2")
     assert text.startswith(
         "## memreport diff: `old.a` → `new.a`\n\n"
-        "**1 tile newly out of memory; 6 tiles changed (4 grew, 2 shrank)**\n\n"
+        "**1 tile newly out of memory; 6 tiles changed (4 grew, 2 shrank)**  \n"
+        "Out of memory: 2 tiles -\\> 2 tiles  \n"
+        "Worst growth: tile 3, 200,000 B -\\> 643,072 B (+443,072 B)\n\n"
         "|  | Old | New | Change |\n| --- | ---: | ---: | ---: |\n"
         "| Total, excluding gaps | 3,138,976 B | 3,584,336 B | +445,360 B |\n"
         "| Largest tile | 700,000 B (tile 7) | 700,000 B (tile 7) | +0 B |\n"
@@ -86,7 +91,7 @@ def test_compiles_lead_with_the_findings(tmp_path, monkeypatch):
 
 
 def test_names_are_escaped_in_cells_and_code_spans():
-    assert cell("</script> | *x* `y`\nz") == "&lt;/script&gt; \\| \\*x\\* \\`y\\` z"
+    assert cell("</script> | *x* `y`\nz") == "&lt;/script\\> \\| \\*x\\* \\`y\\` z"
     assert code("a ``b`` c") == "```a ``b`` c```"
     assert code("`x") == "`` `x ``"
     report = TileReport("</script>|`x`.a", "archive", Target(2, "ipu2", 1, 2, 1000), np.array([5, 2000]))
@@ -104,12 +109,12 @@ def test_the_text_stays_within_a_comment_at_any_scale_and_says_what_was_left_out
     assert text.count(" of 94,208 tiles out of memory**") == 40  # every verdict, before any histogram
     assert text.startswith("## memreport: 40 reports\n\n**40 of 40 reports have tiles out of memory**\n\n| Report |")
     assert text.count("| `pod") == 40  # the table of reports, whole, before any report's own blocks
-    assert text.count(" rows left out)") == 3  # three histograms cut to their first and last rows
-    assert text.count("... (15,845 rows left out)") == 3
+    assert text.count(" rows left out)") == 10  # ten histograms cut to their first and last rows
+    assert text.count("... (15,845 rows left out)") == 2 and text.count("... (15,989 rows left out)") == 8
     assert text.rstrip("\n").splitlines()[-1] == (
-        "_Left out to stay within GitHub's 65,536 characters: part of the By Tile histogram of 3 reports (pod0.a, "
-        "pod1.a, pod2.a); the By Tile histogram of 37 reports (pod3.a, pod4.a, pod5.a, ...). The text and JSON "
-        "outputs hold everything._")
+        "_Left out to stay within GitHub's 65,536 characters: part of the By Tile histogram of 10 reports (pod0.a, "
+        "pod1.a, pod2.a, ...); the By Tile histogram of 30 reports (pod10.a, pod11.a, pod12.a, ...). The text and "
+        "JSON outputs hold everything._")
     small = render_report([summarize(memreport.read(os.path.join(SAMPLES, "mk1_profile.json")))])
     assert "Left out" not in small
 
