@@ -41,6 +41,7 @@ from memreport.output import temporary_files, write_outputs
 from memreport.readers import ReadOptions, read_path
 from memreport.readers.elf.ar import iter_members
 from memreport.readers.elf.file import scan_elf
+from tests.synth.logs import compress
 from tests.synth.seeds import SUFFIXES, seeds
 
 SEEDS = seeds()
@@ -197,10 +198,7 @@ def log_variants(draw) -> bytes:
     """The run-log seed, mutated or not, as logs really arrive (issue #23, issue #26 items 11, 12): with NULs
     (logrotate copytruncate's hole at the start, a stray NUL anywhere), byte-order marks in the middle (a UTF-8
     BOM after a line end, a UTF-16 part appended with its BOM), then maybe compressed (gzip, two gzip members,
-    xz, bz2) and maybe cut."""
-    import bz2
-    import gzip
-    import lzma
+    xz, bz2; after empty members or streams; with a bad check) and maybe cut."""
     data = draw(mutated("run_log")) if draw(st.booleans()) else SEEDS["run_log"]
     for _ in range(draw(st.integers(1, 3))):
         ends = [k + 1 for k, byte in enumerate(data) if byte == 10] or [0]
@@ -217,12 +215,19 @@ def log_variants(draw) -> bytes:
             data = data[:at] + data[at:].decode("utf-8", "replace").encode("utf-16")
         else:
             data = data[:at] + draw(st.sampled_from([b"\xff\xfe", b"\xfe\xff"])) + data[at:]
-    packing = draw(st.sampled_from([None, "gzip", "gzip members", "xz", "bz2"]))
+    packing = draw(st.sampled_from([None, "gzip", "gzip members", "xz", "bz2", "empty first", "bad check"]))
     if packing == "gzip members":
         half = len(data) // 2
-        data = gzip.compress(data[:half], mtime=0) + gzip.compress(data[half:], mtime=0)
+        data = compress("gzip", data[:half]) + compress("gzip", data[half:])
+    elif packing == "empty first":  # `: | gzip >> job.log.gz` of a quiet step, then the output (issue #33 item 4)
+        kind = draw(st.sampled_from(["gzip", "xz", "bz2"]))
+        data = compress(kind, b"") * draw(st.integers(1, 3)) + compress(kind, data)
+    elif packing == "bad check":  # a gzip member whose CRC-32 or length is off by a bit
+        packed = bytearray(compress("gzip", data))
+        packed[-draw(st.integers(1, 8))] ^= 1 << draw(st.integers(0, 7))
+        data = bytes(packed)
     elif packing is not None:
-        data = {"gzip": lambda d: gzip.compress(d, mtime=0), "xz": lzma.compress, "bz2": bz2.compress}[packing](data)
+        data = compress(packing, data)
     if packing is not None and draw(st.booleans()):
         data = data[:draw(st.integers(0, len(data) - 1))]  # cut short
     return data
