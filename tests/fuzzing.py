@@ -200,14 +200,19 @@ LOG_VARIANTS = "run_log_variants"  # not a seed: the run log as logs really arri
 def log_variants(draw) -> bytes:
     """The run-log seed, mutated or not, as logs really arrive (issue #23, issue #26 items 11, 12): with NULs
     (logrotate copytruncate's hole at the start, a stray NUL anywhere), byte-order marks in the middle (a UTF-8
-    BOM after a line end, a UTF-16 part appended with its BOM), then maybe compressed (gzip, two gzip members,
-    xz, bz2; after empty members or streams; with a bad check) and maybe cut."""
+    BOM after a line end, a UTF-16 part appended with its BOM), an out-of-memory message with a number out of
+    range (issue #33), then maybe compressed (gzip, two gzip members, xz, bz2; after empty members or streams;
+    with a bad check) and maybe cut."""
     data = draw(mutated("run_log")) if draw(st.booleans()) else SEEDS["run_log"]
     for _ in range(draw(st.integers(1, 3))):
         ends = [k + 1 for k, byte in enumerate(data) if byte == 10] or [0]
         at = draw(st.sampled_from(ends))  # a line start
-        kind = draw(st.sampled_from(["hole", "nul", "bom8", "utf16", "bom16"]))
-        if kind == "hole":
+        kind = draw(st.sampled_from(["hole", "nul", "bom8", "utf16", "bom16", "huge"]))
+        if kind == "huge":  # an out-of-memory message with a number out of range (issue #33 item 14)
+            digits = draw(st.sampled_from(["9223372036854775808", "1" * 20, "9" * 400, "0" * 30 + "7"]))
+            data = data[:at] + (f"Out of memory on tile 1: {digits} bytes used but tiles only have 638976 bytes of "
+                                "memory\n").encode() + data[at:]
+        elif kind == "hole":
             data = bytes(draw(st.sampled_from([1, 100, 4095, 5000, 70_000]))) + data
         elif kind == "nul":
             anywhere = draw(st.integers(0, len(data)))
