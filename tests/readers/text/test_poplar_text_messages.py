@@ -231,3 +231,14 @@ def test_a_message_with_a_number_out_of_range_is_not_read_and_the_rest_is(tmp_pa
         read_path(alone)
     assert str(caught.value).startswith(f"{alone}: no memory information found (the out-of-memory message at line "
                                         f"{line:,} is not read: {why}): looked for ")
+
+
+def test_many_messages_out_of_range_are_eight_notes_and_a_count(tmp_path):
+    bad = [logs.tile_memory_message(tile, 1, CAPACITY).replace(" 1 bytes", " 99999999999999999999 bytes")
+           for tile in range(20)]
+    text = logs.log_text([*map(logs.popart_error, bad), SMALL_TEXT])
+    report, = read_path(write(tmp_path, text))
+    unread = [note for note in report.notes if "not read" in note]
+    lines = [logs.line_of(text, f"on tile {tile}:") for tile in range(8)]
+    assert unread == [f"the out-of-memory message at line {line:,} is not read: a number of 20 digits is too large"
+                      for line in lines] + ["12 more out-of-memory message(s) not read"]

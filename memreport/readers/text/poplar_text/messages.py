@@ -57,8 +57,27 @@ def _path(match: re.Match[str]) -> str | None:
     return match["path"].rstrip(".,;:)") or None
 
 
+class Unread:
+    """Out-of-memory messages not read (a number out of range): the first few notes, and how many more."""
+
+    KEPT = 8
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
+        self.more = 0
+
+    def append(self, note: str) -> None:
+        if len(self.kept) < self.KEPT:
+            self.kept.append(note)
+        else:
+            self.more += 1
+
+    def notes(self) -> list[str]:
+        return [*self.kept, *([f"{self.more:,} more out-of-memory message(s) not read"] if self.more else [])]
+
+
 def find_messages(text: str, line: int, source_dir: str | None = None,
-                  refused: list[str] | None = None) -> Iterator[OutOfMemoryMessage]:
+                  refused: Unread | list[str] | None = None) -> Iterator[OutOfMemoryMessage]:
     """Every out-of-memory message in one line's ``text`` (line number ``line``), in order.
 
     ``source_dir`` is the log's directory: a saved profile's path is looked

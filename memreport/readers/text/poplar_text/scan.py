@@ -31,7 +31,7 @@ from ....errors import ReadError, Truncated
 from ....model import MemoryReport, OutOfMemoryMessage, ReportPosition
 from ..logtext import UNTAGGED, LogFile, LogLine
 from .demux import Passed, TagIndex
-from .messages import find_messages
+from .messages import Unread, find_messages
 from .parser import Parser, heading_kind, summary_like
 from .prefixes import Signature, literal_prefix, split_line
 from .report import MESSAGES_FORMAT, messages_report, summary_report
@@ -165,7 +165,7 @@ class LogScan:
         self.runs = Runs(log)
         self.tags = TagIndex(log)  # tagged summaries' own lines, others' counted (ranks printing at once)
         self.cycles_only: int | None = None  # a summary's Execution part with no memory text (for the error)
-        self.unread: list[str] = []  # out-of-memory messages not read (a number out of range): the first report's
+        self.unread = Unread()  # out-of-memory messages not read (a number out of range): the first report's
 
     # -- the pass
 
@@ -198,7 +198,7 @@ class LogScan:
         self.found.extend(f for f in self.pending.values() if f.messages)
         if not self.found:
             found = f" (a Target section at line {self.target_only:,} gives no memory figures)" \
-                if self.target_only else f" ({self.unread[0]})" if self.unread else ""
+                if self.target_only else f" ({self.unread.kept[0]})" if self.unread.kept else ""
             if self.cycles_only:
                 raise ReadError(f"no memory information found: the summary at line {self.cycles_only:,} holds cycle "
                                 f"counts, no memory figures (its Execution part only); {_MEMORY_OPTION}")
@@ -255,7 +255,7 @@ class LogScan:
             if run is not None:
                 notes.append(run_note(run))
             if k == 0:
-                notes += [log_note, *self.unread] if log_note else self.unread
+                notes += [log_note, *self.unread.notes()] if log_note else self.unread.notes()
             at = None if run is None else ReportPosition(found.line, 1, 1, run)
             if found.region is None:
                 placed.append((found.line, messages_report(found.messages, self.path, notes).evolve(position=at)))
