@@ -58,7 +58,10 @@ def write_outputs(outputs: Sequence[tuple[str, str | bytes]]) -> None:
     Files are written to temporary files first; then stdout, devices and
     FIFOs (which cannot be taken back) are written; then the temporary files
     are renamed over their targets. An exception at any point, a signal's
-    included, removes every temporary file not yet renamed.
+    included, removes every temporary file not yet renamed, but for a closed
+    pipe: when the reader of stdout leaves early (``| head -1``), every file
+    is already written whole and is renamed into place before the
+    :class:`BrokenPipeError` goes on (the command ends quietly, 141).
     """
     staged: list[_Staged] = []
     try:
@@ -77,24 +80,33 @@ def write_outputs(outputs: Sequence[tuple[str, str | bytes]]) -> None:
                 continue
             mode = stat.S_IMODE(existing.st_mode) if existing is not None else 0o666 & ~_umask()
             _stage(staged, path, real, mode, data)
-        for path, device, data in direct:
-            if device is None:
-                _write_stdout(data)
-            elif isinstance(device, int):
-                _write_descriptor(path, device, data)
-            else:
-                _write_in_place(path, device, data)
-        while staged:
-            entry = staged[0]
-            try:
-                os.replace(entry.temp, entry.real)
-            except OSError as exc:
-                raise WriteError(f"{entry.path}: cannot write: {exc.strerror or exc}") from None
-            staged.pop(0)
+        try:
+            for path, device, data in direct:
+                if device is None:
+                    _write_stdout(data)
+                elif isinstance(device, int):
+                    _write_descriptor(path, device, data)
+                else:
+                    _write_in_place(path, device, data)
+        except BrokenPipeError:  # the reader left (| head -1): the files asked for are whole, so they stand
+            _rename(staged)
+            raise
+        _rename(staged)
     finally:
         for entry in staged:
             with contextlib.suppress(OSError):
                 os.unlink(entry.temp)
+
+
+def _rename(staged: list[_Staged]) -> None:
+    """Rename each staged file over its target, taking it off ``staged`` once it is there."""
+    while staged:
+        entry = staged[0]
+        try:
+            os.replace(entry.temp, entry.real)
+        except OSError as exc:
+            raise WriteError(f"{entry.path}: cannot write: {exc.strerror or exc}") from None
+        staged.pop(0)
 
 
 _STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
@@ -265,13 +277,17 @@ def same_file(a: str, b: str) -> bool:
     return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
 
 
-def check_outputs(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> None:
+def check_outputs(inputs: Sequence[str], outputs: Sequence[tuple[str, str]],
+                  stdin_file: tuple[int, int] | None = None) -> None:
     """A :class:`MemreportError` (bad usage) when an output (``(option, path)``) is an input or another output.
 
     An input is never written over, and two outputs of one run never write
     one file. Devices (``/dev/null``) may take several outputs. ``inputs``
     are every file read, a thin archive's members too (``files_read`` of a
-    report): each is looked at once, however many there are.
+    report): each is looked at once, however many there are. ``stdin_file``
+    is the device and inode of the regular file standard input was
+    redirected from (``memreport - -o run.log < run.log``), read through a
+    spool file whose own name says nothing of it.
     """
     files = [(option, path) for option, path in outputs if path != STDOUT]
     for option, path in files:
@@ -281,6 +297,8 @@ def check_outputs(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> 
             raise MemreportError(f"{option} {path} is a directory: give a file name")
     if files:
         read = _identities(source for source in inputs if source != STDOUT)
+        if stdin_file is not None:
+            read.setdefault(("file", *stdin_file), "<stdin>")
         for option, path in files:
             source = read.get(_identity(path))
             if source is not None:

@@ -26,7 +26,8 @@ disturb less than wall time. The timing helpers are ``scripts/bench.py``'s.
 once cost far more than their size (issue #26 items 5, 6): poprun ranks
 printing a summary one after another or interleaved line by line (64 and
 240 of them), lines that look like part of a summary but never make one,
-and a UTF-16 log appended to a plain one; next to a plain
+a UTF-16 log appended to a plain one, a gzip log after an empty member and
+out-of-memory messages with 20-digit numbers (issue #33); next to a plain
 log (other output, one summary at its end) and a log of the same summaries
 printed by one process. Memory per byte: each log read in a fresh child
 process (after a read of its first 64 KiB, so lazy imports are not
@@ -149,7 +150,28 @@ def shapes(size_mb: float) -> dict[str, Callable[[str], None]]:
         f"poprun ranks interleaved ({INTERLEAVED_RANKS[1]})": text(
             lambda: _interleaved([texts[k % len(texts)] for k in range(INTERLEAVED_RANKS[1])])),
         "UTF-16 log appended to a plain one": lambda path: write_appended_utf16(path, size_mb, texts[0]),
+        "gzip log after an empty member": lambda path: write_gzip_after_empty(path, size_mb, texts[0]),
+        "out-of-memory messages, 20 digits": text(lambda: huge_messages(int(size_mb * MB), texts[0])),
     }
+
+
+def write_gzip_after_empty(path: str, size_mb: float, summary: str) -> None:
+    """``: | gzip >> job.log.gz`` of a step that printed nothing, then the run's output (a plain log of ``size_mb``)
+    gzip'd after it (issue #33 item 4); its figures are per byte of the compressed file."""
+    import gzip
+    with open(path, "wb") as out:
+        out.write(gzip.compress(b"", mtime=0))
+        with gzip.GzipFile(fileobj=out, mode="wb", mtime=0) as packed:
+            logs.write_log(packed, [logs.Filler(int(size_mb * MB), 7), summary])
+
+
+def huge_messages(size: int, summary: str) -> str:
+    """Out-of-memory messages whose bytes used have 20 digits, each tile once, among other output, then a summary:
+    each message is refused with a note, the rest read (issue #33 item 14)."""
+    line = logs.tile_memory_message(0, 1, 638_976).replace(" 1 bytes", " 12345678901234567890 bytes")
+    count = size // (2 * len(line))
+    return "".join(logs.popart_error(line.replace("tile 0:", f"tile {k}:")) + f"step {k}\n"
+                   for k in range(count)) + summary
 
 
 def write_appended_utf16(path: str, size_mb: float, summary: str) -> None:
@@ -215,8 +237,9 @@ def memory_per_byte(path: str) -> tuple[float, float]:
 
 def run_shapes(data_dir: str, size_mb: float, repeat: int, fresh: bool, out: str | None) -> int:
     figures = {}
-    for k, (name, make) in enumerate(shapes(size_mb).items()):
-        path = ensure(os.path.join(data_dir, f"shape{k}_{size_mb:g}mb.v{GENERATOR_VERSION}.log"), make, fresh=fresh)
+    for name, make in shapes(size_mb).items():
+        slug = "".join(c if c.isalnum() else "-" for c in name.lower())  # by name: a shape added never reuses another's
+        path = ensure(os.path.join(data_dir, f"shape-{slug}_{size_mb:g}mb.v{GENERATOR_VERSION}.log"), make, fresh=fresh)
         per_byte, found = cpu_per_byte(path, repeat)
         traced, rss = memory_per_byte(path)
         figures[name] = {"bytes": os.path.getsize(path), "reports": found, "cpu_us_per_byte": per_byte * 1e6,

@@ -19,6 +19,7 @@ format, their exception and the input (hex, first bytes), saved under
     python scripts/fuzz.py --formats archive elf32 --examples 500
     python scripts/fuzz.py --formats run_log_variants --minutes 2  # logs with NULs, BOMs, compressed, cut
     python scripts/fuzz.py --formats run_log_ranks --minutes 2     # many poprun ranks' summaries in one log
+    python scripts/fuzz.py --formats archive_cxx archive_cxx_names --minutes 2   # C++ symbols, demangling bombs
 """
 from __future__ import annotations
 

@@ -36,12 +36,16 @@ from memreport import render
 from memreport.analysis import gates, summarize_all
 from memreport.analysis.diff import diff_reports
 from memreport.errors import ReadError, UnexpectedError, UnsupportedOperation
-from memreport.model import MemoryReport
+from memreport.model import MemoryReport, TileReport
 from memreport.output import temporary_files, write_outputs
 from memreport.readers import ReadOptions, read_path
+from memreport.readers.elf import demangle
 from memreport.readers.elf.ar import iter_members
 from memreport.readers.elf.file import scan_elf
-from tests.synth.seeds import SUFFIXES, seeds
+from memreport.readers.elf.symbols import has_symbols, with_symbols
+from tests.synth.archive import cxx_archive, demangling_bomb
+from tests.synth.logs import compress
+from tests.synth.seeds import CXX_NAMES, SUFFIXES, seeds
 
 SEEDS = seeds()
 FORMATS = sorted(SEEDS)
@@ -196,17 +200,19 @@ LOG_VARIANTS = "run_log_variants"  # not a seed: the run log as logs really arri
 def log_variants(draw) -> bytes:
     """The run-log seed, mutated or not, as logs really arrive (issue #23, issue #26 items 11, 12): with NULs
     (logrotate copytruncate's hole at the start, a stray NUL anywhere), byte-order marks in the middle (a UTF-8
-    BOM after a line end, a UTF-16 part appended with its BOM), then maybe compressed (gzip, two gzip members,
-    xz, bz2) and maybe cut."""
-    import bz2
-    import gzip
-    import lzma
+    BOM after a line end, a UTF-16 part appended with its BOM), an out-of-memory message with a number out of
+    range (issue #33), then maybe compressed (gzip, two gzip members, xz, bz2; after empty members or streams;
+    with a bad check) and maybe cut."""
     data = draw(mutated("run_log")) if draw(st.booleans()) else SEEDS["run_log"]
     for _ in range(draw(st.integers(1, 3))):
         ends = [k + 1 for k, byte in enumerate(data) if byte == 10] or [0]
         at = draw(st.sampled_from(ends))  # a line start
-        kind = draw(st.sampled_from(["hole", "nul", "bom8", "utf16", "bom16"]))
-        if kind == "hole":
+        kind = draw(st.sampled_from(["hole", "nul", "bom8", "utf16", "bom16", "huge"]))
+        if kind == "huge":  # an out-of-memory message with a number out of range (issue #33 item 14)
+            digits = draw(st.sampled_from(["9223372036854775808", "1" * 20, "9" * 400, "0" * 30 + "7"]))
+            data = data[:at] + (f"Out of memory on tile 1: {digits} bytes used but tiles only have 638976 bytes of "
+                                "memory\n").encode() + data[at:]
+        elif kind == "hole":
             data = bytes(draw(st.sampled_from([1, 100, 4095, 5000, 70_000]))) + data
         elif kind == "nul":
             anywhere = draw(st.integers(0, len(data)))
@@ -217,12 +223,19 @@ def log_variants(draw) -> bytes:
             data = data[:at] + data[at:].decode("utf-8", "replace").encode("utf-16")
         else:
             data = data[:at] + draw(st.sampled_from([b"\xff\xfe", b"\xfe\xff"])) + data[at:]
-    packing = draw(st.sampled_from([None, "gzip", "gzip members", "xz", "bz2"]))
+    packing = draw(st.sampled_from([None, "gzip", "gzip members", "xz", "bz2", "empty first", "bad check"]))
     if packing == "gzip members":
         half = len(data) // 2
-        data = gzip.compress(data[:half], mtime=0) + gzip.compress(data[half:], mtime=0)
+        data = compress("gzip", data[:half]) + compress("gzip", data[half:])
+    elif packing == "empty first":  # `: | gzip >> job.log.gz` of a quiet step, then the output (issue #33 item 4)
+        kind = draw(st.sampled_from(["gzip", "xz", "bz2"]))
+        data = compress(kind, b"") * draw(st.integers(1, 3)) + compress(kind, data)
+    elif packing == "bad check":  # a gzip member whose CRC-32 or length is off by a bit
+        packed = bytearray(compress("gzip", data))
+        packed[-draw(st.integers(1, 8))] ^= 1 << draw(st.integers(0, 7))
+        data = bytes(packed)
     elif packing is not None:
-        data = {"gzip": lambda d: gzip.compress(d, mtime=0), "xz": lzma.compress, "bz2": bz2.compress}[packing](data)
+        data = compress(packing, data)
     if packing is not None and draw(st.booleans()):
         data = data[:draw(st.integers(0, len(data) - 1))]  # cut short
     return data
@@ -297,8 +310,26 @@ def check_reading(path: str, *, skip_bad_members: bool = False, png: bool = Fals
         _same_as_reference_decoder(path, reports[0])
     if reports[0].format == "tensor-map":
         _same_as_reference_tensor_map(path, reports[0])
+    try:
+        reports = [_with_symbols(report) for report in reports]
+    except ReadError as exc:
+        assert str(exc).startswith(path) and "\n" not in str(exc).strip(), str(exc)
+        return "error"
     check_outputs(reports, os.path.dirname(path), png=png)
     return "ok"
+
+
+def _with_symbols(report: MemoryReport) -> MemoryReport:
+    """An archive's or ELF file's report with the symbols of its first tiles, as the command reads those it shows
+    (their names demangled: none longer than the C++ names kept, issue #33 item 11)."""
+    if not isinstance(report, TileReport) or not has_symbols(report):
+        return report
+    held = with_symbols(report, range(min(report.num_tiles, 4)))
+    for table in held.symbols.values():
+        for symbol in (*table.symbols, *table.unsized):
+            assert symbol.demangled is None or len(symbol.demangled) <= demangle.SHOWN_CHARS, symbol.name[:80]
+            check_mangled(symbol.name)
+    return held
 
 
 def _read_back(path: str) -> bool:
@@ -425,7 +456,8 @@ def _same_as_reference_tensor_map(path: str, report: MemoryReport) -> None:
 # where byte mutations would mostly break the JSON syntax and stop at the decoder.
 
 #: shape name -> file suffix; inputs made by :func:`hostile_input`, not by mutating a seed's bytes
-HOSTILE_SUFFIXES = {"saved_json_hostile": ".json", "saved_csv_hostile": ".csv"}
+CXX_ARCHIVE = "archive_cxx_names"  # an archive whose symbols are mangled_names(): scripts/fuzz.py --formats
+HOSTILE_SUFFIXES = {"saved_json_hostile": ".json", "saved_csv_hostile": ".csv", CXX_ARCHIVE: ".a"}
 FUZZ_FORMATS = FORMATS + sorted(HOSTILE_SUFFIXES) + [LOG_VARIANTS, LOG_RANKS]  # every shape scripts/fuzz.py runs
 HOSTILE_VALUES: list = ["abc", "", "ipu9", "ipu2", "-1", [1], [], [[1]], [[]], {}, {"a": [None]}, None, True, False,
                         -1, 0, 1, 7, 2**63, 2**64, -2**63 - 1, 10**30, 1.5, 1e308, -0.0, [1.5], ["x"], [True], [-1],
@@ -513,6 +545,41 @@ def _hostile_csv(draw) -> bytes:
     return out.getvalue().encode("utf-8", "surrogatepass")
 
 
+_MANGLING = "0123456789_ZNESIJTXLDpvicfRPKOFAMUBClDdtsrlE"  # the characters the grammar turns on
+
+
+@st.composite
+def mangled_names(draw) -> str:
+    """A C++ name as a tile ELF holds one (:data:`~tests.synth.seeds.CXX_NAMES`) or a demangling bomb of 2 to 24
+    levels, maybe with one to three of its characters replaced, inserted or deleted, or a piece of another name
+    spliced in (issue #33 item 11)."""
+    names = [*CXX_NAMES, demangling_bomb(draw(st.integers(2, 24)), "f")]
+    name = draw(st.sampled_from(names))
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(name)))
+        kind = draw(st.sampled_from(["replace", "insert", "delete", "splice"]))
+        if kind == "splice":
+            other = draw(st.sampled_from(names))
+            start = draw(st.integers(0, len(other)))
+            name = name[:at] + other[start:start + draw(st.integers(1, 40))] + name[at:]
+        elif kind == "delete":
+            name = name[:at] + name[at + 1:]
+        else:
+            name = name[:at] + draw(st.sampled_from(_MANGLING)) + name[at + (kind == "replace"):]
+    return name
+
+
+def check_mangled(name: str) -> None:
+    """The bound holds: a name the demangler is asked for prints no more than :func:`demangle.longest` says (and
+    at most the C++ names kept are kept); any other is kept mangled unasked."""
+    text, why = demangle._demangled(name)
+    if text is not None:
+        assert len(text) <= min(demangle.longest(name), demangle.SHOWN_CHARS), name
+    elif why is not None and why.startswith("its C++ name is "):
+        length = int(why.split()[4].replace(",", ""))
+        assert demangle.SHOWN_CHARS < length <= demangle.longest(name) <= demangle.WORK_CHARS, name
+
+
 def hostile_input(name: str) -> st.SearchStrategy[bytes]:
     """Inputs of shape ``name``: a hostile shape of :data:`HOSTILE_SUFFIXES`, else :func:`mutated` seeds."""
     if name == "saved_json_hostile":
@@ -523,6 +590,8 @@ def hostile_input(name: str) -> st.SearchStrategy[bytes]:
         return log_variants()
     if name == LOG_RANKS:
         return many_ranks()
+    if name == CXX_ARCHIVE:
+        return st.lists(mangled_names(), min_size=1, max_size=4).map(lambda names: cxx_archive([names, names[::-1]]))
     return mutated(name)
 
 
@@ -534,6 +603,6 @@ def write_case(directory: str, name: str, data: bytes) -> str:
     return path
 
 
-__all__ = ["FIELDS", "FORMATS", "FUZZ_FORMATS", "HOSTILE_SUFFIXES", "LOG_RANKS", "LOG_VARIANTS", "SEEDS",
-           "check_outputs", "check_reading", "hostile_input", "hostile_tree", "log_variants", "many_ranks", "mutated",
-           "poprun_ranks", "saved_documents", "write_case"]
+__all__ = ["CXX_ARCHIVE", "FIELDS", "FORMATS", "FUZZ_FORMATS", "HOSTILE_SUFFIXES", "LOG_RANKS", "LOG_VARIANTS",
+           "SEEDS", "check_mangled", "check_outputs", "check_reading", "hostile_input", "hostile_tree",
+           "log_variants", "mangled_names", "many_ranks", "mutated", "poprun_ranks", "saved_documents", "write_case"]

@@ -20,7 +20,20 @@ from hypothesis import strategies as st
 
 from memreport.errors import ReadError
 from memreport.readers import read_path
-from tests.fuzzing import FORMATS, SEEDS, check_reading, log_variants, many_ranks, mutated, poprun_ranks, write_case
+from tests.fuzzing import (
+    CXX_ARCHIVE,
+    FORMATS,
+    SEEDS,
+    check_mangled,
+    check_reading,
+    hostile_input,
+    log_variants,
+    mangled_names,
+    many_ranks,
+    mutated,
+    poprun_ranks,
+    write_case,
+)
 
 EXAMPLES = 150
 PICTURES = 24  # inputs drawn as a PNG too, over all formats (a few tenths of a second each)
@@ -65,13 +78,13 @@ def test_mutations_draw_or_refuse_a_picture():
         pictures_hold()
 
 
-def _logs_read_or_raise_read_error(logs, examples: int) -> None:
+def _logs_read_or_raise_read_error(logs, examples: int, name: str = "run_log") -> None:
     with tempfile.TemporaryDirectory(prefix="memreport-fuzz-") as directory:
         @settings(max_examples=examples, deadline=None, database=None,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
         @given(logs)
         def reading_holds(data: bytes) -> None:
-            path = write_case(directory, "run_log", data)
+            path = write_case(directory, name, data)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 check_reading(path)
@@ -82,6 +95,22 @@ def _logs_read_or_raise_read_error(logs, examples: int) -> None:
 def test_logs_with_nuls_byte_order_marks_and_compression_read_or_raise_read_error():
     """Issue #23, issue #26 items 11, 12: the run log with holes, mid-file BOMs, compressed, cut."""
     _logs_read_or_raise_read_error(log_variants(), EXAMPLES // 2)
+
+
+def test_mangled_names_never_print_more_than_their_bound():
+    """Issue #33 item 11: C++ names and demangling bombs, mutated: the demangler is asked only for names whose C++
+    name the walk bounds below 64 KiB, and never prints more than that bound."""
+    @settings(max_examples=EXAMPLES * 2, deadline=None, database=None)
+    @given(mangled_names())
+    def bound_holds(name: str) -> None:
+        check_mangled(name)
+
+    bound_holds()
+
+
+def test_archives_of_mangled_names_read_with_their_symbols_or_raise_read_error():
+    """The same names as the symbols of an archive's tiles: read, symbols demangled as the command reads them."""
+    _logs_read_or_raise_read_error(hostile_input(CXX_ARCHIVE), EXAMPLES // 3, CXX_ARCHIVE)
 
 
 def test_logs_of_many_ranks_read_or_raise_read_error():

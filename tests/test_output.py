@@ -341,3 +341,41 @@ def test_the_command_line_appends_through_dev_stdout(tmp_path):
     assert log.read_bytes() == b"build ok\n" + expected and expected.count(b"\n") == 3
     piped = subprocess.run([*command, "-o", "/dev/stdout"], capture_output=True, timeout=60)
     assert (piped.returncode, piped.stdout, piped.stderr) == (0, expected, b"")
+
+
+# ---------------------------------------------------------------- closed pipes, standard input (issue #33)
+
+class ClosedPipe(io.RawIOBase):
+    """A stdout whose reader has gone: every write fails as a pipe's does."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_files_are_renamed_into_place_before_a_closed_pipe_ends_the_run(tmp_path, monkeypatch):
+    """The reader of stdout left (``| head -1``): the files, written whole, are renamed into place, then the
+    BrokenPipeError goes on to end the run quietly; no temporary file is left."""
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BufferedWriter(ClosedPipe())))
+    (tmp_path / "page.html").write_text("old page")
+    with pytest.raises(BrokenPipeError):
+        write_outputs([("-", "text " * 100_000), (str(tmp_path / "page.html"), "<html>new</html>\n"),
+                       (str(tmp_path / "m.png"), b"\x89PNG")])
+    assert (tmp_path / "page.html").read_text() == "<html>new</html>\n"
+    assert (tmp_path / "m.png").read_bytes() == b"\x89PNG"
+    assert sorted(os.listdir(tmp_path)) == ["m.png", "page.html"]
+
+
+def test_an_output_that_is_the_file_behind_standard_input_is_refused(tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text("log")
+    st = log.stat()
+    spool = tmp_path / "spool"  # what the command reads: standard input copied to a file
+    spool.write_text("log")
+    with pytest.raises(MemreportError) as caught:
+        check_outputs([str(spool)], [("-o", "-"), ("--html", str(log))], (st.st_dev, st.st_ino))
+    assert str(caught.value) == f"--html {log} is the input <stdin>: memreport never writes over its inputs"
+    check_outputs([str(spool)], [("--html", str(log))])  # from somewhere else (a pipe): no file of its own
+    check_outputs([str(spool)], [("-o", str(tmp_path / "r.txt"))], (st.st_dev, st.st_ino))

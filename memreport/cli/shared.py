@@ -9,6 +9,7 @@ here and only here (and in :mod:`.group`, the last resort).
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -30,6 +31,7 @@ EXIT_WRITE = 4
 STDIN = "-"                # an input read from standard input
 STDIN_LABEL = "<stdin>"    # its name in reports and messages
 _spooled: dict[str, str] = {}  # spool file -> STDIN_LABEL, for this run's messages and reports
+_behind_stdin: dict[str, tuple[int, int]] = {}  # spool file -> device and inode of the file stdin came from
 
 
 def stdin_paths(paths: Sequence[str]) -> list[str]:
@@ -44,11 +46,23 @@ def stdin_paths(paths: Sequence[str]) -> list[str]:
     ctx = click.get_current_context()
     directory = ctx.with_resource(tempfile.TemporaryDirectory(prefix="memreport-stdin-"))
     spool = os.path.join(directory, "stdin")
+    behind = _regular_file(sys.stdin)  # `< run.log`: outputs are checked against run.log itself
     with open(spool, "wb") as f:
         shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
     _spooled[spool] = STDIN_LABEL
-    ctx.call_on_close(lambda: _spooled.pop(spool, None))
+    if behind is not None:
+        _behind_stdin[spool] = behind
+    ctx.call_on_close(lambda: (_spooled.pop(spool, None), _behind_stdin.pop(spool, None)))
     return [spool if p == STDIN else p for p in paths]
+
+
+def _regular_file(stream) -> tuple[int, int] | None:
+    """The device and inode of the regular file behind ``stream``'s descriptor, if it has one."""
+    try:
+        st = os.fstat(stream.fileno())
+    except (AttributeError, OSError, ValueError):  # closed, or no descriptor (a test's input)
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
 
 
 def shown_path(path: str) -> str:
@@ -304,9 +318,11 @@ def read(paths: Sequence[str], options: ReadOptions, module: str | None = None) 
 
 
 def checked(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> None:
-    """Bad usage (exit 2) when an output would write over an input or another output."""
+    """Bad usage (exit 2) when an output would write over an input or another output (standard input's spool
+    file stands for the file behind it)."""
+    stdin_file = next((_behind_stdin[path] for path in inputs if path in _behind_stdin), None)
     try:
-        check_outputs(inputs, outputs)
+        check_outputs(inputs, outputs, stdin_file)
     except MemreportError as exc:
         raise click.UsageError(_unspooled(str(exc))) from None
 

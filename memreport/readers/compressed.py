@@ -18,7 +18,6 @@ import importlib
 import io
 import lzma
 import zlib
-from collections.abc import Callable
 from typing import BinaryIO, cast
 
 GZIP, XZ, BZIP2, ZSTD = "gzip", "xz", "bz2", "zstd"
@@ -57,46 +56,53 @@ HEAD_INPUT = 4 << 20  # compressed bytes read at most to decompress a file's fir
 def head(source: bytes | BinaryIO, size: int = 4096) -> bytes:
     """Up to ``size`` decompressed bytes of the start of a compressed file: ``source`` its first bytes, or the
     file open at its start (read on, up to :data:`HEAD_INPUT`, until ``size`` bytes come out: bz2 and zstd
-    give nothing before a whole block). b"" when they cannot be had; an uncompressed ``source`` as it is."""
+    give nothing before a whole block). b"" when they cannot be had; an uncompressed ``source`` as it is.
+
+    It reads as :func:`open_stream` does: on into the next member, stream or
+    frame (an empty first member: ``| gzip >> job.log.gz`` of a step that
+    printed nothing), and what came out before a cut or damage is kept (a
+    small gzip file with a bad CRC gives its text; the stream reader notes
+    the damage)."""
+    start = None if isinstance(source, bytes) else source.tell()
     first = source if isinstance(source, bytes) else source.read(max(size, 64))  # enough for every magic
     name = kind(first)
     if name is None:
         return first[:size]
-    if name == ZSTD:
-        return _zstd_head(io.BytesIO(b"") if isinstance(source, bytes) else source, first, size)
-    decoder = _decoder(name)
-    out, piece, taken = b"", first, len(first)
+    if start is not None:
+        source.seek(start)  # type: ignore[union-attr]
+    raw = io.BytesIO(first) if isinstance(source, bytes) else _Limited(source, HEAD_INPUT)
+    out = bytearray()
+    errors: tuple[type[BaseException], ...] = (EOFError, *stream_errors())
     try:
-        while True:
-            out += decoder(piece, size - len(out))  # never more than asked: a 64 KiB piece can hold 64 MB
-            if len(out) >= size or isinstance(source, bytes) or taken >= HEAD_INPUT:
-                break
-            piece = source.read(64 << 10)
-            taken += len(piece)
+        stream = open_stream(cast(BinaryIO, raw), name)
+        read = getattr(stream, "read1", stream.read)  # read() of a buffered stream loses its data at a cut
+        while len(out) < size:
+            piece = read(size - len(out))  # never more than asked: a 64 KiB piece can hold 64 MB
             if not piece:
                 break
-    except (zlib.error, lzma.LZMAError, OSError, EOFError, ValueError):
+            out += piece
+    except MissingDecoder:
+        return b""
+    except errors:
         pass
-    return out[:size]
+    return bytes(out[:size])
 
 
-def _decoder(name: str) -> Callable[[bytes, int], bytes]:
-    """A function decompressing successive pieces of a ``name`` stream, at most so many bytes out of each."""
-    if name == GZIP:
-        inflate = zlib.decompressobj(wbits=31)
-        return lambda data, most: inflate.decompress(inflate.unconsumed_tail + data, most)
-    return (lzma.LZMADecompressor() if name == XZ else bz2.BZ2Decompressor()).decompress
+class _Limited(io.RawIOBase):
+    """The first ``limit`` bytes of the open file ``source``, from where it stands, as a file of its own."""
 
+    def __init__(self, source: BinaryIO, limit: int) -> None:
+        super().__init__()
+        self._source, self._left = source, limit
 
-def _zstd_head(source: BinaryIO, first: bytes, size: int) -> bytes:
-    module = zstandard()
-    if module is None:
-        return b""
-    joined = io.BytesIO(first + source.read((1 << 20) - len(first)))  # a zstd block is at most 128 KiB
-    try:
-        return module.ZstdDecompressor().stream_reader(joined, read_across_frames=True).read(size)
-    except Exception:  # zstandard.ZstdError (not importable when absent)  # noqa: BLE001
-        return b""
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self._source.read(min(len(buffer), self._left))
+        buffer[:len(data)] = data
+        self._left -= len(data)
+        return len(data)
 
 
 def open_stream(raw: BinaryIO, name: str) -> BinaryIO:

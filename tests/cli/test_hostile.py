@@ -276,3 +276,79 @@ def test_an_unexpected_failure_outside_the_readers_is_one_line(tmp_path, monkeyp
     assert re.fullmatch(r"memreport: unexpected KeyError at test_hostile\.py:\d+ \('boom'\); this is a "
                         r"memreport bug: please report it with the command and its inputs\n", result.stderr)
     assert os.listdir(tmp_path) == []
+
+
+# ---------------------------------------------------------------- standard input and closed pipes (issue #33)
+
+RUN_LOG = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports", "run.log")
+
+
+@pytest.mark.parametrize("command,option", [([], "-o"), ([], "--html"), ([], "--png"), (["export"], "-o"),
+                                            (["diff", "-", RUN_LOG], "-o"), (["compiles"], "-o")])
+def test_an_output_that_is_the_file_behind_standard_input_is_refused(tmp_path, command, option):
+    """``memreport - -o run.log < run.log`` replaced the log with its report (exit 0): the spool file's name
+    says nothing of run.log, so the outputs are checked against the file standard input was opened on."""
+    log = tmp_path / "run.log"
+    shutil.copy(RUN_LOG, log)
+    (tmp_path / "alias.log").hardlink_to(log)
+    args = [*command, *([] if "-" in command else ["-"])]
+    for output in ("run.log", "alias.log"):
+        with open(log, "rb") as stdin:
+            result = memreport(*args, option, output, stdin=stdin, cwd=tmp_path)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.decode().endswith(f"Error: {option} {output} is the input <stdin>: memreport never "
+                                               "writes over its inputs\n")
+        assert sorted(os.listdir(tmp_path)) == ["alias.log", "run.log"]
+        assert log.read_bytes() == Path(RUN_LOG).read_bytes()
+    with open(log, "rb") as stdin:  # another file takes the output
+        result = memreport(*args, option, "out.txt", stdin=stdin, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out.txt").stat().st_size > 0
+
+
+def write_diffable(tmp_path) -> tuple[Path, Path]:
+    """Two profiles of 4,096 tiles, every tile changed: a diff whose JSON is far over a pipe's 64 KiB."""
+    rng = np.random.default_rng(33)
+    old = write_profile(tmp_path, rng.integers(1_000, 200_000, 4096), name="old.json")
+    new = write_profile(tmp_path, rng.integers(1_000, 200_000, 4096), name="new.json")
+    return old, new
+
+
+def compile_log(tmp_path) -> Path:
+    """A log of 120 compilations (a sample's 2, 60 times over): its JSON is about 180 KB."""
+    path = tmp_path / "big.log"
+    text = (Path(RUN_LOG).parent / "compile_recompiling.log").read_bytes()
+    path.write_bytes(text * 60)
+    return path
+
+
+SAMPLE_PR = os.path.join(os.path.dirname(SAMPLE), "mk2_1472_tiles_pr.a")
+PIPE_CASES = {  # each writes JSON far over a pipe's 64 KiB to stdout, and files beside it
+    "report": ([SAMPLE, SAMPLE_PR, "--png", "memory.png", "--html", "page.html"],
+               ["memory-1.png", "memory-2.png", "page.html"]),
+    "png": ([SAMPLE, "--png", "memory.png"], ["memory.png"]),
+    "html": ([SAMPLE, "--html", "page.html"], ["page.html"]),
+    "diff": (["diff", "old.json", "new.json", "--html", "page.html"], ["page.html"]),
+    "compiles": (["compiles", "big.log", "--html", "page.html"], ["page.html"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PIPE_CASES))
+def test_files_asked_for_are_written_when_the_reader_of_stdout_leaves(tmp_path, case):
+    """``memreport compiles run.log --html page.html | head -1`` ended 141 with no page.html: the files were
+    staged, stdout broke, and the temporary files went with it. Over a real pipe whose reader takes one line and
+    closes it (as ``head -1`` does), the run still ends quietly 141, and every file asked for is there whole."""
+    write_diffable(tmp_path)
+    compile_log(tmp_path)
+    before = os.listdir(tmp_path)
+    args, files = PIPE_CASES[case]
+    process = subprocess.Popen([sys.executable, "-m", "memreport", *args, "--format", "json"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline() == b"{\n"
+    process.stdout.close()  # as `| head -1` does, the rest of the output unread
+    assert process.wait(timeout=120) == 141
+    assert process.stderr.read() == b""
+    assert sorted(os.listdir(tmp_path)) == sorted([*before, *files])
+    for name in files:  # whole: a page ends with its closing tag, a PNG with its IEND chunk
+        data = (tmp_path / name).read_bytes()
+        assert data.endswith(b"IEND\xaeB`\x82" if name.endswith(".png") else b"</html>\n"), name

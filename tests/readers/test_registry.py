@@ -159,12 +159,9 @@ def _target(report) -> tuple:
 @pytest.mark.parametrize("kind", ["gzip", "xz", "bz2", "zstd"])
 def test_a_compressed_log_is_read_by_its_content(tmp_path, kind):
     """``memreport run.log.gz`` was "unrecognised format": any name, the compression told by its magic."""
-    import bz2
-    import gzip
-    import lzma
+    from tests.readers.test_compressed import pack
     data = ("2023-06-29 run started\n" * 2000 + _small_summary()).encode()
-    packed = {"gzip": lambda d: gzip.compress(d, mtime=0), "xz": lzma.compress, "bz2": bz2.compress,
-              "zstd": lambda d: pytest.importorskip("zstandard").ZstdCompressor().compress(d)}[kind](data)
+    packed = pack(kind, data)
     path = tmp_path / "run.log.compressed"
     path.write_bytes(packed)
     [report] = read_path(path)
@@ -190,6 +187,39 @@ def test_a_cut_compressed_log_keeps_what_it_read_and_says_where_it_ends(tmp_path
                                         r"200 without its end marker, after [\d,]+ bytes of text; no memory "
                                         r"information found"):
         read_path(path)
+
+
+@pytest.mark.parametrize("kind", ["gzip", "xz", "bz2", "zstd"])
+def test_a_compressed_log_whose_first_member_or_stream_is_empty_is_read(tmp_path, kind):
+    """``: | gzip >> job.log.gz`` for a step that printed nothing, then the run's output appended: refused as
+    "nothing of it decompresses" (the sniffing stopped at the empty member), as an xz or bz2 log whose first
+    stream is empty was. Read as ``zcat`` reads it."""
+    from tests.readers.test_compressed import pack
+    data = ("2023-06-29 run started\n" * 2000 + _small_summary()).encode()
+    path = tmp_path / "job.log.compressed"
+    path.write_bytes(pack(kind, b"") + pack(kind, data))
+    [report] = read_path(path)
+    assert _target(report) == (638_976, 4, 1.33e9) and report.position.line == 2001
+    assert report.printed.max_excluding_gaps.bytes == 700_000 and report.printed.max_excluding_gaps.tile == 3
+    assert not [note for note in report.notes if "stream" in note]
+
+
+def test_a_small_gzip_log_with_a_bad_crc_is_read_with_a_note(tmp_path):
+    """Under 4 KiB, a bad CRC-32 took the sniffed text with it ("nothing of it decompresses"); a larger log was
+    read with a note. Both are now: the text is whole, the note says the check failed."""
+    import gzip
+
+    from tests.synth.seeds import _small_summary as tiny_summary  # 839 bytes: decompressed at one go
+    data = bytearray(gzip.compress(tiny_summary().encode(), mtime=0))
+    data[-8] ^= 1
+    path = tmp_path / "run.log.gz"
+    path.write_bytes(data)
+    [report] = read_path(path)
+    stored = int.from_bytes(data[-8:-4], "little")  # the trailer's CRC, against the text's (one bit apart)
+    assert _target(report) == (262_144, 4, 1.6e9)
+    assert report.notes[-1] == (f"the gzip stream is damaged before compressed byte {len(data):,} (CRC check failed "
+                                f"{stored:#x} != {stored ^ 1:#x}), after {len(tiny_summary()):,} "
+                                "bytes of text: what follows is missing")
 
 
 def test_a_compressed_archive_or_garbage_is_named_not_guessed(tmp_path):

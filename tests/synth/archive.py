@@ -225,6 +225,43 @@ def tile_elf(tile: int, text_bytes: int, data_bytes: int = 0, bss_bytes: int = 0
     return elf_file(sections, e_flags=e_flags)
 
 
+SEQ_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # an Itanium substitution's sequence id is in base 36
+
+
+def demangling_bomb(levels: int, function: str = "lets_get_exponential") -> str:
+    """An Itanium-mangled name whose C++ name doubles at each level (issue #33 item 11): ``Pair`` of the level
+    below twice, the second a substitution of the first (``S0_``, ``S1_``...), the form gimli-rs/cpp_demangle
+    issue 53 shows. 20 levels: 161 bytes that demangle to 12 MB."""
+    def seq(k: int) -> str:
+        digits = ""
+        while True:
+            digits, k = SEQ_DIGITS[k % 36] + digits, k // 36
+            if not k:
+                return f"S{digits}_"
+    return (f"_Z{len(function)}{function}P4PairI" + "S_I" * (levels - 1) + "iiE"
+            + "".join(seq(k) + "E" for k in range(levels - 1)))
+
+
+def cxx_archive(tiles: Sequence[Sequence[str]]) -> bytes:
+    """An archive of a tile ELF per list of ``tiles``, each holding a sized ``.text`` symbol per name of its list
+    (the first the largest) and a ``.bss`` variable: what the symbols of a report's tiles are read and demangled
+    from."""
+    members = []
+    for tile, names in enumerate(tiles):
+        sections = [text(100 * len(names) + 100 * tile), bss(1_000 * (tile + 1)), note(16)]
+        syms = [Sym(name, ".text", 100 * k, 300 - 100 * k if k < 2 else 50, STT_FUNC) for k, name in enumerate(names)]
+        syms.append(Sym("activations", ".bss", 0, 1_000 * (tile + 1), STT_OBJECT))
+        members.append((f"tile_{tile}.elf", elf_file(sections, symbols=syms)))
+    return ar_archive(members)
+
+
+def bomb_archive(levels: int = 20, tiles: int = 4) -> bytes:
+    """An archive of ``tiles`` tile ELFs whose largest symbol is a :func:`demangling_bomb` (5 KB at 20 levels): the
+    symbols of the tiles a report details are demangled by default."""
+    return cxx_archive([[demangling_bomb(levels, f"step{tile}"), "_ZN6popops9BroadcastIfE7computeEv"]
+                        for tile in range(tiles)])
+
+
 class ArchiveWriter:
     """Stream a GNU ``ar`` archive to a binary file one member at a time (for pod-scale inputs).
 

@@ -73,6 +73,21 @@ class Filler:
         return b"".join(self.chunks()).decode()
 
 
+COMPRESSIONS = ("gzip", "xz", "bz2", "zstd")  # zstd needs the zstandard package (the zstd extra)
+
+
+def compress(kind: str, data: bytes) -> bytes:
+    """``data`` as one gzip member (``gzip -n``), xz or bz2 stream or zstd frame; concatenate several for a log
+    appended to (``| gzip >> job.log.gz``)."""
+    import bz2
+    import gzip
+    import lzma
+    if kind == "zstd":
+        import zstandard
+        return zstandard.ZstdCompressor().compress(data)
+    return {"gzip": lambda d: gzip.compress(d, mtime=0), "xz": lzma.compress, "bz2": bz2.compress}[kind](data)
+
+
 def write_log(target: BinaryIO | str, parts: Iterable[Part]) -> int:
     """Write ``parts`` (text, or :class:`Filler`) to a file or path; the bytes written."""
     if isinstance(target, str):

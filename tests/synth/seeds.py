@@ -15,15 +15,20 @@ from memreport.model import KIB, Bin, Histogram, TileBytes
 from . import logs as synth_logs
 from . import profile as synth_profile
 from . import text as synth_text
-from .archive import ar_archive, bss, data, elf_file, note, text, tile_elf
+from .archive import ar_archive, bss, cxx_archive, data, demangling_bomb, elf_file, note, text, tile_elf
 
 #: name -> file suffix (the suffix only breaks ties between readers)
 SUFFIXES = {
     "archive": ".a", "archive_bsd": ".a", "elf32": ".elf", "elf64_be": ".elf", "json_profile": ".json",
     "cbor_profile": ".cbor", "cbor_typed": ".cbor", "tensor_map": ".json", "text_summary": ".txt",
     "json_profile_bulk": ".json", "cbor_profile_bulk": ".cbor",
-    "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv", "run_log": ".log",
+    "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv", "run_log": ".log", "archive_cxx": ".a",
 }
+#: C++ names as tile ELFs hold them, and a small demangling bomb (12 levels: 47 KB of C++ name; issue #33 item 11)
+CXX_NAMES = ("_ZN6popops9BroadcastIfE7computeEv", "_ZN6poplin12OuterProductIfE3bufE",
+             "_ZNSt6vectorIiSaIiEE9push_backERKi", "_ZNSt5dequeIiSaIiEE16_M_push_back_auxIJiEEEvDpOT_",
+             "_ZZ4mainE5count", "_ZN2ns1CIJifEEC2Ev",
+             "_ZN4absl7debian316strings_internal7CompareILi84ELi84EEEiRKNS1_11BigUnsignedIXT_EEERKNS3_IXT0_EEE")
 
 
 def _members() -> list[tuple[str, bytes]]:
@@ -112,6 +117,7 @@ def seeds() -> dict[str, bytes]:
         "rep_trace": rep.encode(),
         **dict(zip(("saved_json", "saved_csv"), _saved(profile))),
         "run_log": _run_log().encode(),
+        "archive_cxx": cxx_archive([[demangling_bomb(12, "f"), *CXX_NAMES[:3]], list(CXX_NAMES[3:])]),
     }
 
 

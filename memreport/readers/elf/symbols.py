@@ -18,6 +18,7 @@ from dataclasses import replace
 from ...errors import ReadError
 from ...model import MemoryReport, Symbol, TileReport, TileSymbols
 from ...model.symbols import symbol_order
+from ...units import count
 from . import demangle
 from .ar import find_members
 from .fileview import FileView
@@ -140,9 +141,14 @@ def tile_symbols(tile: int, member: str | None, data: bytes) -> TileSymbols:
         sizes[section.name] = sizes.get(section.name, 0) + section.size
         covered[section.name] = covered.get(section.name, 0) + section.covered()
     listed = sorted(symbols, key=symbol_order)
-    names = demangle.demangle_all(s.name for s in listed + unsized)
+    names, kept = demangle.demangle_all(s.name for s in listed + unsized)
     if any(demangle.is_mangled(s.name) for s in listed + unsized) and not demangle.available():
         notes.append("C++ names are shown mangled: no C++ runtime (__cxa_demangle) could be loaded")
+    if kept:
+        name, why = next(iter(kept.items()))
+        shown = name if len(name) <= 80 else name[:77] + "..."
+        notes.append(f"{count(len(kept), 'C++ name')} kept mangled, past the {demangle.SHOWN_CHARS:,} characters a "
+                     f"name may have: {shown}: {why}" + (f" (and {len(kept) - 1:,} more)" if len(kept) > 1 else ""))
     if names:
         listed = [replace(s, demangled=names.get(s.name)) for s in listed]
         unsized = [replace(s, demangled=names.get(s.name)) for s in unsized]

@@ -380,3 +380,20 @@ def test_section_entry_zero_is_never_a_section_even_marked_allocated(tmp_path):
     first = out.split("\n\n")[0]
     assert "4096" not in first and f"{CONV}" in first  # size -A lists no entry 0
     assert read_symbols(report, [0])[0] == codelet_expected()
+
+
+def test_a_demangling_bomb_keeps_its_mangled_name_with_a_note(tmp_path):
+    """Issue #33 item 11: an archive of 4 tiles (5 KB) whose largest symbols demangle to 12 MB each, and cost
+    200 MB to read. Each stays mangled, the note says why; the tile's other C++ name is demangled as before."""
+    from tests.synth.archive import bomb_archive, demangling_bomb
+    path = tmp_path / "bomb.a"
+    path.write_bytes(bomb_archive(20, tiles=4))
+    found = read_symbols(memreport.read(path), [0, 3])
+    for tile in (0, 3):
+        bomb = demangling_bomb(20, f"step{tile}")
+        assert [(s.name, s.demangled) for s in found[tile].symbols] == [
+            ("activations", None), (bomb, None),
+            ("_ZN6popops9BroadcastIfE7computeEv", "popops::Broadcast<float>::compute()")]
+        assert found[tile].notes == (
+            f"1 C++ name kept mangled, past the 4,096 characters a name may have: {bomb[:77]}...: its C++ name "
+            "could run to 50,331,651 characters (substitutions that repeat each other)",)

@@ -11,6 +11,7 @@ import pytest
 from memreport.errors import ReadError
 from memreport.readers.text import logtext, needles
 from memreport.readers.text.logtext import LogFile, Tag, clean, looks_like_text, split_tag, strip_progress_bar
+from tests.readers.test_compressed import pack
 
 
 def plain_hits(data: bytes, needles: list[bytes]) -> list[tuple[int, int, str]]:
@@ -218,19 +219,6 @@ def test_line_numbers_stay_exact_when_windows_are_counted_in_pieces(tmp_path, mo
 
 # -- compressed and streamed logs (issue #23), NULs and byte-order marks (issue #26 items 11, 12) ---------------
 
-def _compress(kind: str, data: bytes) -> bytes:
-    import bz2
-    import gzip
-    import lzma
-    if kind == "gzip":
-        return gzip.compress(data, mtime=0)
-    if kind == "xz":
-        return lzma.compress(data)
-    if kind == "bz2":
-        return bz2.compress(data)
-    return pytest.importorskip("zstandard").ZstdCompressor().compress(data)
-
-
 def _mixed_log(lines: int = 3000, seed: int = 11) -> bytes:
     """A run log's mix: launcher tags, progress bars with carriage returns, CRLF, UTF-8, memory mentions."""
     rng = random.Random(seed)
@@ -253,7 +241,7 @@ def test_a_compressed_log_reads_as_its_text_in_a_kept_window(tmp_path, monkeypat
     monkeypatch.setattr(textstream, "KEEP_BYTES", 20_000)
     data = _mixed_log(800)
     path = tmp_path / "run.txt"  # no telling extension
-    path.write_bytes(_compress(kind, data))
+    path.write_bytes(pack(kind, data))
     wanted = [b"emory", b"ing phase: "]
     every = [t for _, _, t in plain_lines(data)]
     with LogFile(path) as log:
@@ -276,7 +264,7 @@ def plain_lines(data: bytes) -> list[tuple[int, int, str]]:
 def test_concatenated_gzip_members_are_one_log(tmp_path):
     """CI logs appended to: ``cat a.gz b.gz`` reads as ``zcat`` reads it."""
     path = tmp_path / "ci.log.gz"
-    path.write_bytes(_compress("gzip", b"first job\nMemory Usage: a\n") + _compress("gzip", b"second\nMemory x\n"))
+    path.write_bytes(pack("gzip", b"first job\nMemory Usage: a\n") + pack("gzip", b"second\nMemory x\n"))
     assert found(path, [b"Memory"]) == [(2, 10, "Memory Usage: a"), (4, 33, "Memory x")]
 
 
@@ -286,7 +274,7 @@ def test_reading_far_back_starts_the_stream_again(tmp_path, monkeypatch):
     monkeypatch.setattr(textstream, "KEEP_BYTES", 300)
     data = b"".join(b"line %04d\n" % k for k in range(500))
     path = tmp_path / "run.log.xz"
-    path.write_bytes(_compress("xz", data))
+    path.write_bytes(pack("xz", data))
     with LogFile(path) as log:
         assert [ln.text for ln in itertools.islice(log.lines(4000, 401), 2)] == ["line 0400", "line 0401"]
         assert [ln.text for ln in log.lines_before(50, 6)] == [f"line {k:04d}" for k in range(5)]
@@ -335,7 +323,7 @@ def test_utf16_is_transcoded_as_a_stream_not_into_a_temporary_file(tmp_path, mon
     monkeypatch.setattr(tempfile, "TemporaryFile", refuse)
     data = _mixed_log(500)
     for name, raw in (("ps.log", data.decode().encode("utf-16")),
-                      ("ps.log.gz", _compress("gzip", data.decode().encode("utf-16-be")[:0] + "\ufeff".encode(
+                      ("ps.log.gz", pack("gzip", data.decode().encode("utf-16-be")[:0] + "\ufeff".encode(
                           "utf-16-be") + data.decode().encode("utf-16-be")))):
         path = tmp_path / name
         path.write_bytes(raw)
@@ -352,7 +340,7 @@ def test_a_compressed_log_takes_bounded_memory(tmp_path, monkeypatch):
     data = (b"x" * 99 + b"\n") * 999 + b"Memory Usage:\n"
     data *= 26_000_000 // len(data)
     path = tmp_path / "big.log.gz"
-    path.write_bytes(_compress("gzip", data))
+    path.write_bytes(pack("gzip", data))
     tracemalloc.start()
     try:
         with LogFile(path) as log:
@@ -386,7 +374,7 @@ def test_text_may_hold_a_few_nul_runs_but_binary_is_refused():
     assert looks_like_text(text[:230] + "\ufeffMemory Usage:\n".encode("utf-16-le"))
     assert not looks_like_text(text[:230] + b"\xff\xfe" + bytes(range(1, 256)) * 3)
     # compressed: judged by what it holds
-    assert looks_like_text(_compress("gzip", text)) and not looks_like_text(_compress("gzip", bytes(range(256)) * 9))
+    assert looks_like_text(pack("gzip", text)) and not looks_like_text(pack("gzip", bytes(range(256)) * 9))
 
 
 @pytest.mark.parametrize("chunk", [7, 64, 1 << 20])

@@ -205,3 +205,44 @@ def test_several_processes_keep_their_own_messages(tmp_path):
     summary, alone = sorted(read_path(write(tmp_path, text)), key=lambda r: r.format, reverse=True)
     assert summary.format == "poplar-text" and summary.oom_messages == ()
     assert [m.tile for m in alone.oom_messages] == [2]
+
+
+# ---------------------------------------------------------------- numbers out of range (issue #33 item 14)
+
+@pytest.mark.parametrize("used,why", [
+    ("123456789012345678901", "a number of 21 digits is too large"),
+    ("9,223,372,036,854,775,808", "9,223,372,036,854,775,808 is too large (2**63 or more)"),
+])
+def test_a_message_with_a_number_out_of_range_is_not_read_and_the_rest_is(tmp_path, used, why):
+    """One out-of-memory message with a 20-digit number refused the whole log: that message is not read (a note
+    says which line and why), the summary and the other messages are."""
+    bad = logs.tile_memory_message(0, 1, CAPACITY).replace(" 1 bytes used", f" {used} bytes used")
+    text = logs.log_text([logs.Filler(4_000, 1), logs.popart_error(bad),
+                          logs.popart_error(logs.tile_memory_message(5, 700_001, CAPACITY)), SMALL_TEXT])
+    refused: list[str] = []
+    assert list(find_messages(bad, 9, None, refused)) == []
+    assert refused == [f"the out-of-memory message at line 9 is not read: {why}"]
+    with pytest.raises(memreport.ReadError) as caught:
+        list(find_messages(bad, 9))  # without a list to say it in: refused as before
+    assert str(caught.value) == f"line 9: out-of-memory message: {why}"
+    report, = read_path(write(tmp_path, text))
+    line = logs.line_of(text, used)
+    assert [(m.tile, m.bytes_used) for m in report.oom_messages] == [(5, 700_001)]
+    assert f"the out-of-memory message at line {line:,} is not read: {why}" in report.notes
+    assert report.printed.including_gaps is not None  # the summary after it is read
+    alone = write(tmp_path, logs.log_text([logs.Filler(4_000, 1), logs.popart_error(bad)]), "alone.log")
+    with pytest.raises(memreport.ReadError) as caught:
+        read_path(alone)
+    assert str(caught.value).startswith(f"{alone}: no memory information found (the out-of-memory message at line "
+                                        f"{line:,} is not read: {why}): looked for ")
+
+
+def test_many_messages_out_of_range_are_eight_notes_and_a_count(tmp_path):
+    bad = [logs.tile_memory_message(tile, 1, CAPACITY).replace(" 1 bytes", " 99999999999999999999 bytes")
+           for tile in range(20)]
+    text = logs.log_text([*map(logs.popart_error, bad), SMALL_TEXT])
+    report, = read_path(write(tmp_path, text))
+    unread = [note for note in report.notes if "not read" in note]
+    lines = [logs.line_of(text, f"on tile {tile}:") for tile in range(8)]
+    assert unread == [f"the out-of-memory message at line {line:,} is not read: a number of 20 digits is too large"
+                      for line in lines] + ["12 more out-of-memory message(s) not read"]

@@ -57,12 +57,36 @@ def _path(match: re.Match[str]) -> str | None:
     return match["path"].rstrip(".,;:)") or None
 
 
-def find_messages(text: str, line: int, source_dir: str | None = None) -> Iterator[OutOfMemoryMessage]:
+class Unread:
+    """Out-of-memory messages not read (a number out of range): the first few notes, and how many more."""
+
+    KEPT = 8
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
+        self.more = 0
+
+    def append(self, note: str) -> None:
+        if len(self.kept) < self.KEPT:
+            self.kept.append(note)
+        else:
+            self.more += 1
+
+    def notes(self) -> list[str]:
+        return [*self.kept, *([f"{self.more:,} more out-of-memory message(s) not read"] if self.more else [])]
+
+
+def find_messages(text: str, line: int, source_dir: str | None = None,
+                  refused: Unread | list[str] | None = None) -> Iterator[OutOfMemoryMessage]:
     """Every out-of-memory message in one line's ``text`` (line number ``line``), in order.
 
     ``source_dir`` is the log's directory: a saved profile's path is looked
     for relative to the working directory, then to it, to find an
-    ``archive.a`` beside the profile.
+    ``archive.a`` beside the profile. A message holding a number out of
+    range (20 digits and more, or 2**63 and more, as the summary parser
+    bounds them) is not read: with ``refused``, a note saying which line and
+    why is added to it and the rest of the log is read; without, it is a
+    ReadError.
     """
     if "emory" not in text:
         return
@@ -75,15 +99,28 @@ def find_messages(text: str, line: int, source_dir: str | None = None) -> Iterat
     shown = text.strip()
     shown = shown if len(shown) <= MAX_TEXT else shown[:MAX_TEXT - 3] + "..."
     for _, kind, match in sorted(found, key=lambda f: f[0]):
-        path = _path(match)
-        buffer = _number(match, "buffer", line)
-        yield OutOfMemoryMessage(
-            kind=kind, line=line, text=shown, tile=_number(match, "tile", line),
-            bytes_used=_number(match, "used", line), bytes_per_tile=_number(match, "capacity", line),
-            exchange=match["exchange"] if "exchange" in match.re.groupindex else None,
-            code_offset=_number(match, "offset", line), stream_bytes=_number(match, "stream", line),
-            buffer_index=_number(match, "index", line) if buffer is None else buffer, saved_path=path,
-            archive=archive_beside(path, source_dir) if kind in ("variables", "profile-saved") else None)
+        try:
+            message = _message(kind, match, line, shown, source_dir)
+        except ReadError as exc:
+            if refused is None:
+                raise
+            why = exc.message.removeprefix("out-of-memory message: ")
+            refused.append(f"the out-of-memory message at line {line:,} is not read: {why}")
+            continue
+        yield message
+
+
+def _message(kind: str, match: re.Match[str], line: int, shown: str, source_dir: str | None) -> OutOfMemoryMessage:
+    """What one matched message states; a ReadError when a number in it is out of range."""
+    path = _path(match)
+    buffer = _number(match, "buffer", line)
+    return OutOfMemoryMessage(
+        kind=kind, line=line, text=shown, tile=_number(match, "tile", line),
+        bytes_used=_number(match, "used", line), bytes_per_tile=_number(match, "capacity", line),
+        exchange=match["exchange"] if "exchange" in match.re.groupindex else None,
+        code_offset=_number(match, "offset", line), stream_bytes=_number(match, "stream", line),
+        buffer_index=_number(match, "index", line) if buffer is None else buffer, saved_path=path,
+        archive=archive_beside(path, source_dir) if kind in ("variables", "profile-saved") else None)
 
 
 def archive_beside(path: str | None, source_dir: str | None) -> str | None:

@@ -31,7 +31,7 @@ from ....errors import ReadError, Truncated
 from ....model import MemoryReport, OutOfMemoryMessage, ReportPosition
 from ..logtext import UNTAGGED, LogFile, LogLine
 from .demux import Passed, TagIndex
-from .messages import find_messages
+from .messages import Unread, find_messages
 from .parser import Parser, heading_kind, summary_like
 from .prefixes import Signature, literal_prefix, split_line
 from .report import MESSAGES_FORMAT, messages_report, summary_report
@@ -165,6 +165,7 @@ class LogScan:
         self.runs = Runs(log)
         self.tags = TagIndex(log)  # tagged summaries' own lines, others' counted (ranks printing at once)
         self.cycles_only: int | None = None  # a summary's Execution part with no memory text (for the error)
+        self.unread = Unread()  # out-of-memory messages not read (a number out of range): the first report's
 
     # -- the pass
 
@@ -192,12 +193,12 @@ class LogScan:
             if body == self.last_body.get(line.tag.process):
                 continue  # the same message again (a loop, a retry): nothing new
             self.last_body[line.tag.process] = body
-            for message in find_messages(body, hit.no, self.source_dir):
+            for message in find_messages(body, hit.no, self.source_dir, self.unread):
                 self._add_message(line.tag.process, message)
         self.found.extend(f for f in self.pending.values() if f.messages)
         if not self.found:
             found = f" (a Target section at line {self.target_only:,} gives no memory figures)" \
-                if self.target_only else ""
+                if self.target_only else f" ({self.unread.kept[0]})" if self.unread.kept else ""
             if self.cycles_only:
                 raise ReadError(f"no memory information found: the summary at line {self.cycles_only:,} holds cycle "
                                 f"counts, no memory figures (its Execution part only); {_MEMORY_OPTION}")
@@ -253,8 +254,8 @@ class LogScan:
             run = self.runs.describe(found.run) if found.run is not None else None  # type: ignore[arg-type]
             if run is not None:
                 notes.append(run_note(run))
-            if k == 0 and log_note:
-                notes.append(log_note)
+            if k == 0:
+                notes += [log_note, *self.unread.notes()] if log_note else self.unread.notes()
             at = None if run is None else ReportPosition(found.line, 1, 1, run)
             if found.region is None:
                 placed.append((found.line, messages_report(found.messages, self.path, notes).evolve(position=at)))
