@@ -10,6 +10,7 @@ from ...units import count
 from ..compiles import _rss
 from ..compiles import _totals as totals_line
 from . import document as doc
+from .contract import page_data
 
 
 def _moment(time: str | None) -> datetime | None:
@@ -22,19 +23,20 @@ def _moment(time: str | None) -> datetime | None:
 
 
 def timeline_rows(summary: CompileSummary) -> tuple[list[dict[str, Any]], str | None]:
-    """A row per compilation and executable load, in log order, placed at its time when every one states a
-    time, else end to end (with a note saying so)."""
+    """A row per compilation and executable load (``contract.COMPILES_SECTION``'s rows), in log order, placed at
+    its time when every one states a time, else end to end (with a note saying so)."""
     history = summary.history
     order = {log.source: i for i, log in enumerate(history.logs)}
     events: list[tuple[tuple[int, int], dict[str, Any], str | None]] = []
-    for c in history.compilations:
+    for i, c in enumerate(history.compilations, 1):
         events.append(((order.get(c.source, 0), c.line), {
-            "ref": f"{c.source}:{c.line}", "what": c.module or c.hash or c.framework,
-            "result": c.result or "unfinished", "cache": c.cache, "dur": c.duration_s}, c.time))
+            "label": f"#{i}", "ref": f"{c.source}:{c.line}", "what": c.module or c.hash or c.framework,
+            "result": c.result or "unfinished", "cache": c.cache, "duration_s": c.duration_s}, c.time))
     for ld in history.loads:
         events.append(((order.get(ld.source, 0), ld.line), {
-            "ref": f"{ld.source}:{ld.line}", "what": "executable load" + (" (reload)" if ld.reload else ""),
-            "result": "load", "cache": None, "dur": ld.duration_s}, ld.time))
+            "label": "load", "ref": f"{ld.source}:{ld.line}",
+            "what": "executable load" + (" (reload)" if ld.reload else ""),
+            "result": "load", "cache": None, "duration_s": ld.duration_s}, ld.time))
     events.sort(key=lambda e: e[0])
     moments = [_moment(t) for _, _, t in events]
     rows = [row for _, row, _ in events]
@@ -44,12 +46,12 @@ def timeline_rows(summary: CompileSummary) -> tuple[list[dict[str, Any]], str | 
         times = [m.timestamp() for m in moments if m is not None]
         first = min(times)
         for row, t in zip(rows, times):
-            row["start"] = t - first
+            row["start_s"] = t - first
         return rows, None
     at = 0.0
     for row in rows:
-        row["start"] = at
-        at += row["dur"] or 0.0
+        row["start_s"] = at
+        at += row["duration_s"] or 0.0
     why = ("not every line states its time" if not all(m is not None for m in moments) else
            "the log mixes times with a zone (UTC) and local times without one, which cannot be compared")
     return rows, f"the timeline places events end to end: {why}"
@@ -96,4 +98,4 @@ def render_compiles_page(summary: CompileSummary) -> str:
         parts.append(f"<h3>Notes</h3>{doc.notes_list(notes)}")
     parts.append("</section></main>")
     return doc.document(f"memreport compiles: {logs}", "".join(parts),
-                        {"kind": "compiles", "sections": [{"id": sid, "rows": rows}]})
+                        page_data("compiles", [{"id": sid, "rows": rows}]))
