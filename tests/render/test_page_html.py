@@ -155,7 +155,7 @@ def test_several_reports_open_with_the_answer_over_them_all_and_a_row_each():
     page = render_report_page([summarize(r) for r in reports])
     overview = page[page.index("<section class=overview>"):page.index("</section>")]
     assert '<div class="verdict oom"><p class=headline>3 of 4 reports have tiles out of memory</p></div>' in overview
-    rows = re.findall(r"<tr( class=oom)?><td><a href=\"#r(\d)\">([^<]*)</a></td>(.*?)</tr>", overview)
+    rows = re.findall(r"<tr( class=oom)?><td class=text><a href=\"#r(\d)\">([^<]*)</a></td>(.*?)</tr>", overview)
     assert [(oom, i, os.path.basename(source)) for oom, i, source, _ in rows] == [
         (" class=oom", "0", "sweep.log#1"), (" class=oom", "1", "sweep.log#2"), (" class=oom", "2", "sweep.log#3"),
         ("", "3", "mk1_summary.txt")]

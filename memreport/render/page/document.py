@@ -96,12 +96,13 @@ def number(value: int | None, unit: str = " B", unknown: str = "unknown") -> str
 
 
 def table(head: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "", numeric: Sequence[int] = (),
-          row_classes: Sequence[str] | None = None) -> str:
-    """An HTML table of cells already escaped; ``numeric`` columns are right-aligned."""
-    right = set(numeric)
+          prose: Sequence[int] = (), row_classes: Sequence[str] | None = None) -> str:
+    """An HTML table of cells already escaped; ``numeric`` columns are right-aligned; ``prose`` columns (sentences)
+    wrap, where other cells keep to one line and a table wider than its card scrolls inside it."""
+    classes = {**dict.fromkeys(prose, " class=text"), **dict.fromkeys(numeric, " class=num")}
 
     def cells(values: Sequence[str], tag: str) -> str:
-        return "".join(f'<{tag}{" class=num" if i in right else ""}>{v}</{tag}>' for i, v in enumerate(values))
+        return "".join(f"<{tag}{classes.get(i, '')}>{v}</{tag}>" for i, v in enumerate(values))
 
     body = []
     for i, row in enumerate(rows):

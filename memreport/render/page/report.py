@@ -71,7 +71,7 @@ def messages_table(summary: Summary) -> str:
         return ""
     rows = [[f"{w.message.line:,}", doc.text(w.message.kind), doc.text(w.description)] for w in messages]
     return (f"<h3>Out-of-memory messages ({len(messages):,})</h3>"
-            + doc.table(["Line", "Kind", "What it says"], rows, numeric=(0,)))
+            + doc.table(["Line", "Kind", "What it says"], rows, numeric=(0,), prose=(2,)))
 
 
 def _symbols(tiles: Sequence[TopTile]) -> dict[str, Any]:
@@ -202,7 +202,7 @@ def reports_overview(summaries: Sequence[Summary]) -> str:
     table = doc.table(["Report", *cells.heads],
                       ([f'<a href="#r{i}">{doc.text(r.source)}</a>', *map(doc.text, c)]
                        for i, (r, c) in enumerate(zip(rows, cells.cells))),
-                      cls="reports", numeric=[i + 1 for i, h in enumerate(cells.heads) if h != "Arch"],
+                      cls="reports", numeric=[i + 1 for i, h in enumerate(cells.heads) if h != "Arch"], prose=(0,),
                       row_classes=["oom" if r.out_of_memory.at_least else "" for r in rows])
     headline = closing.verdict
     return (f'<section class=overview><div class="verdict {level}"><p class=headline>{doc.text(headline)}</p>'
