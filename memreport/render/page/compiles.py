@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ...analysis.compiles import REFS_SHOWN, CompileSummary
+from ...analysis.compiles import CompileSummary
 from ...model import Compilation, ExecutableLoad
 from ...units import count
 from ..compiles import _rss
@@ -16,7 +16,8 @@ from . import document as doc
 from .contract import page_data
 
 ROWS_SHOWN = 50      # the first and the last this many compilations (and timeline rows) are shown, ...
-FINDINGS_SHOWN = 100  # ... and those the first this many findings name (each as many as its words name)
+FINDINGS_SHOWN = 100  # ... and those the first this many findings name,
+LINES_PER_FINDING = 5  # the first lines of each (as many as a finding's words name, analysis's REFS_SHOWN)
 
 
 def _moment(time: str | None) -> datetime | None:
@@ -91,7 +92,7 @@ def timeline_rows(summary: CompileSummary) -> tuple[list[dict[str, Any]], str | 
 
 def _named(summary: CompileSummary) -> set[Line]:
     """The lines the findings name in their words (the first few of each, of the first findings)."""
-    return {(ref.source, ref.line) for f in summary.findings[:FINDINGS_SHOWN] for ref in f.lines[:REFS_SHOWN]}
+    return {(ref.source, ref.line) for f in summary.findings[:FINDINGS_SHOWN] for ref in f.lines[:LINES_PER_FINDING]}
 
 
 def _bounded(refs: Sequence[Line], named: set[Line]) -> list[int]:
