@@ -23,8 +23,13 @@ headless Chromium (ready, and pan/zoom frames a second, by the page's own clock)
    evaluated in the page by Playwright (the DevTools protocol, which the
    page's policy does not govern): shipped pages hold no benchmark.
 
+4. **The compiles page** (``--compiles N``, issue 33 item 13): a log of ``N``
+   compilations back to back (``scripts/bench_compiles.py --many``'s log), its
+   page's size, the time to write it in process and to be ready in Chromium.
+
     python scripts/bench_page.py                 # everything (generates the 94,208-tile archive once: 1.9 GB)
     python scripts/bench_page.py --quick         # a smoke run: the bundled archive only, one round
+    python scripts/bench_page.py --quick --compiles 100000
     python scripts/bench_page.py --json out.json
 """
 from __future__ import annotations
@@ -118,7 +123,7 @@ def in_browser(pages: dict[str, str], loads: int, frames: int, chromium: str) ->
             for _ in range(loads):
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
                 page = context.new_page()
-                page.goto("file://" + os.path.abspath(path))
+                page.goto("file://" + os.path.abspath(path), timeout=600_000)
                 page.wait_for_selector("body[data-ready]", state="attached", timeout=120_000)
                 ready.append(page.evaluate("window.__memreport.ready_at_ms"))
                 drawing.append(page.evaluate("window.__memreport.ready_ms"))
@@ -131,6 +136,30 @@ def in_browser(pages: dict[str, str], loads: int, frames: int, chromium: str) ->
     return out
 
 
+def compiles_page(n: int, tmp: str, repeat: int, chromium: str) -> dict:
+    """The compiles page of a log of ``n`` compilations: its size, writing it (median of ``repeat``), and ready in
+    Chromium (one load)."""
+    from bench_compiles import write_many
+
+    import memreport
+    from memreport.render import render
+    log = os.path.join(tmp, "many.log")
+    write_many(log, n)
+    summary = memreport.read_compiles(log)
+    took, page = [], ""
+    for _ in range(repeat):
+        start = time.perf_counter()
+        page = str(render("compiles", "html", summary))
+        took.append(time.perf_counter() - start)
+    path = os.path.join(tmp, "compiles.html")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(page)
+    ready = in_browser({"compiles": path}, 1, 0, chromium)["compiles"]["ready_median_ms"]
+    print(f"{n:>9,} compilations: page {len(page.encode()) / MIB:6.2f} MiB; rendered in process in "
+          f"{statistics.median(took):.3f} s (median of {len(took)}); ready in {ready:.0f} ms from navigation")
+    return {"compilations": n, "page_bytes": len(page.encode()), "render_s": took, "ready_ms": ready}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--archive", metavar="PATH", help="the pod archive (default: the generated 94,208 tiles)")
@@ -141,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loads", type=int, default=5, metavar="N", help="page loads in the browser (default 5)")
     parser.add_argument("--frames", type=int, default=240, metavar="N", help="pan/zoom frames (default 240)")
     parser.add_argument("--chromium", default="/usr/bin/chromium", metavar="PATH")
+    parser.add_argument("--compiles", type=int, default=None, metavar="N",
+                        help="also the compiles page of a log of N compilations")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
     repeat = args.repeat if args.repeat is not None else (1 if args.quick else 5)
@@ -198,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"pan/zoom at {z['tiles']:,} tiles: {z['fps']:.1f} frames/s over {z['frames']} frames; draw "
                   f"{z['draw_ms_median']:.1f} ms median, {z['draw_ms_p95']:.1f} ms p95, {z['draw_ms_max']:.1f} ms max")
         results["browser"] = browser
+        if args.compiles:
+            results["compiles"] = compiles_page(args.compiles, tmp, repeat, args.chromium)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)
