@@ -1,6 +1,6 @@
 // The heat map: a small grid per IPU, a pixel block a tile, coloured by its share of tile memory (or of the
 // largest tile), with a legend; out-of-memory tiles red, ringed where a tile is too small to see.
-import { COLOURS, el, hideTip, showTip } from "./dom.mjs";
+import { COLOURS, FONT, el, hideTip, showTip } from "./dom.mjs";
 import { fill } from "./format.mjs";
 import { LIMIT_HEADROOM } from "./zoom.mjs";
 
@@ -109,7 +109,7 @@ export function drawHeatMap(host, s, values, oom, known, pick, describe) {
     for (const i of red) { const [x, y] = heatOrigin(i, g); ctx.rect(x - 2.5, y - 2.5, g.zoom + 5, g.zoom + 5); }
     ctx.stroke();
   }
-  ctx.font = "11px system-ui, sans-serif"; ctx.fillStyle = COLOURS.axis; ctx.textBaseline = "top";
+  ctx.font = FONT; ctx.fillStyle = COLOURS.axis; ctx.textBaseline = "top";
   for (let ipu = 0; ipu < g.ipus; ipu++) {
     const text = g.per >= n ? fill(labels.heat_all_tiles, {last: format.count(n - 1)}) : fill(labels.ipu, {ipu: format.count(ipu)});
     ctx.fillText(text, (ipu % g.across) * g.cellW, Math.floor(ipu / g.across) * g.cellH + g.rows * g.zoom + 1);

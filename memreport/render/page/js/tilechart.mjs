@@ -3,7 +3,7 @@
 import { COLOURS, emptyCanvas, hideTip, setupCanvas, showTip, widest } from "./dom.mjs";
 import { fill } from "./format.mjs";
 import { byteTicks, ipuBoundaries, tileTicks } from "./ticks.mjs";
-import { clampView, opensFitted, positionAt, tilesAtPixel, valueRange, zoomView } from "./zoom.mjs";
+import { clampView, columnTiles, opensFitted, positionAt, tilesAtPixel, valueRange, zoomView } from "./zoom.mjs";
 
 const TOP = 16, BOTTOM = 22, RIGHT = 8;
 
@@ -165,10 +165,8 @@ export class TileChart {
     }
   }
   columns(ctx, left, plotW, y, base) {  // a bar per pixel column: its largest tile (light) over its smallest (dark)
-    const per = (this.x1 - this.x0) / plotW;
     for (let c = 0; c < plotW; c++) {
-      const a = Math.floor(this.x0 + c * per), b = Math.min(this.n, Math.max(a + 1, Math.floor(this.x0 + (c + 1) * per)));
-      const r = this.range(a, b);
+      const [a, b] = columnTiles(c, this.x0, this.x1, plotW, this.n), r = this.range(a, b);
       if (r.max === -Infinity) continue;
       if (this.o.signed) {  // gains up, losses down, from the zero line
         ctx.fillStyle = r.red ? COLOURS.red : COLOURS.dark;
