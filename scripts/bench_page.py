@@ -16,13 +16,20 @@ headless Chromium (ready, and pan/zoom frames a second, by the page's own clock)
 3. **In the browser**: each page loaded ``--loads`` times in a fresh tab of
    headless Chromium (``--chromium``, default /usr/bin/chromium); ``ready``
    is the page's ``performance.now()`` when it sets ``data-ready`` (from the
-   start of navigation). Then ``window.__memreport.bench(--frames)`` on the
+   start of navigation). Then :data:`BENCH_JS` (``--frames``) on the
    376,832-tile page: that many frames of zooming from the whole pod to a
    few tiles and back while panning, each drawn in its own animation frame;
-   frames a second over the run, and the draw time of a frame.
+   frames a second over the run, and the draw time of a frame. The driver is
+   evaluated in the page by Playwright (the DevTools protocol, which the
+   page's policy does not govern): shipped pages hold no benchmark.
+
+4. **The compiles page** (``--compiles N``, issue 33 item 13): a log of ``N``
+   compilations back to back (``scripts/bench_compiles.py --many``'s log), its
+   page's size, the time to write it in process and to be ready in Chromium.
 
     python scripts/bench_page.py                 # everything (generates the 94,208-tile archive once: 1.9 GB)
     python scripts/bench_page.py --quick         # a smoke run: the bundled archive only, one round
+    python scripts/bench_page.py --quick --compiles 100000
     python scripts/bench_page.py --json out.json
 """
 from __future__ import annotations
@@ -47,6 +54,27 @@ BOW_POD256 = 376_832
 MIB = 1024 * 1024
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+# Pan and zoom, timed by the page's clock: ``frames`` animation frames zooming from every tile to a few and back
+# while panning, each drawn then (the first tile chart, through the page's read-only handle for tests).
+BENCH_JS = """async (frames) => {
+  const ch = window.__memreport.charts[0];
+  if (!ch) return null;
+  const times = [], t0 = performance.now();
+  for (let i = 0; i < frames; i++) {
+    await new Promise((r) => requestAnimationFrame(r));
+    const f = i % 60, span = ch.n * Math.pow(0.85, f < 30 ? f : 60 - f);
+    const a = (ch.n - span) * (0.5 + 0.4 * Math.sin(i / 9)), s = performance.now();
+    ch.show(Math.max(0, a), Math.max(0, a) + Math.max(1, span));
+    times.push(performance.now() - s);
+  }
+  const total = performance.now() - t0;
+  times.sort((x, y) => x - y);
+  ch.show(0, ch.n);
+  return {frames: frames, fps: 1000 * frames / total, draw_ms_median: times[frames >> 1],
+    draw_ms_p95: times[Math.floor(frames * 0.95)], draw_ms_max: times[frames - 1], tiles: ch.n};
+}"""
 
 
 def summaries_of(path: str, repeat_tiles: int = 1) -> list:
@@ -95,17 +123,41 @@ def in_browser(pages: dict[str, str], loads: int, frames: int, chromium: str) ->
             for _ in range(loads):
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
                 page = context.new_page()
-                page.goto("file://" + os.path.abspath(path))
+                page.goto("file://" + os.path.abspath(path), timeout=600_000)
                 page.wait_for_selector("body[data-ready]", state="attached", timeout=120_000)
                 ready.append(page.evaluate("window.__memreport.ready_at_ms"))
                 drawing.append(page.evaluate("window.__memreport.ready_ms"))
                 if label == str(BOW_POD256) and frames and len(ready) == loads:
-                    out["pan_zoom"] = page.evaluate(f"window.__memreport.bench({frames})")
+                    out["pan_zoom"] = page.evaluate(BENCH_JS, frames)
                 context.close()
             out[label] = {"ready_ms": ready, "ready_median_ms": statistics.median(ready),
                           "drawing_median_ms": statistics.median(drawing)}
         browser.close()
     return out
+
+
+def compiles_page(n: int, tmp: str, repeat: int, chromium: str) -> dict:
+    """The compiles page of a log of ``n`` compilations: its size, writing it (median of ``repeat``), and ready in
+    Chromium (one load)."""
+    from bench_compiles import write_many
+
+    import memreport
+    from memreport.render import render
+    log = os.path.join(tmp, "many.log")
+    write_many(log, n)
+    summary = memreport.read_compiles(log)
+    took, page = [], ""
+    for _ in range(repeat):
+        start = time.perf_counter()
+        page = str(render("compiles", "html", summary))
+        took.append(time.perf_counter() - start)
+    path = os.path.join(tmp, "compiles.html")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(page)
+    ready = in_browser({"compiles": path}, 1, 0, chromium)["compiles"]["ready_median_ms"]
+    print(f"{n:>9,} compilations: page {len(page.encode()) / MIB:6.2f} MiB; rendered in process in "
+          f"{statistics.median(took):.3f} s (median of {len(took)}); ready in {ready:.0f} ms from navigation")
+    return {"compilations": n, "page_bytes": len(page.encode()), "render_s": took, "ready_ms": ready}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loads", type=int, default=5, metavar="N", help="page loads in the browser (default 5)")
     parser.add_argument("--frames", type=int, default=240, metavar="N", help="pan/zoom frames (default 240)")
     parser.add_argument("--chromium", default="/usr/bin/chromium", metavar="PATH")
+    parser.add_argument("--compiles", type=int, default=None, metavar="N",
+                        help="also the compiles page of a log of N compilations")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
     repeat = args.repeat if args.repeat is not None else (1 if args.quick else 5)
@@ -175,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"pan/zoom at {z['tiles']:,} tiles: {z['fps']:.1f} frames/s over {z['frames']} frames; draw "
                   f"{z['draw_ms_median']:.1f} ms median, {z['draw_ms_p95']:.1f} ms p95, {z['draw_ms_max']:.1f} ms max")
         results["browser"] = browser
+        if args.compiles:
+            results["compiles"] = compiles_page(args.compiles, tmp, repeat, args.chromium)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

@@ -101,3 +101,22 @@ def open_page(browser: Any, path: str, *, javascript: bool = True, width: int = 
     if javascript:
         page.wait_for_selector("body[data-ready]", state="attached", timeout=30_000)
     return opened
+
+
+def clean(opened: Opened, path: Any) -> None:
+    """No console error or warning, no dialog, and the page itself the only request."""
+    assert opened.problems == []
+    assert opened.dialogs == []
+    assert opened.requests == ["file://" + os.path.abspath(path)]
+
+
+def drawn(page: Any, selector: str) -> dict:
+    """How many pixels of the canvas are painted, and how many are red (out of memory)."""
+    return page.eval_on_selector(selector, """c => {
+        const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data; let painted = 0, red = 0;
+        for (let i = 0; i < d.length; i += 4) {
+            if (d[i + 3] && (d[i] < 240 || d[i + 1] < 240 || d[i + 2] < 240)) painted++;
+            if (d[i] > 150 && d[i + 1] < 80 && d[i + 2] < 80) red++;
+        }
+        return {painted, red};
+    }""")

@@ -4,75 +4,17 @@ DOM, a click shows a tile's breakdown, zoom and pan change the view, the charts 
 from __future__ import annotations
 
 import io
-import os
-import shutil
-from datetime import timedelta
 
 import numpy as np
-import pytest
-from click.testing import CliRunner
 
 from memreport.analysis import summarize
-from memreport.cli import main
 from memreport.model import Column, Symbol, Target, TileReport, TileSymbols
 from memreport.render.page import render_report_page
-from tests.builds import NEW, OLD, write_build
-from tests.readers.text.test_compile_log import popart_cold, popart_warm, tf_batch_size_change
-from tests.render.page_browser import launch, open_page, wait_until
-from tests.synth.compile_logs import Clock
+from tests.render.page_browser import clean, drawn, open_page, wait_until
+from tests.scripts import script_module
 
-SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports")
+BENCH_JS = script_module("bench_page").BENCH_JS
 HOSTILE = "</script><script>alert(1)</script>"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from launch()
-
-
-@pytest.fixture(scope="module")
-def pages(tmp_path_factory):
-    """A report page of the bundled archive, one of several reports, a diff page and a compiles page."""
-    d = tmp_path_factory.mktemp("pages")
-    shutil.copy(os.path.join(SAMPLES, "mk2_1472_tiles.a"), d / "mk2.a")
-    shutil.copy(os.path.join(SAMPLES, "trace_two_modules.rep"), d / "trace.rep")
-    shutil.copy(os.path.join(SAMPLES, "mk1_summary.txt"), d / "summary.txt")
-    write_build(d / "old.a", OLD)
-    write_build(d / "new.a", NEW)
-    cold = popart_cold()
-    (d / "cold.log").write_text(cold.text())
-    (d / "warm.log").write_text(popart_warm(Clock(cold.clock.now + timedelta(hours=1))).text())
-    (d / "train.log").write_text(tf_batch_size_change().text())
-    cwd = os.getcwd()
-    os.chdir(d)
-    try:
-        for args in (["mk2.a", "--html", "report.html"], ["trace.rep", "summary.txt", "--html", "several.html"],
-                     ["diff", "old.a", "new.a", "--html", "diff.html"],
-                     ["compiles", "cold.log", "warm.log", "train.log", "--html", "compiles.html"]):
-            result = CliRunner().invoke(main, [*args, "-o", os.devnull], prog_name="memreport")
-            assert result.exit_code == 0, result.output
-    finally:
-        os.chdir(cwd)
-    return d
-
-
-def clean(opened, path) -> None:
-    """No console error or warning, no dialog, and the page itself the only request."""
-    assert opened.problems == []
-    assert opened.dialogs == []
-    assert opened.requests == ["file://" + os.path.abspath(path)]
-
-
-def drawn(page, selector: str) -> dict:
-    """How many pixels of the canvas are painted, and how many are red (out of memory)."""
-    return page.eval_on_selector(selector, """c => {
-        const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data; let painted = 0, red = 0;
-        for (let i = 0; i < d.length; i += 4) {
-            if (d[i + 3] && (d[i] < 240 || d[i + 1] < 240 || d[i + 2] < 240)) painted++;
-            if (d[i] > 150 && d[i + 1] < 80 && d[i + 2] < 80) red++;
-        }
-        return {painted, red};
-    }""")
 
 
 def test_the_report_page_leads_with_the_verdict_and_draws_every_tile(browser, pages):
@@ -96,11 +38,17 @@ def test_the_report_page_leads_with_the_verdict_and_draws_every_tile(browser, pa
     assert colours is not None and len(colours) > 50  # not blank
 
 
+def plot_of(page) -> tuple[float, float]:
+    """The first tile chart's plot: its left edge and width, in CSS pixels of its canvas."""
+    return page.evaluate("[window.__memreport.charts[0].left, window.__memreport.charts[0].plotW]")
+
+
 def test_a_click_on_a_tile_shows_its_breakdown_and_symbols(browser, pages):
     page = open_page(browser, str(pages / "report.html")).page
     box = page.query_selector(".chart canvas").bounding_box()
-    plot_width = box["width"] - 64 - 8
-    page.mouse.click(box["x"] + 64 + plot_width * 1402.5 / 1472, box["y"] + box["height"] / 2)
+    left, plot_width = plot_of(page)
+    column = int(plot_width * 1402.5 / 1472)  # the pixel column that holds tile 1402 (and its neighbour)
+    page.mouse.click(box["x"] + left + column + 0.2, box["y"] + box["height"] / 2)
     detail = page.wait_for_selector("#r0-detail[data-tile]", timeout=10_000)  # columns unpacked after the charts
     assert detail.get_attribute("data-tile") == "1402"  # the column's largest tile
     text = detail.inner_text()
@@ -133,7 +81,7 @@ def test_zoom_and_pan_change_the_view(browser, pages):
     assert after[0] > int(before.split("-")[0])  # dragged left: later tiles come into view
     page.click(".chart button[data-act=reset]")
     wait_until(page, "() => document.querySelector('.chart').dataset.view === '0-1471'")
-    fps = page.evaluate("window.__memreport.bench(20)")
+    fps = page.evaluate(BENCH_JS, 20)  # the benchmark's driver, brought by the test: no page ships it
     assert fps["frames"] == 20 and fps["tiles"] == 1472
 
 
@@ -172,7 +120,8 @@ def test_the_diff_page_shows_each_tile_change_and_what_is_below_it(browser, page
     page.click(".chart button[data-act=reset]")
     assert page.get_attribute(".chart", "data-view") == "0-7"
     page.click(".chart button[data-act=in]")
-    wait_until(page, "() => document.querySelector('.chart').dataset.view === '2-5'")
+    # half of 8 tiles is under the deepest zoom (5 tiles): 1.5 to 6.5, tiles 1 to 6 in view
+    wait_until(page, "() => document.querySelector('.chart').dataset.view === '1-6'")
 
 
 def test_the_compiles_page_draws_the_timeline_and_lists_the_findings(browser, pages):

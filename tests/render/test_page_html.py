@@ -3,7 +3,6 @@ the registry, the CLI's --html and the notebook's display."""
 from __future__ import annotations
 
 import base64
-import gzip
 import hashlib
 import json
 import os
@@ -18,25 +17,14 @@ import memreport
 from memreport import render
 from memreport.analysis import summarize
 from memreport.cli import main
-from memreport.model import Column, Target, TileReport
 from memreport.render.page import notebook_html, render_report_page
 from memreport.render.page.document import DATA_ID, embed_json, pack
+from tests.synth.page import data_block as data_of
+from tests.synth.page import pod_report
+from tests.synth.page import unpacked as unpack
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports")
 MIB = 1024 * 1024
-
-
-def unpack(packed: dict) -> np.ndarray:
-    dtype = {"u8": "<u1", "u16": "<u2", "u32": "<u4", "i32": "<i4", "f64": "<f8"}[packed["t"]]
-    raw = np.frombuffer(gzip.decompress(base64.b64decode(packed["z"])), dtype=np.uint8)
-    size = np.dtype(dtype).itemsize
-    return raw.reshape(size, -1).T.copy().view(dtype).ravel()  # byte j of every value was stored together
-
-
-def data_of(page: str) -> dict:
-    block = re.search(rf'<script type="application/json" id="{DATA_ID}">(.*?)</script>', page, re.S)
-    assert block is not None
-    return json.loads(block.group(1))
 
 
 def sample_page() -> str:
@@ -64,7 +52,7 @@ def test_the_data_is_embedded_once_and_cannot_end_its_block():
     page = sample_page()
     assert page.count(f'id="{DATA_ID}"') == 1
     section = data_of(page)["sections"][0]
-    assert page.count(section["ex"]["z"]) == 1  # the per-tile bytes once, not once per chart
+    assert page.count(section["tiles"]["excluding_gaps"]["data"]) == 1  # the per-tile bytes once, not once per chart
 
 
 def test_per_tile_arrays_round_trip_in_the_narrowest_type():
@@ -73,37 +61,26 @@ def test_per_tile_arrays_round_trip_in_the_narrowest_type():
              (np.array([-1, 2 ** 40]), "f64"), (np.zeros(0, dtype=np.int64), "u8")]
     for values, kind in cases:
         packed = pack(values)
-        assert packed["t"] == kind
+        assert packed["type"] == kind
         assert unpack(packed).tolist() == values.astype(np.int64).tolist()
     assert pack(None) is None
 
 
 def test_the_sample_page_holds_every_tile_and_its_columns():
     section = data_of(sample_page())["sections"][0]
+    tiles = section["tiles"]
     report = memreport.read(os.path.join(SAMPLES, "mk2_1472_tiles.a"))
-    assert unpack(section["ex"]).tolist() == report.excluding_gaps.tolist()
-    assert np.flatnonzero(unpack(section["oom"])).tolist() == [17, 731, 1402]
-    assert [c["name"] for c in section["cols"]][:3] == [".bss", ".text", ".data"]
-    assert section["limit"] == 638_976 and section["tpi"] == 1472 and section["n"] == 1472
-
-
-def pod(tiles: int, columns: int = 6, seed: int = 5) -> TileReport:
-    """A pod-scale report: per-tile bytes around half of tile memory, a few sections, a few tiles over."""
-    rng = np.random.default_rng(seed)
-    values = rng.integers(150_000, 600_000, tiles)
-    values[rng.integers(0, tiles, 40)] = 700_000
-    parts = rng.dirichlet(np.ones(columns), tiles)
-    cols = {f".section{i}": Column((values * parts[:, i]).astype(np.int64)) for i in range(columns)}
-    cols[".section0"] = Column(values - sum(c.values for name, c in cols.items() if name != ".section0"))
-    return TileReport("pod.a", "archive", Target(tiles, "ipu2", tiles // 1472, 1472, 638_976), values,
-                      breakdown=cols, breakdown_kind="section")
+    assert unpack(tiles["excluding_gaps"]).tolist() == report.excluding_gaps.tolist()
+    assert np.flatnonzero(unpack(tiles["out_of_memory"])).tolist() == [17, 731, 1402]
+    assert [c["name"] for c in tiles["breakdown"]][:3] == [".bss", ".text", ".data"]
+    assert section["bytes_per_tile"] == 638_976 and section["tiles_per_ipu"] == 1472 and tiles["count"] == 1472
 
 
 def test_the_page_keeps_its_size_budget_at_pod_scale():
     assert len(sample_page().encode()) <= 1.5 * MIB
-    page = render_report_page([summarize(pod(94_208))])
+    page = render_report_page([summarize(pod_report(94_208))])
     assert len(page.encode()) < 4 * MIB
-    kept = [c["name"] for c in data_of(page)["sections"][0]["cols"]]
+    kept = [c["name"] for c in data_of(page)["sections"][0]["tiles"]["breakdown"]]
     assert len(kept) >= 4  # random bytes barely compress: the rest are left out, and said to be
     left = [f".section{i}" for i in range(6) if f".section{i}" not in kept]
     assert not left or f"left out of this page to keep it small: the per-tile {', '.join(left)} " in page
@@ -111,14 +88,14 @@ def test_the_page_keeps_its_size_budget_at_pod_scale():
 
 def test_columns_past_the_budget_are_left_out_with_a_note():
     from memreport.render.page import report as page_report
-    report = pod(4_000, columns=3)
+    report = pod_report(4_000, columns=3)
     old = page_report.DATA_BUDGET_MIN, page_report.DATA_BUDGET_PER_TILE
     page_report.DATA_BUDGET_MIN, page_report.DATA_BUDGET_PER_TILE = 1, 0
     try:
         page = render_report_page([summarize(report)])
     finally:
         page_report.DATA_BUDGET_MIN, page_report.DATA_BUDGET_PER_TILE = old
-    assert data_of(page)["sections"][0]["cols"] == []
+    assert data_of(page)["sections"][0]["tiles"]["breakdown"] == []
     named = re.search(r"left out of this page to keep it small: the per-tile ([^(]+) \(", page).group(1)
     assert sorted(named.split(", ")) == [".section0", ".section1", ".section2"]
 
@@ -178,7 +155,7 @@ def test_several_reports_open_with_the_answer_over_them_all_and_a_row_each():
     page = render_report_page([summarize(r) for r in reports])
     overview = page[page.index("<section class=overview>"):page.index("</section>")]
     assert '<div class="verdict oom"><p class=headline>3 of 4 reports have tiles out of memory</p></div>' in overview
-    rows = re.findall(r"<tr( class=oom)?><td><a href=\"#r(\d)\">([^<]*)</a></td>(.*?)</tr>", overview)
+    rows = re.findall(r"<tr( class=oom)?><td class=text><a href=\"#r(\d)\">([^<]*)</a></td>(.*?)</tr>", overview)
     assert [(oom, i, os.path.basename(source)) for oom, i, source, _ in rows] == [
         (" class=oom", "0", "sweep.log#1"), (" class=oom", "1", "sweep.log#2"), (" class=oom", "2", "sweep.log#3"),
         ("", "3", "mk1_summary.txt")]
@@ -193,13 +170,13 @@ def test_several_reports_open_with_the_answer_over_them_all_and_a_row_each():
 def test_the_timeline_places_events_at_their_times_only_when_the_times_compare():
     from memreport.render.page.compiles import timeline_rows
     rows, note = timeline_rows(memreport.read_compiles(os.path.join(SAMPLES, "compile_cold.log")))
-    assert note is None and [(r["ref"].rsplit(":", 1)[1], round(r["start"], 3)) for r in rows] == [
+    assert note is None and [(r["ref"].rsplit(":", 1)[1], round(r["start_s"], 3)) for r in rows] == [
         ("8", 0.0), ("55", 75.253)]  # every time UTC ("...Z"): placed at its time
     # TensorFlow's local times beside Poplar's UTC ones (two hours apart here): no zone to convert them by.
     rows, note = timeline_rows(memreport.read_compiles(os.path.join(SAMPLES, "compile_recompiling.log")))
     assert note == ("the timeline places events end to end: the log mixes times with a zone (UTC) and local times "
                     "without one, which cannot be compared")
-    assert [(r["ref"].rsplit(":", 1)[1], round(r["start"], 3)) for r in rows] == [
+    assert [(r["ref"].rsplit(":", 1)[1], round(r["start_s"], 3)) for r in rows] == [
         ("5", 0.0), ("53", 41.0), ("70", 42.063), ("118", 81.563), ("134", 82.626), ("150", 83.689)]
     page = render.render("compiles", "html", memreport.read_compiles(os.path.join(SAMPLES, "compile_recompiling.log")))
     assert "<td class=num>6,120.5 MiB</td>" in page  # the peak RSS in the unit the log printed

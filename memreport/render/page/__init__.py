@@ -1,7 +1,8 @@
 """The shareable page: one self-contained HTML file per run (report, diff or compiles), and the notebook's display.
 
-Charts are plain canvas (page.js, 28 KB unminified) rather than a vendored
-library: the chart that must stay smooth at pod scale is a min/max bar per
+Charts are plain canvas (the ES modules of ``js/``, joined into the page's
+one script by :mod:`.script`; the data they draw is declared in
+:mod:`.contract`) rather than a vendored library: the chart that must stay smooth at pod scale is a min/max bar per
 pixel column, red where the column holds an out-of-memory tile (some 30
 lines of canvas), and the per-IPU heat map and the compiles timeline are not
 a charting library's kind of chart either; uPlot (MIT, about 50 KB) would

@@ -9,6 +9,7 @@ from ...analysis.diff_items import TileItems
 from ..cells import CHANGES_SHOWN
 from ..words import diff_notes, diff_verdict
 from . import document as doc
+from .contract import page_data
 
 
 def _signed(value: int | None) -> str:
@@ -104,11 +105,14 @@ def render_diff_page(diff: Diff) -> str:
     if notes:
         parts.append(f"<h3>Notes</h3>{doc.notes_list(notes)}")
     parts.append("</section></main>")
-    section: dict[str, Any] = {"id": sid, "n": n if chartable else 0, "tpi": diff.tiles_per_ipu,
-                               "newly": list(diff.newly_out_of_memory or ()),
-                               "below": {str(b.tile): [[i.kind, i.name, i.old, i.new] for i in b.items]
-                                         for b in diff.below}}
-    if chartable:
-        section.update(ids=doc.pack(diff.tile_ids), old=doc.pack(diff.old_bytes), new=doc.pack(diff.new_bytes))
     return doc.document(f"memreport diff: {diff.old.label} → {diff.new.label}", "".join(parts),
-                        {"kind": "diff", "sections": [section] if chartable else []})
+                        page_data("diff", [section_data(diff, sid, n or 0)] if chartable else []))
+
+
+def section_data(diff: Diff, sid: str, n: int) -> dict[str, Any]:
+    """The chart's data (``contract.DIFF_SECTION``): the changed tiles, their bytes before and after."""
+    return {"id": sid, "tiles_per_ipu": diff.tiles_per_ipu, "count": n,
+            "tile_ids": doc.pack(diff.tile_ids), "old_bytes": doc.pack(diff.old_bytes),
+            "new_bytes": doc.pack(diff.new_bytes), "newly_out_of_memory": list(diff.newly_out_of_memory or ()),
+            "below": {str(b.tile): [{"kind": i.kind, "name": i.name, "old": i.old, "new": i.new} for i in b.items]
+                      for b in diff.below}}

@@ -1,8 +1,9 @@
-"""The page's shell: one self-contained HTML document, its Content-Security-Policy, the embedded data.
+"""The page's shell: one self-contained HTML document, its Content-Security-Policy, the embedded data and the script.
 
 A page opens from disk (file://) and makes no request of any kind: the
 policy forbids every fetch (``default-src 'none'``) and lets run only the
 one script and the one style sheet written here, by their SHA-256 hashes.
+The script is the ES modules of ``js/`` joined into one (:mod:`.script`).
 Everything from a file (source names, symbols, messages) reaches the page
 escaped: as HTML text in the tables, and inside the data block as JSON with
 every ``<`` written ``\\u003c``, so neither ``</script>`` nor ``<!--`` can end
@@ -24,12 +25,15 @@ from typing import Any
 
 import numpy as np
 
+from . import contract
+from .script import bundle
+
 DATA_ID = "memreport-data"
 
 
 @cache
 def asset(name: str) -> str:
-    """The text of one of the page's package files (page.js, page.css)."""
+    """The text of one of the page's package files (page.css)."""
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
@@ -75,11 +79,11 @@ def pack(values: np.ndarray | None) -> dict[str, str] | None:
     # and compress well), then gzip at its fastest level (wbits 31: a gzip stream, as DecompressionStream reads).
     shuffled = out.view(np.uint8).reshape(-1, out.itemsize).T.tobytes()
     data = zlib.compress(shuffled, 1, wbits=31)
-    return {"t": kind, "z": base64.b64encode(data).decode("ascii")}
+    return {"type": kind, "data": base64.b64encode(data).decode("ascii")}
 
 
 def packed_size(packed: dict[str, str] | None) -> int:
-    return 0 if packed is None else len(packed["z"])
+    return 0 if packed is None else len(packed["data"])
 
 
 def text(value: object) -> str:
@@ -92,12 +96,13 @@ def number(value: int | None, unit: str = " B", unknown: str = "unknown") -> str
 
 
 def table(head: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "", numeric: Sequence[int] = (),
-          row_classes: Sequence[str] | None = None) -> str:
-    """An HTML table of cells already escaped; ``numeric`` columns are right-aligned."""
-    right = set(numeric)
+          prose: Sequence[int] = (), row_classes: Sequence[str] | None = None) -> str:
+    """An HTML table of cells already escaped; ``numeric`` columns are right-aligned; ``prose`` columns (sentences)
+    wrap, where other cells keep to one line and a table wider than its card scrolls inside it."""
+    classes = {**dict.fromkeys(prose, " class=text"), **dict.fromkeys(numeric, " class=num")}
 
     def cells(values: Sequence[str], tag: str) -> str:
-        return "".join(f'<{tag}{" class=num" if i in right else ""}>{v}</{tag}>' for i, v in enumerate(values))
+        return "".join(f"<{tag}{classes.get(i, '')}>{v}</{tag}>" for i, v in enumerate(values))
 
     body = []
     for i, row in enumerate(rows):
@@ -115,8 +120,12 @@ def notes_list(notes: Iterable[str]) -> str:
 
 
 def document(title: str, body: str, data: Any) -> str:
-    """The whole page: head with its policy and style, ``body`` (HTML), the data block, the script."""
-    script, style = asset("page.js"), asset("page.css")
+    """The whole page: head with its policy and style, ``body`` (HTML), the data block (checked against the
+    contract: a departure is a bug), the script."""
+    broken = contract.problems(data)
+    if broken:
+        raise ValueError("the page's data departs from its contract: " + "; ".join(broken[:5]))
+    script, style = bundle(), asset("page.css")
     return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
             f'<meta http-equiv="Content-Security-Policy" content="{policy(script, style)}">'
             '<meta name=viewport content="width=device-width, initial-scale=1">'

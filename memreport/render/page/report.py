@@ -13,10 +13,12 @@ from typing import Any
 
 from ...analysis import Closing, Summary, TensorMapSummary, TileSummary, TopTile
 from ...model import TileReport
+from ...units import plural
 from ..cells import closing_cells, tile_columns
 from ..layout import by_tile_block
 from ..words import closing_verdict, message_description, partial_reason, report_notes, target, verdict
 from . import document as doc
+from .contract import page_data
 
 SYMBOLS_SHOWN = 50
 # Characters of packed per-tile data a page holds at most: per-tile bytes first, then breakdown and region
@@ -57,7 +59,7 @@ def messages_table(summary: Summary) -> str:
         return ""
     rows = [[f"{m.line:,}", doc.text(m.kind), doc.text(message_description(m))] for m in messages]
     return (f"<h3>Out-of-memory messages ({len(messages):,})</h3>"
-            + doc.table(["Line", "Kind", "What it says"], rows, numeric=(0,)))
+            + doc.table(["Line", "Kind", "What it says"], rows, numeric=(0,), prose=(2,)))
 
 
 def _symbols(tiles: Sequence[TopTile]) -> dict[str, Any]:
@@ -68,8 +70,9 @@ def _symbols(tiles: Sequence[TopTile]) -> dict[str, Any]:
             continue
         ranked = sorted(s.symbols, key=lambda y: (-y.size, y.display_name))
         drilled[str(t.tile)] = {
-            "member": s.member, "table": s.has_symbol_table,
-            "symbols": [[y.display_name, y.section, y.size] for y in ranked[:SYMBOLS_SHOWN]],
+            "member": s.member,
+            "symbols": [{"name": y.display_name, "section": y.section, "bytes": y.size}
+                        for y in ranked[:SYMBOLS_SHOWN]],
             "more": max(0, len(ranked) - SYMBOLS_SHOWN), "notes": list(s.notes)}
     return drilled
 
@@ -89,39 +92,41 @@ def _columns(report: TileReport, budget: int) -> tuple[list[dict[str, Any]], lis
             left.append(name)
             continue
         budget -= size
-        cols.append({"name": name, "counted": column.counted, "v": packed, "p": present})
+        cols.append({"name": name, "counted": column.counted, "values": packed, "present": present})
     for name, values in report.regions.items():
         packed = doc.pack(values)
         if doc.packed_size(packed) > budget:
             left.append(f"region {name}")
             continue
         budget -= doc.packed_size(packed)
-        regions.append({"name": name, "v": packed})
+        regions.append({"name": name.replace("_", "-"), "values": packed})
     notes = [] if not left else [f"left out of this page to keep it small: the per-tile {', '.join(left)} "
                                  "(the text, JSON and CSV outputs hold them)"]
     return cols, regions, notes
 
 
 def section_data(summary: Summary, sid: str) -> tuple[dict[str, Any], list[str]]:
-    """The section's data for the script, and notes on what it left out."""
+    """The section's data for the script (``contract.REPORT_SECTION``), and notes on what it left out."""
     report = summary.report
     target = report.target
-    data: dict[str, Any] = {"id": sid, "label": report.label, "limit": target.bytes_per_tile,
-                            "tpi": target.tiles_per_ipu, "kind": report.breakdown_kind,
-                            "hist": [], "drilled": _symbols([*summary.top, *summary.selected])}
+    kind = plural(report.breakdown_kind)
+    data: dict[str, Any] = {"id": sid, "bytes_per_tile": target.bytes_per_tile, "tiles_per_ipu": target.tiles_per_ipu,
+                            "breakdown_heading": kind[:1].upper() + kind[1:], "histogram": [],
+                            "drilled": _symbols([*summary.top, *summary.selected]), "tiles": None}
     if summary.histogram is not None:
         flags = list(summary.oom_bins) + [None] * (len(summary.histogram.bins) - len(summary.oom_bins))
-        data["hist"] = [[b.low_kib, b.high_kib, b.count, flag] for b, flag in zip(summary.histogram.bins, flags)]
+        data["histogram"] = [{"low_kib": b.low_kib, "high_kib": b.high_kib, "count": b.count, "out_of_memory": flag}
+                             for b, flag in zip(summary.histogram.bins, flags)]
     notes: list[str] = []
     if isinstance(summary, TileSummary):
         report = summary.tiles
-        arrays = {"ex": doc.pack(report.excluding_gaps), "inc": doc.pack(report.including_gaps),
-                  "oom": doc.pack(summary.out_of_memory), "known": doc.pack(report.known)}
+        arrays = {"excluding_gaps": doc.pack(report.excluding_gaps), "including_gaps": doc.pack(report.including_gaps),
+                  "out_of_memory": doc.pack(summary.out_of_memory), "known": doc.pack(report.known)}
         budget = max(DATA_BUDGET_MIN, DATA_BUDGET_PER_TILE * report.num_tiles)
         cols, regions, notes = _columns(report, budget - sum(doc.packed_size(a) for a in arrays.values()))
-        data.update(arrays, n=report.num_tiles, cols=cols, regions=regions,
-                    names=list(report.tile_names) if report.tile_names is not None and report.num_tiles <= 4096
-                    else None)
+        data["tiles"] = {"count": report.num_tiles, **arrays, "breakdown": cols, "regions": regions,
+                         "names": list(report.tile_names) if report.tile_names is not None and report.num_tiles <= 4096
+                         else None}
     return data, notes
 
 
@@ -185,7 +190,7 @@ def reports_overview(summaries: Sequence[Summary]) -> str:
     table = doc.table(["Report", *cells.heads],
                       ([f'<a href="#r{i}">{doc.text(r.name.short_label)}</a>', *map(doc.text, c)]
                        for i, (r, c) in enumerate(zip(rows.rows, cells.cells))),
-                      cls="reports", numeric=[i + 1 for i, h in enumerate(cells.heads) if h != "Arch"],
+                      cls="reports", numeric=[i + 1 for i, h in enumerate(cells.heads) if h != "Arch"], prose=(0,),
                       row_classes=["oom" if r.out_of_memory.at_least else "" for r in rows.rows])
     headline = closing_verdict(rows)
     return (f'<section class=overview><div class="verdict {level}"><p class=headline>{doc.text(headline)}</p>'
@@ -202,4 +207,4 @@ def render_report_page(summaries: Sequence[Summary]) -> str:
     title = summaries[0].label if len(summaries) == 1 else f"{len(summaries):,} reports"
     overview = reports_overview(summaries) if len(summaries) > 1 else ""
     body = f"<header><h1>memreport: {doc.text(title)}</h1></header><main>{overview}{''.join(sections)}</main>"
-    return doc.document(f"memreport: {title}", body, {"kind": "report", "sections": data})
+    return doc.document(f"memreport: {title}", body, page_data("report", data))

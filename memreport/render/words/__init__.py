@@ -48,6 +48,7 @@ from .diffs import (
 from .gates import (
     gate_message,
 )
+from .page import LABELS
 from .verdicts import (
     Verdict,
     closing_verdict,
@@ -61,6 +62,7 @@ from .verdicts import (
 )
 
 __all__ = [
+    "LABELS",
     "NBSP",
     "OUT_OF_MEMORY",
     "UNKNOWN",
