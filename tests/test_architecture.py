@@ -26,7 +26,7 @@ LAYERS = [
     ("session", 4, ("memreport.session",)),
     ("notebook", 5, ("memreport.notebook",)),
     ("app", 6, ("memreport", "memreport.__main__", "memreport.cli", "memreport.output", "memreport.progress",
-             "memreport.signals")),
+             "memreport.signals", "memreport.action", "memreport.magic")),
 ]
 
 
