@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import notebook as _notebook  # noqa: F401  (installs report.plot() and the other conveniences)
 from .errors import (
@@ -157,6 +157,13 @@ def read_compiles(*paths: str | os.PathLike) -> CompileSummary:
     from .analysis.compiles import summarize_compiles
     from .readers.text.compile_log import read_compile_logs
     return summarize_compiles(read_compile_logs(paths))
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext memreport`` in IPython or Jupyter: the ``%%memreport`` cell magic (a cell's verdict, from what
+    it writes) and the ``%memreport PATH`` line magic (needs IPython: the ``notebook`` extra)."""
+    from .magic import register
+    register(ipython, read_all=read_all, read_compiles=read_compiles)
 
 
 def diff(old: str | os.PathLike | MemoryReport, new: str | os.PathLike | MemoryReport, *, top: int = 20,
