@@ -32,6 +32,7 @@ CUT_NOTE = "_Cut to fit a pull-request comment: the job summary holds the whole.
 GATE_FAILED = 3
 USAGE = 2
 MAX_PAGES = 100  # of 100 comments each
+OUTPUTS = ("verdict", "oom-tiles", "worst-tile", "exit-code", "markdown")
 
 
 class ActionError(Exception):
@@ -266,8 +267,7 @@ def main(environ: Mapping[str, str] = os.environ) -> int:
     except ActionError as exc:
         annotate("error", str(exc))
         append(summary, f"### memreport did not run\n\n{exc}\n")
-        write_outputs(environ.get("GITHUB_OUTPUT"), {"verdict": "", "oom-tiles": "", "worst-tile": "",
-                                                     "exit-code": str(USAGE), "markdown": ""})
+        write_outputs(environ.get("GITHUB_OUTPUT"), {**dict.fromkeys(OUTPUTS, ""), "exit-code": str(USAGE)})
         return USAGE
     print("memreport:", shlex.join(["memreport", *markdown_run[3:]]), flush=True)
     shown = subprocess.run(markdown_run, capture_output=True, text=True)
@@ -283,7 +283,7 @@ def finish(environ: Mapping[str, str], inputs: Inputs, status: int, report: str,
            stderr: str) -> int:
     """Summary, outputs and comment from what the runs wrote; the step's exit status."""
     summary = environ.get("GITHUB_STEP_SUMMARY")
-    values = {"verdict": "", "oom-tiles": "", "worst-tile": "", "exit-code": str(status), "markdown": ""}
+    values = {**dict.fromkeys(OUTPUTS, ""), "exit-code": str(status)}
     body = None
     if os.path.exists(report):
         with open(report, encoding="utf-8") as stream:
@@ -296,7 +296,8 @@ def finish(environ: Mapping[str, str], inputs: Inputs, status: int, report: str,
         append(summary, markdown)
     else:
         lines = stderr.strip() or "(nothing on stderr)"
-        append(summary, f"### memreport failed (exit {status})\n\n```text\n{lines}\n```\n")
+        fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", lines)), default=0))
+        append(summary, f"### memreport failed (exit {status})\n\n{fence}text\n{lines}\n{fence}\n")
     if os.path.exists(document):
         with open(document, encoding="utf-8") as stream:
             values.update(figures(json.load(stream)))

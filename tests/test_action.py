@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from memreport.action import CUT_NOTE, Inputs, fit, gate_failures, verdict, worse
-from tests.github import ROOT, TOKEN, FakeGitHub, Runner, action, pull_request_event
+from memreport.action import CUT_NOTE, Inputs, comment, figures, fit, gate_failures, verdict, worse
+from tests.github import ROOT, TOKEN, FakeGitHub, Runner, action, fake_gh, load_yaml, pull_request_event
 
 SAMPLES = ROOT / "sample_reports"
 MARKER = "<!-- memreport: Tile memory / memory / build/archive.a -->"
@@ -51,6 +51,7 @@ def test_action_yml_is_a_composite_action_with_the_issues_inputs_and_outputs():
     # Inputs reach the script through its environment, never pasted into it (a path cannot inject a command).
     assert "inputs." not in run["run"] and all(f"${{{{ inputs.{name} }}}}" in run["env"].values()
                                                for name in spec["inputs"])
+    assert run["env"]["GITHUB_TOKEN"] == "${{ env.GITHUB_TOKEN || github.token }}"  # the job's token unless given
     install, = [s for s in spec["runs"]["steps"] if s["name"] == "Install memreport"]
     assert install["env"]["ACTION_PATH"] == "${{ github.action_path }}"
     assert '-m pip install --quiet --disable-pip-version-check "$ACTION_PATH"' in install["run"]
@@ -178,13 +179,21 @@ def test_one_comment_is_added_then_kept_up_to_date(runner):
     assert {r.authorization for r in github.requests} == {f"Bearer {TOKEN}"}
 
 
-def test_a_token_in_the_jobs_env_is_used(runner):
+def comment_environment(tmp_path, github: FakeGitHub, event: dict, **env: str) -> dict[str, str]:
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(event))
+    return {"GITHUB_EVENT_PATH": str(path), "GITHUB_REPOSITORY": "octo/models", "GITHUB_API_URL": github.url,
+            "GITHUB_TOKEN": TOKEN, "GITHUB_WORKFLOW": "Tile memory", "GITHUB_JOB": "memory",
+            "INPUT_FILES": "build/archive.a", **env}
+
+
+def test_the_token_given_is_the_one_used(tmp_path, capsys):
     with FakeGitHub() as github:
-        runner.api_url = github.url
-        step = runner.action_step({"files": "build/archive.a", "comment": "true"}, env={"GITHUB_TOKEN": "other"})
-    assert step.returncode == 0 and "::warning::memreport: the pull request's comment was not written: HTTP " \
-                                    "Error 401: Unauthorized" in step.stdout
+        comment(comment_environment(tmp_path, github, pull_request_event(), GITHUB_TOKEN="other"), "body")
     assert {r.authorization for r in github.requests} == {"Bearer other"}
+    assert capsys.readouterr().out == ("::warning::memreport: the pull request's comment was not written: HTTP "
+                                       'Error 401: Unauthorized {"message": "Bad credentials"} (a pull request from a '
+                                       "fork gets a read-only token: docs/CI.md shows the two-workflow way)\n")
 
 
 def test_a_refused_comment_is_a_warning_not_a_failure(runner):
@@ -197,21 +206,27 @@ def test_a_refused_comment_is_a_warning_not_a_failure(runner):
             "token: docs/CI.md shows the two-workflow way)") in step.stdout
 
 
-def test_no_pull_request_no_comment(runner):
-    runner.event, runner.event_name = {"ref": "refs/heads/main"}, "push"
+def test_no_pull_request_no_comment(tmp_path, capsys):
     with FakeGitHub() as github:
-        runner.api_url = github.url
-        step = runner.action_step({"files": "build/archive.a", "comment": "true"})
-    assert step.returncode == 0 and github.requests == []
-    assert "::notice::memreport: no pull request for a push event: no comment" in step.stdout
+        comment(comment_environment(tmp_path, github, {"ref": "refs/heads/main"}, GITHUB_EVENT_NAME="push"), "body")
+    assert github.requests == []
+    assert capsys.readouterr().out == "::notice::memreport: no pull request for a push event: no comment\n"
 
 
-def test_a_comment_on_a_pull_request_counts(runner):
-    runner.event, runner.event_name = {"issue": {"number": 9, "pull_request": {"url": "x"}}}, "issue_comment"
+def test_a_comment_on_a_pull_request_counts(tmp_path, capsys):
+    event = {"issue": {"number": 9, "pull_request": {"url": "x"}}}
     with FakeGitHub() as github:
-        runner.api_url = github.url
-        assert runner.action_step({"files": "build/archive.a", "comment": "true"}).returncode == 0
-    assert [(r.method, r.path) for r in github.requests][-1] == ("POST", "/repos/octo/models/issues/9/comments")
+        comment(comment_environment(tmp_path, github, event), "<!-- memreport: x -->\nbody")
+    made, = github.comments[9]
+    assert made["body"] == "<!-- memreport: x -->\nbody"
+    assert capsys.readouterr().out == f"memreport: added {made['html_url']} on pull request #9\n"
+
+
+def test_no_token_no_comment(tmp_path, capsys):
+    with FakeGitHub() as github:
+        comment({**comment_environment(tmp_path, github, pull_request_event()), "GITHUB_TOKEN": ""}, "body")
+    assert github.requests == [] and capsys.readouterr().out == (
+        "::warning::memreport: comment: needs GITHUB_TOKEN and GITHUB_REPOSITORY (set on GitHub's runners)\n")
 
 
 # -- the pieces -------------------------------------------------------------------------------------------
@@ -251,24 +266,20 @@ def test_inputs_split_like_a_shell():
     assert inputs == Inputs(("my build/a.a", "b.a", "c.a"), None, ("--top", "3"), None, True, True)
 
 
-def test_the_json_decides_the_figures_of_a_diff_of_text_summaries(runner):
-    """A diff against a text summary: its new side's out-of-memory count as printed."""
-    shutil.copy(SAMPLES / "mk1_summary.txt", runner.workspace / "old.txt")
-    shutil.copy(SAMPLES / "mk1_summary.txt", runner.workspace / "new.txt")
-    step = runner.action_step({"files": "new.txt", "baseline": "old.txt"})
-    assert step.returncode == 0, step.stderr
+def test_the_figures_of_a_diff_against_a_text_summary_are_its_new_sides(tmp_path):
+    """A diff's figures are its new build's: the out-of-memory count and maximum a text summary printed."""
     document = json.loads(subprocess.run(
-        [sys.executable, "-m", "memreport", "diff", "old.txt", "new.txt", "--format", "json"], cwd=runner.workspace,
-        capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}).stdout)
-    assert (step.outputs["oom-tiles"], step.outputs["worst-tile"]) == (
-        str(document["totals"]["new"]["tiles_out_of_memory"]), str(document["max_excluding_gaps"]["new"]["tile"]))
-    assert (step.outputs["oom-tiles"], step.outputs["worst-tile"]) == ("0", "0")
+        [sys.executable, "-m", "memreport", "diff", str(SAMPLES / "mk2_1472_tiles.a"), str(SAMPLES / "run.log"),
+         "--format", "json", "--tile-memory", "624KiB"], capture_output=True, text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}).stdout)
+    assert figures(document) == {"oom-tiles": "2", "worst-tile": "5"}
+    assert figures({**document, "totals": {"new": {"tiles_out_of_memory": None}}}) == {
+        "oom-tiles": "unknown", "worst-tile": "5"}
 
 
 # -- docs/CI.md's workflows, run -------------------------------------------------------------------------------
 
 def documented_workflows() -> list[dict]:
-    from tests.github import load_yaml
     from tests.test_readme import code_blocks, doc, section
     return [load_yaml(body) for lang, body in code_blocks(section(doc("CI.md"), "## The GitHub Action"))
             if lang == "yaml"]
@@ -284,6 +295,11 @@ def memreport_step(workflow: dict) -> dict:
     return step
 
 
+def inputs_of(step: dict) -> dict[str, str]:
+    """A step's ``with:`` as Actions passes it: every value a string (YAML's true is "true")."""
+    return {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in step["with"].items()}
+
+
 def export(source, target, cwd) -> None:
     subprocess.run([sys.executable, "-m", "memreport", "export", str(source), "-o", str(target)], cwd=cwd,
                    check=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
@@ -297,7 +313,7 @@ def test_the_documented_workflow_gates_and_comments(runner):
     export(SAMPLES / "mk2_1472_tiles.a", runner.workspace / "baseline.json", runner.workspace)
     with FakeGitHub() as github:
         runner.api_url = github.url
-        done = runner.action_step({k: str(v).lower() if isinstance(v, bool) else v for k, v in step["with"].items()})
+        done = runner.action_step(inputs_of(step))
     assert done.returncode == 3 and done.outputs["verdict"] == \
         "1 tile newly out of memory; 4 tiles changed (2 grew, 2 shrank)"
     assert "**Gate failed:** 3 tile(s) out of memory in build/archive.a" in done.summary
@@ -308,12 +324,11 @@ def test_the_documented_workflow_gates_and_comments(runner):
 
 
 def test_the_two_documented_workflows_comment_on_a_pull_request_from_a_fork(runner, tmp_path):
-    from tests.github import fake_gh
     _, pull_request, comment = documented_workflows()
     assert pull_request["permissions"] == {"contents": "read"}  # the fork's side writes nothing
     triggers = comment.get("on", comment.get(True))  # YAML 1.1 reads the key on as true
     assert triggers == {"workflow_run": {"workflows": ["Tile memory"], "types": ["completed"]}}
-    memory = runner.action_step(memreport_step(pull_request)["with"], number=2)
+    memory = runner.action_step(inputs_of(memreport_step(pull_request)), number=2)
     assert memory.returncode == 3  # the sample has tiles out of memory: the step fails, the comment is kept
     keep, upload = steps_of(pull_request)[-2:]
     kept = runner.step(keep, {"steps": {"memory": {"outputs": memory.outputs}}}, number=3)
@@ -344,3 +359,17 @@ def test_the_two_documented_workflows_comment_on_a_pull_request_from_a_fork(runn
         ("GET", "/repos/octo/models/issues/7/comments"),
         ("PATCH", f"/repos/octo/models/issues/comments/{github.comments[7][1]['id']}")]
     assert refused.returncode == 1 and refused.stderr == "not a pull-request number: 7; rm -rf /\n"
+
+
+def test_the_readmes_action_step_runs(runner):
+    from tests.test_readme import README, code_blocks, section
+    block, = [body for lang, body in code_blocks(section(README, "### Gate CI")) if lang == "yaml"]
+    step, = load_yaml(block)
+    assert step["uses"] == "OWNER/memreport@REF"
+    shutil.copy(SAMPLES / "mk2_1472_tiles_pr.a", runner.workspace / "build" / "archive.a")
+    with FakeGitHub() as github:
+        runner.api_url = github.url
+        done = runner.action_step(inputs_of(step))
+    assert done.returncode == 3 and done.outputs["verdict"] == \
+        "1 tile newly out of memory; 4 tiles changed (2 grew, 2 shrank)"
+    assert [c["body"] for c in github.comments[7]] == [f"{MARKER}\n{done.summary}"]
