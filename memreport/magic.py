@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from IPython.core import magic as magic_module
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
@@ -36,11 +37,8 @@ from .analysis import summarize_all
 from .errors import MemreportError, ReadError
 from .units import check_tile_memory, parse_size
 
-try:  # a cell ending in ";" shows no value (IPython 8.12 on)
-    from IPython.core.magic import output_can_be_silenced
-except ImportError:  # pragma: no cover
-    def output_can_be_silenced(magic: Any) -> Any:
-        return magic
+# A cell ending in ";" shows no value (IPython 8.12 on; a no-op before).
+output_can_be_silenced: Any = getattr(magic_module, "output_can_be_silenced", lambda magic: magic)
 
 NOTHING_FOUND = "no memory information found"  # the text reader's words for text without memory text
 DRAIN_SECONDS = 1.0  # how long the end of a cell waits for what its children still write
@@ -200,6 +198,7 @@ class MemreportMagics(Magics):
     def __init__(self, shell: Any, *, read_all: Callable[..., list[Any]], read_compiles: Callable[..., Any]
                  ) -> None:
         super().__init__(shell)
+        self.magics["line"]["memreport"] = self.memreport_line  # a line magic named as the cell magic is
         self.ipython: Any = shell
         self.read_all, self.read_compiles = read_all, read_compiles
         self.cells = 0  # %%memreport cells run: each names its captured files
@@ -252,7 +251,6 @@ class MemreportMagics(Magics):
     @argument("paths", nargs="+", metavar="PATH", help="reports and logs (archives, profiles, summaries, logs)")
     @argument("--tile-memory", metavar="SIZE", help="bytes per tile (638976, 624KiB): overrides the files'")
     @argument("--arch", choices=("ipu1", "ipu2", "ipu21"), help="the IPU architecture, when a file names none")
-    @line_magic("memreport")
     def memreport_line(self, line: str) -> None:
         """The reports of files, inline.
 
