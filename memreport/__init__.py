@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
     MemreportError,
@@ -160,6 +160,13 @@ def read_compiles(*paths: str | os.PathLike) -> CompileSummary:
     """Every compilation, cache hit and executable load in run logs, read as one sequence, with the findings."""
     from .run import compiles_of
     return compiles_of(paths)
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext memreport`` in IPython or Jupyter: the ``%%memreport`` cell magic (a cell's verdict, from what
+    it writes) and the ``%memreport PATH`` line magic (needs IPython: the ``notebook`` extra)."""
+    from .magic import register
+    register(ipython, read_all=read_all, read_compiles=read_compiles)
 
 
 def diff(old: str | os.PathLike | MemoryReport, new: str | os.PathLike | MemoryReport, *, top: int = 20,

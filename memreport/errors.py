@@ -85,3 +85,16 @@ class UnsupportedOperation(MemreportError):
 
 class MissingDependency(MemreportError, ImportError):
     """An optional package a feature needs is not installed (pandas for ``to_dataframe``)."""
+
+
+class ConfigError(MemreportError):
+    """A budget file (``.memreport.toml``, pyproject.toml's ``[tool.memreport]``) that cannot be used: bad TOML,
+    an unknown key or a bad value. Names the file, the line and the key (bad usage: exit 2 in the CLI)."""
+
+    def __init__(self, message: str, *, path: str, line: int | None = None, key: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.path, self.line, self.key = message, path, line, key
+
+    def __str__(self) -> str:
+        where = [self.path] + ([f"line {self.line}"] if self.line else []) + ([self.key] if self.key else [])
+        return ": ".join(where + [self.message])

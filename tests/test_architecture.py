@@ -18,7 +18,7 @@ PACKAGE = ROOT / "memreport"
 
 # Lowest first. Readers and analysis share a rank: both stand on the model, neither on the other.
 LAYERS = [
-    ("floor", 0, ("memreport.errors", "memreport.units")),
+    ("floor", 0, ("memreport.errors", "memreport.units", "memreport.config")),
     ("model", 1, ("memreport.model",)),
     ("readers", 2, ("memreport.readers",)),
     ("analysis", 2, ("memreport.analysis",)),
@@ -26,7 +26,7 @@ LAYERS = [
     ("session", 4, ("memreport.session",)),
     ("run", 5, ("memreport.run", "memreport.notebook")),
     ("app", 6, ("memreport", "memreport.__main__", "memreport.cli", "memreport.output", "memreport.progress",
-             "memreport.signals")),
+             "memreport.signals", "memreport.action", "memreport.magic")),
 ]
 
 
