@@ -21,6 +21,12 @@ class DefaultGroup(click.Group):
     default_command = "report"
 
     def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and not os.path.lexists(args[0]):
+            import difflib
+            close = difflib.get_close_matches(args[0], [c for c in self.commands if c != self.default_command], 1)
+            if close:  # neither a file nor a command: a command mistyped, most likely
+                raise click.UsageError(f"{args[0]}: no such file or command; did you mean 'memreport {close[0]}'?",
+                                       ctx)
         if not args or args[0] not in self.commands:
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)

@@ -326,3 +326,14 @@ def test_every_command_short_help_is_a_whole_sentence_that_fits_80_columns():
         short = command.get_short_help_str(limit=70)
         assert short.endswith(".") and not short.endswith("..."), name
         assert len("  compiles  " + short) <= 80, name
+
+
+def test_a_mistyped_command_is_named_not_read_as_a_file(tmp_path, monkeypatch):
+    """`memreport dif a b` is bad usage naming the command meant (issue #29), not three missing files; a file
+    of that name is still read."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["dif", "a.a", "b.a"], prog_name="memreport")
+    assert result.exit_code == 2
+    assert "dif: no such file or command; did you mean 'memreport diff'?" in result.output
+    (tmp_path / "dif").write_text("not a report")
+    assert CliRunner().invoke(main, ["dif"], prog_name="memreport").exit_code == 1  # read (and refused) as a file
