@@ -11,10 +11,13 @@ from __future__ import annotations
 import math
 import re
 import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from ..analysis import Summary
 from ..model import Histogram, TileBytes
 from ..units import kib
+from .cells import Column
 from .words import count_phrase
 
 BAR_WIDTH = 40
@@ -118,3 +121,101 @@ def wrap_items(lead: str, listed: str, width: int) -> list[str]:
         else:
             line += piece
     return lines + [line]
+
+
+# -- tables -------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Step:
+    """One way to narrow a table that is too wide, tried in order until it fits: ``"below"`` moves column ``key``
+    under each row (``label: value``), ``"narrow"`` takes the column's narrower cells (a ``\\n`` in a cell breaks
+    it over two lines), ``"shorten"`` shortens the column's cells in the middle, down to ``minimum`` characters."""
+
+    key: str
+    action: str
+    minimum: int = 0
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table laid out within a width: ``head`` (its heading line), a list of lines per row, the columns moved
+    under the rows and whether the columns were tightened (no fixed width kept)."""
+
+    head: str
+    rows: list[list[str]]
+    moved: list[Column]
+    tight: bool
+    first_width: int
+    rest: list[str]  # a stacked table's other parts, each under its heading, after a blank line
+
+    @property
+    def lines(self) -> list[str]:
+        """The whole table: heading, every row, the other parts."""
+        return [self.head, *(line for row in self.rows for line in row), *self.rest]
+
+
+def fit_table(columns: Sequence[Column], width: int, *, steps: Sequence[Step] = (), narrow: Mapping[str, Sequence[str]]
+              | None = None, marks: Sequence[str] | None = None, indent: str = "  ", stack: bool = False,
+              strip: bool = True) -> Table:
+    """The one fitter of every text table: ``columns`` at their fixed widths when the table fits ``width``; else
+    as narrow as their cells, then each of ``steps`` in turn (a column moved under its rows, a column's narrower
+    cells from ``narrow``, a column shortened in the middle) until it fits; a table still too wide is stacked
+    (``stack``): in parts, each beginning with the first column, so every part fits and its rows pair up.
+    ``marks`` is a one-character mark per row before its first column (``!`` out of memory); ``strip=False``
+    keeps each line's padding (for a caller that appends to the lines)."""
+    shown = list(columns)
+    lead = len(indent) + (2 if marks is not None else 0)
+
+    def widths(cols: Sequence[Column], tight: bool) -> list[int]:
+        natural = [max(len(c.head), *(len(part) for cell in c.cells for part in cell.split("\n"))) for c in cols]
+        return natural if tight else [max(c.fixed, n) for c, n in zip(cols, natural)]
+
+    def wide(cols: Sequence[Column], tight: bool) -> int:
+        return lead + sum(widths(cols, tight)) + 2 * (len(cols) - 1)
+
+    moved: list[Column] = []
+    tight = wide(shown, False) > width
+    for step in steps if tight else ():
+        if wide(shown, True) <= width:
+            break
+        at = next((i for i, c in enumerate(shown) if c.key == step.key), None)
+        if at is None:
+            continue
+        if step.action == "below":
+            moved.append(shown.pop(at))
+        elif step.action == "narrow" and narrow and step.key in narrow:
+            shown[at] = replace(shown[at], cells=tuple(narrow[step.key]))
+        elif step.action == "shorten":
+            over = wide(shown, True) - width
+            room = max(step.minimum, widths([shown[at]], True)[0] - over)
+            shown[at] = replace(shown[at], cells=tuple(middle_shortened(c, room) for c in shown[at].cells),
+                                head=shown[at].head[:room] if len(shown[at].head) > room else shown[at].head)
+    parts = [list(range(len(shown)))]
+    if stack and wide(shown, tight) > width:
+        w = widths(shown, tight)
+        parts = [[0]]
+        for i in range(1, len(shown)):
+            if len(parts[-1]) > 1 and lead + sum(w[j] + 2 for j in parts[-1]) + w[i] > width:
+                parts.append([0])
+            parts[-1].append(i)
+    w = widths(shown, tight)
+
+    def line(mark: str | None, cells: Sequence[str], part: Sequence[int]) -> str:
+        text = "  ".join(f"{cells[i]:>{w[i]}}" if shown[i].right else f"{cells[i]:<{w[i]}}" for i in part)
+        laid = indent + ("" if mark is None else f"{mark:1} ") + text
+        return laid.rstrip() if strip else laid
+
+    head = line("" if marks is not None else None, [c.head for c in shown], parts[0])
+    rows = []
+    for r in range(len(shown[0].cells) if shown else 0):
+        split = [c.cells[r].split("\n") for c in shown]
+        lines = []
+        for k in range(max(len(s) for s in split)):
+            mark = None if marks is None else (marks[r] if k == 0 else "")
+            lines += [line(mark, [s[k] if k < len(s) else "" for s in split], part) for part in parts[:1]]
+        rows.append(lines)
+    rest: list[str] = []
+    for part in parts[1:]:  # stacked: every other part's rows under its own heading
+        rest += ["", line(None, [c.head for c in shown], part)]
+        rest += [line(None, [c.cells[r] for c in shown], part) for r in range(len(shown[0].cells))]
+    return Table(head, rows, moved, tight, w[0] if w else 0, rest)

@@ -9,11 +9,9 @@ middle, where paths differ least (``logs/rank-...-03.log``).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ...analysis import Closing
-from ..cells import closing_cells
-from ..layout import WIDTH, middle_shortened, prose
+from ..cells import Column, closing_cells
+from ..layout import WIDTH, Step, fit_table, prose
 
 MIN_SOURCE = 12  # a source is never shortened below this (the table is wider than the width instead)
 
@@ -25,19 +23,11 @@ def closing_lines(closing: Closing, width: int | None = None) -> list[str]:
         return []
     width = width or WIDTH
     table = closing_cells(closing)
-    heads, cells = table.heads, table.cells
-    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
-    rest = 2 + sum(w + 2 for w in widths)  # the indent, then two spaces before each column after the source
     file, sources = table.file, table.sources
-    source_width = min(max(len("Source"), *(len(s) for s in sources)), max(MIN_SOURCE, width - rest))
-    arch = heads.index("Arch")
-
-    def line(source: str, values: Sequence[str]) -> str:
-        parts = [f"{v:<{w}}" if i == arch else f"{v:>{w}}" for i, (v, w) in enumerate(zip(values, widths))]
-        return ("  " + f"{source:<{source_width}}  " + "  ".join(parts)).rstrip()
-
-    lines = [*prose("", f"Reports{' in ' + file if file else ''} ({len(rows):,}):", width), line("Source", heads)]
-    lines += [line(middle_shortened(source, source_width), c) for source, c in zip(sources, cells)]
+    columns = [Column("source", "Source", tuple(sources))] + [
+        Column(h, h, tuple(row[k] for row in table.cells), right=h != "Arch") for k, h in enumerate(table.heads)]
+    laid = fit_table(columns, width, steps=[Step("source", "shorten", MIN_SOURCE)])
+    lines = [*prose("", f"Reports{' in ' + file if file else ''} ({len(rows):,}):", width), *laid.lines]
     for note in table.footnotes:
         lines += prose("  (", note + ")", width)
     return lines

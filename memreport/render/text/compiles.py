@@ -8,8 +8,8 @@ from ...analysis.compiles import CompileSummary, CompileTotals
 from ...model import Compilation, CompileTarget, ExecutableLoad, Finding
 from ...units import count
 from .. import RenderOptions
-from ..cells import UNKNOWN, rss
-from ..layout import WIDTH, prose
+from ..cells import UNKNOWN, Column, rss
+from ..layout import WIDTH, fit_table, prose
 from ..words import compile_totals, seconds, timed
 from .verdict import compiles_headline, compiles_lines
 
@@ -48,24 +48,11 @@ _RIGHT = {"duration", "peak RSS", "overflowed"}
 
 def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], width: int = WIDTH,
            right: Collection[str] = _RIGHT) -> list[str]:
-    """The rows under their headings (those in ``right`` right-aligned); a table wider than ``width`` goes in
-    stacked parts, each beginning with the first column (the row's number), so every part fits and its rows
+    """The rows under their headings (those in ``right`` right-aligned), stacked in parts when wider than
+    ``width``, each part beginning with the first column (the row's number), so every part fits and its rows
     still pair up."""
-    widths = [max(len(r[i]) for r in [headings, *rows]) for i in range(len(headings))]
-    parts: list[list[int]] = [[0]]
-    for i in range(1, len(headings)):
-        used = 2 + sum(widths[j] + 2 for j in parts[-1])
-        if len(parts[-1]) > 1 and used + widths[i] > width:
-            parts.append([0])
-        parts[-1].append(i)
-    lines: list[str] = []
-    for part in parts:
-        if lines:
-            lines.append("")
-        for row in [headings, *rows]:
-            cells = [row[i].rjust(widths[i]) if headings[i] in right else row[i].ljust(widths[i]) for i in part]
-            lines.append(("  " + "  ".join(cells)).rstrip())
-    return lines
+    columns = [Column(h, h, tuple(r[i] for r in rows), h in right) for i, h in enumerate(headings)]
+    return fit_table(columns, width, stack=True).lines
 
 
 def _compilations(compilations: Sequence[Compilation], width: int = WIDTH) -> list[str]:

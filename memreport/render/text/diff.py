@@ -11,7 +11,8 @@ from ...analysis.diff import BuildSummary, Diff
 from ...analysis.diff_items import ItemChange, TileItems
 from ...model import FORMAT_NAMES, TileBytes
 from .. import RenderOptions
-from ..layout import WIDTH, prose
+from ..cells import Column
+from ..layout import WIDTH, Step, fit_table, prose
 from ..words import diff_notes
 from .verdict import diff_headline, diff_lines
 
@@ -71,22 +72,13 @@ def _figures_table(diff: Diff, width: int = WIDTH) -> list[str]:
     rows.append(("Maximum, excluding gaps", _peak(old.max_excluding_gaps), _peak(new.max_excluding_gaps),
                  _signed(diff.max_delta)))
     rows.append(("Tiles out of memory", _oom(old), _oom(new), _signed(diff.out_of_memory_delta, "")))
-    lines = _aligned(rows)
-    if max(len(line) for line in lines) > width:  # "788,976 B (tile 1402)": the tile under the bytes
-        lines = _aligned([tuple(cell.replace(" (tile ", "\n(tile ") for cell in row) for row in rows])
-    return lines
-
-
-def _aligned(rows: Sequence[tuple[str, ...]]) -> list[str]:
-    """The figures' rows in aligned columns, a cell of two lines (``\\n``) on two."""
-    widths = [max(len(part) for r in rows for part in r[i].split("\n")) for i in range(4)]
-    lines = []
-    for row in rows:
-        cells = [cell.split("\n") for cell in row]
-        for k in range(max(len(c) for c in cells)):
-            r = [c[k] if k < len(c) else "" for c in cells]
-            lines.append(f"{r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:>{widths[3]}}".rstrip())
-    return lines
+    head, body = rows[0], rows[1:]
+    columns = [Column(key, head[i], tuple(r[i] for r in body), right=i > 0)
+               for i, key in enumerate(("figure", "old", "new", "delta"))]
+    # "788,976 B (tile 1402)": the tile under the bytes when the table is too wide
+    under = {c.key: [cell.replace(" (tile ", "\n(tile ") for cell in c.cells] for c in columns[1:3]}
+    return fit_table(columns, width, steps=[Step("old", "narrow"), Step("new", "narrow")], narrow=under,
+                     indent="").lines
 
 
 def _tile_ids(label: str, tiles: Sequence[int] | None, partial: bool) -> str | None:
@@ -113,11 +105,9 @@ def _changes_table(diff: Diff, top: int, width: int = WIDTH) -> list[str]:
               f"{c.delta:+,} B",
               "newly out of memory" if c.tile in newly else "no longer out of memory" if c.tile in recovered else "")
              for c in shown]
-    head = ("Tile", "IPU", "Old", "New", "Delta")
-    widths = [max(len(x[i]) for x in [head, *cells]) for i in range(5)]
-    for row in [(*head, ""), *cells]:
-        line = "  " + "  ".join(f"{cell:>{w}}" for cell, w in zip(row[:5], widths))
-        lines.append((line + "  " + row[5]).rstrip())
+    heads = ("Tile", "IPU", "Old", "New", "Delta", "")
+    lines += fit_table([Column(h or "status", h, tuple(r[i] for r in cells), right=i < 5)
+                        for i, h in enumerate(heads)], width).lines
     rest = int(diff.listed.size) - len(shown)
     if rest > 0:
         lines += prose("  ", f"{rest:,} more changed tile{'s' if rest > 1 else ''} (--top to show more; "

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from ...analysis import Closing, Summary, TensorMapSummary, TopTile
 from ...units import count
 from .. import RenderOptions
-from ..layout import WIDTH, by_tile_block, prose
+from ..cells import Column
+from ..layout import WIDTH, by_tile_block, fit_table, prose
 from ..words import closing_verdict, count_phrase, message_description, reason, target
 from . import drill, tensors
 from . import verdict as verdict_text
@@ -48,18 +49,19 @@ def totals_lines(summary: Summary) -> list[str]:
     ]
 
 
-def per_ipu_lines(summary: Summary) -> list[str]:
+def per_ipu_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """One row per IPU for multi-IPU reports (complete per-tile data only)."""
     ipus = summary.per_ipu
     if len(ipus) < 2:
         return []
-    lines = ["By IPU:", f"  {'IPU':>5}  {'Tiles':>6}  {'Excluding gaps':>16}  {'Max tile':>9}  {'Max bytes':>11}  "
-             f"{'OOM tiles':>9}"]
-    for s in ipus:
-        oom = "?" if s.tiles_out_of_memory is None else f"{s.tiles_out_of_memory:,}"
-        lines.append(f"  {s.ipu:>5}  {s.num_tiles:>6,}  {s.excluding_gaps:>14,} B  {s.max_excluding_gaps.tile:>9}  "
-                     f"{s.max_excluding_gaps.bytes:>9,} B  {oom:>9}")
-    return lines
+    columns = [Column("ipu", "IPU", tuple(str(s.ipu) for s in ipus), True, 5),
+               Column("tiles", "Tiles", tuple(f"{s.num_tiles:,}" for s in ipus), True, 6),
+               Column("excluding", "Excluding gaps", tuple(f"{s.excluding_gaps:,} B" for s in ipus), True, 16),
+               Column("tile", "Max tile", tuple(str(s.max_excluding_gaps.tile) for s in ipus), True, 9),
+               Column("bytes", "Max bytes", tuple(f"{s.max_excluding_gaps.bytes:,} B" for s in ipus), True, 11),
+               Column("oom", "OOM tiles", tuple("?" if s.tiles_out_of_memory is None else f"{s.tiles_out_of_memory:,}"
+                                                for s in ipus), True, 9)]
+    return ["By IPU:", *fit_table(columns, width).lines]
 
 
 def top_tiles_lines(summary: Summary, items: int = 3, options: RenderOptions | None = None) -> list[str]:
@@ -140,8 +142,8 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
         body = totals_lines(summary) + [""] + by_tile_block(summary, width=width)
     sections: list[Sequence[str]] = [verdict, header_lines(summary, width), body]
     for extra in (data_types_lines(summary),  # after Poplar's block, which stays as printed
-                  messages_lines(summary, width), per_ipu_lines(summary), top_tiles_lines(summary, options=options),
-                  selected_lines(summary, options=options),
+                  messages_lines(summary, width), per_ipu_lines(summary, width),
+                  top_tiles_lines(summary, options=options), selected_lines(summary, options=options),
                   *drill.all_symbols_lines(_drilled(summary, options.symbols), limit, width),
                   drill.categories_lines(summary, width), drill.liveness_lines(summary, width)):
         if extra:

@@ -10,31 +10,16 @@ memory, stays on the row.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 
 from ...analysis import Summary, TopTile
 from .. import RenderOptions
-from ..cells import USED_NOTE, Column, tile_columns
-from ..layout import WIDTH, prose, wrap_items
+from ..cells import USED_NOTE, tile_columns
+from ..layout import WIDTH, Step, fit_table, prose, wrap_items
 from ..words import OUT_OF_MEMORY
 from . import drill
 
 RED, YELLOW, RESET = "\x1b[31m", "\x1b[33m", "\x1b[0m"
 NEAR_LIMIT = 0.95  # yellow: within 5 % of bytes per tile
-
-
-@dataclass(frozen=True)
-class _Column:
-    head: str
-    cells: tuple[str, ...]
-    right: bool = False
-    fixed: int = 0               # its width at 100 columns (at least its cells')
-    below: str | None = None     # its label when it moves under the row
-    moved: bool = False
-
-    def width(self, tight: bool) -> int:
-        natural = max(len(self.head), *(len(c.split("\n")[0]) for c in self.cells))
-        return natural if tight else max(self.fixed, natural)
 
 
 def _coloured(row: str, t: TopTile, limit: int | None, color: bool) -> str:
@@ -48,38 +33,9 @@ def _coloured(row: str, t: TopTile, limit: int | None, color: bool) -> str:
     return row
 
 
-def _columns(summary: Summary, top: Sequence[TopTile]) -> tuple[list[_Column], Column]:
-    """The table's columns after the mark (the one tile table, :func:`..cells.tile_columns`), and the largest
-    items, which go on the row or under it."""
-    columns = tile_columns(summary, top)
-    return ([_Column(c.head, c.cells, c.right, c.fixed, c.below) for c in columns if c.key != "items"],
-            next(c for c in columns if c.key == "items"))
-
-
-def _line(mark: str, cells: Sequence[str], columns: Sequence[_Column], widths: Sequence[int]) -> str:
-    parts = [f"{c:>{w}}" if col.right else f"{c:<{w}}" for c, col, w in zip(cells, columns, widths)]
-    return f"  {mark:1} " + "  ".join(parts)
-
-
-def _fitted(columns: list[_Column], width: int) -> tuple[list[_Column], bool]:
-    """The columns as laid out within ``width`` (see the module's docstring), and whether they are tight."""
-    def wide(cols: list[_Column], tight: bool) -> int:
-        shown = [c for c in cols if not c.moved]
-        return 4 + sum(c.width(tight) for c in shown) + 2 * (len(shown) - 1)
-
-    if wide(columns, False) <= width:
-        return columns, False
-    steps = ["member", "excess", "from", "including gaps", "used (message)"]
-    for step in steps:
-        if wide(columns, True) <= width:
-            break
-        if step == "excess":
-            columns = [replace(c, cells=tuple(s.replace(OUT_OF_MEMORY + " ", OUT_OF_MEMORY + "\n", 1)
-                                              for s in c.cells)) if c.head == "Out of memory" else c
-                       for c in columns]
-        else:
-            columns = [replace(c, moved=True) if c.below == step else c for c in columns]
-    return columns, True
+# How the table narrows when a row would pass the width, one step at a time until it fits.
+STEPS = (Step("member", "below"), Step("oom", "narrow"), Step("from", "below"), Step("including", "below"),
+         Step("used", "below"))
 
 
 def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int = 3,
@@ -95,29 +51,25 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
     width = options.width or WIDTH
     report = summary.report
     limit = report.target.bytes_per_tile
-    fitting, listed_items = _columns(summary, top)
-    columns, tight = _fitted(fitting, width)
-    shown = [c for c in columns if not c.moved]
-    widths = [c.width(tight) for c in shown]
-    largest = listed_items.head
-    head = _line("", [c.head for c in shown], shown, widths)
-    rows = []
-    for i, t in enumerate(top):
-        cells = [c.cells[i].split("\n") for c in shown]
-        first = _line("!" if t.out_of_memory else " ", [c[0] for c in cells], shown, widths)
-        more = [_line("", [c[1] if len(c) > 1 else "" for c in cells], shown, widths)] \
-            if any(len(c) > 1 for c in cells) else []
-        rows.append((first, more, listed_items.cells[i]))
+    columns = tile_columns(summary, top)
+    listed_items = next(c for c in columns if c.key == "items")
+    fitting = [c for c in columns if c.key != "items"]
+    excess = {c.key: [s.replace(OUT_OF_MEMORY + " ", OUT_OF_MEMORY + "\n", 1) for s in c.cells]
+              for c in fitting if c.key == "oom"}  # the excess under the out-of-memory mark
+    laid = fit_table(fitting, width, steps=STEPS, narrow=excess,
+                     marks=["!" if t.out_of_memory else " " for t in top], strip=False)
+    largest, head, tight = listed_items.head, laid.head, laid.tight
+    rows = [(row[0], row[1:], listed_items.cells[i]) for i, row in enumerate(laid.rows)]
     # The items stay on the row when every row fits the width; else each table row puts them on a line below.
     inline = not tight and all(len(row) + 2 + len(listed) <= width for row, _, listed in rows) \
         and len(head) + 2 + len(largest) <= width
     lines = [title, f"{head}  {largest}" if inline else head.rstrip()]
-    indent = " " * (4 + widths[0] + 2)
+    indent = " " * (4 + laid.first_width + 2)
     for i, (t, (row, more, listed)) in enumerate(zip(top, rows)):
         if inline and listed:
             row += f"  {listed}"
         lines += [_coloured(line.rstrip(), t, limit, options.color) for line in [row, *more]]
-        moved = [f"{c.below}: {c.cells[i]}" for c in columns if c.moved and c.cells[i]]
+        moved = [f"{c.below}: {c.cells[i]}" for c in laid.moved if c.cells[i]]
         if moved:
             lines += wrap_items(indent, ", ".join(moved), width)
         if listed and not inline:  # wrapped at the items' commas to the width, continued under the first
@@ -129,6 +81,6 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
             lines += prose(f"{indent}liveness: ", drill.liveness_phrase(t.liveness), width)
     if any(t.out_of_memory for t in top):
         lines.append("  (! = out of memory)")
-    if any(c.head == "Used (message)" for c in columns):
+    if any(c.key == "used" for c in fitting):
         lines += prose("  ", f"({USED_NOTE})", width, hang="   ")
     return lines
