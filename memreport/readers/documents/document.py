@@ -47,6 +47,15 @@ _TYPED_ARRAYS = {
 }
 
 
+def file_bytes(path: str) -> bytes:
+    """The whole file, an OSError a ReadError (the registry names the file)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise ReadError(exc.strerror or str(exc)) from None
+
+
 def looks_like_json_object(prefix: bytes) -> bool:
     """True when the first non-whitespace byte (after an optional BOM) is ``{``."""
     body = prefix[len(UTF8_BOM):] if prefix.startswith(UTF8_BOM) else prefix

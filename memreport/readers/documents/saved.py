@@ -45,7 +45,7 @@ from ...model.schemas import DIFF_SCHEMA as DIFF_SCHEMA_NAME
 from ...model.schemas import REPORT_SCHEMA
 from ..registry import Reader, ReadOptions, register
 from .bulk_decode import decode_json_arrays
-from .document import decode_json, mapping, tile_array, whole_number
+from .document import decode_json, file_bytes, mapping, tile_array, whole_number
 from .fields import Node, kind_of
 
 SCHEMA, DIFF_SCHEMA = REPORT_SCHEMA, DIFF_SCHEMA_NAME  # the names are defined once, in model.schemas
@@ -65,11 +65,7 @@ def is_saved(tree: Any) -> bool:
 
 def read_saved(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
     """Every report of a memreport/1 JSON document, in order."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise ReadError(exc.strerror or str(exc)) from None
+    data = file_bytes(path)
     tree = decode_json_arrays(data)  # per-tile lists straight to arrays; None: decode the ordinary way
     tree = decode_json(data) if tree is None else tree
     del data
