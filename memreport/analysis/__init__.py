@@ -4,6 +4,7 @@ Analysis reads the model and nothing above it (docs/ARCHITECTURE.md). The
 names below are the ones notebooks and renderers use; :func:`summarize`
 computes all of a report's figures at once.
 """
+from .fit_plan import FitItem, FitPlan, Shared, TileItems, fit_plan, variable_items, variable_plans
 from .summary import Summary, summarize, summarize_all
 from .tiles import (
                   MAX_BINS,
@@ -40,10 +41,14 @@ from .verdict import (
 __all__ = [
                   "BYTES_PER_TILE_UNKNOWN",
                   "MAX_BINS",
+                  "FitItem",
+                  "FitPlan",
                   "IpuSummary",
                   "Largest",
                   "OutOfMemoryCount",
+                  "Shared",
                   "Summary",
+                  "TileItems",
                   "TopTile",
                   "Verdict",
                   "bin_counts",
@@ -51,6 +56,7 @@ __all__ = [
                   "choose_bin_kib",
                   "count_out_of_memory",
                   "detail_out_of_memory",
+                  "fit_plan",
                   "histogram",
                   "histogram_if_known",
                   "known_out_of_memory_tiles",
@@ -68,4 +74,6 @@ __all__ = [
                   "top_tiles",
                   "total_excluding_gaps",
                   "total_including_gaps",
+                  "variable_items",
+                  "variable_plans",
 ]
