@@ -13,6 +13,7 @@ import numpy as np
 from memreport.model import KIB, Bin, Histogram, TileBytes
 
 from . import logs as synth_logs
+from . import lowered as synth_lowered
 from . import profile as synth_profile
 from . import text as synth_text
 from .archive import ar_archive, bss, data, elf_file, note, text, tile_elf
@@ -22,7 +23,7 @@ SUFFIXES = {
     "archive": ".a", "archive_bsd": ".a", "elf32": ".elf", "elf64_be": ".elf", "json_profile": ".json",
     "cbor_profile": ".cbor", "cbor_typed": ".cbor", "tensor_map": ".json", "text_summary": ".txt",
     "json_profile_bulk": ".json", "cbor_profile_bulk": ".cbor",
-    "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv", "run_log": ".log",
+    "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv", "run_log": ".log", "lowered_vars": ".json",
 }
 
 
@@ -111,6 +112,7 @@ def seeds() -> dict[str, bytes]:
         "rep_trace": rep.encode(),
         **dict(zip(("saved_json", "saved_csv"), _saved(profile))),
         "run_log": _run_log().encode(),
+        "lowered_vars": synth_lowered.encode(synth_lowered.known_overlaps()[1]),
     }
 
 
