@@ -176,11 +176,9 @@ class Batch:
         return firsts, separators
 
 
-def list_batches(data: bytes, open_at: int, chunk: int = CHUNK) -> Iterator[Batch]:
-    """The items of the list whose ``[`` is at ``open_at``, a batch per chunk; :class:`Malformed` when the list
-    does not close as JSON lists do."""
-    at = open_at + 1
-    size = chunk
+def batch_at(data: bytes, at: int, size: int = CHUNK) -> Batch:
+    """The items of a list that start at ``at`` (just after its ``[`` or a comma) and end within ``size``
+    bytes (more when one item is longer); :class:`Malformed` when the list does not close as JSON lists do."""
     while True:
         stop = _chunk_end(data, at, size)
         found = tokens(data, at, stop)
@@ -195,16 +193,22 @@ def list_batches(data: bytes, open_at: int, chunk: int = CHUNK) -> Iterator[Batc
             else:
                 commas = np.flatnonzero((found.chars[:close] == _COMMA) & (levels[:close] == 0))
                 bounds = np.concatenate(([0], commas + 1, [close + 1]))
-            yield Batch(found, at + int(found.positions[close]) + 1, bounds, True)
-            return
+            return Batch(found, at + int(found.positions[close]) + 1, bounds, True)
         commas = np.flatnonzero((found.chars == _COMMA) & (levels == 0))
-        if commas.size == 0:
-            if stop >= len(data):
-                raise Malformed("the list does not close")
-            size *= 2  # one item longer than a chunk
-            continue
-        bounds = np.concatenate(([0], commas + 1))
-        end = at + int(found.positions[commas[-1]]) + 1
-        yield Batch(found, end, bounds, False)
-        at = end
-        size = chunk
+        if commas.size:
+            bounds = np.concatenate(([0], commas + 1))
+            return Batch(found, at + int(found.positions[commas[-1]]) + 1, bounds, False)
+        if stop >= len(data):
+            raise Malformed("the list does not close")
+        size *= 2  # one item longer than a chunk
+
+
+def list_batches(data: bytes, open_at: int, chunk: int = CHUNK) -> Iterator[Batch]:
+    """The items of the list whose ``[`` is at ``open_at``, a batch per chunk (:func:`batch_at`)."""
+    at = open_at + 1
+    while True:
+        batch = batch_at(data, at, chunk)
+        yield batch
+        if batch.last:
+            return
+        at = batch.end

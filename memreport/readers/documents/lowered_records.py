@@ -51,7 +51,8 @@ class Strings:
 
     def __init__(self) -> None:
         self.codes: dict[bytes, int] = {}
-        self._by_hash: dict[int, int] = {}
+        self._hashes = np.zeros(0, dtype=np.uint64)  # known hashes, ascending, and the code each names
+        self._named = np.zeros(0, dtype=np.int64)
         self._words = np.zeros((64, MAX_WORDS + 1), dtype=np.uint64)  # per code: its length, then its words
 
     def code(self, value: bytes) -> int:
@@ -70,39 +71,38 @@ class Strings:
         if short.size:
             at, size = starts[short], length[short]
             words = np.ndarray((raw.size - 7,), dtype="<u8", buffer=raw, strides=(1,))
-            count = -(-int(size.max()) // 8)
-            taken = np.zeros((short.size, MAX_WORDS + 1), dtype=np.uint64)
+            width = 1 + -(-int(size.max()) // 8)
+            taken = np.empty((short.size, width), dtype=np.uint64)
             taken[:, 0] = size
-            for k in range(count):
-                taken[:, k + 1] = words[at + 8 * k] & _mask(size - 8 * k)
             key = taken[:, 0].copy()
-            for k in range(count):
-                key = key * _MIX + taken[:, k + 1]
-            keys, first, group = np.unique(key, return_index=True, return_inverse=True)
-            same = (taken == taken[first[group]]).all(axis=1)  # each string word for word its group's first
-            table = np.array([self._by_hash.get(k, -1) for k in keys.tolist()], dtype=np.int64)
-            known = table >= 0
-            known[known] = (self._words[table[known]] == taken[first[known]]).all(axis=1)
-            for g in np.flatnonzero(~known).tolist():  # new strings (or a hash another string holds)
-                a = int(at[first[g]])
-                code = self.code(text[a:a + int(size[first[g]])])
-                table[g] = code
-                self._remember(int(keys[g]), code, taken[first[g]])
-            codes[short] = table[group]
-            done[short] = same
+            for k in range(1, width):
+                taken[:, k] = words[at + 8 * (k - 1)] & _mask(size - 8 * (k - 1))
+                key = key * _MIX + taken[:, k]
+            place = np.minimum(np.searchsorted(self._hashes, key), max(self._hashes.size - 1, 0))
+            table = self._named[place] if self._hashes.size else np.zeros(key.size, dtype=np.int64)
+            known = (self._hashes[place] == key) if self._hashes.size else np.zeros(key.size, dtype=bool)
+            known &= (self._words[table, :width] == taken).all(axis=1)  # the same length, the same words
+            for i in np.flatnonzero(~known).tolist():  # strings not met before (or a hash another string holds)
+                a = int(at[i])
+                table[i] = self.code(text[a:a + int(size[i])])
+                self._remember(int(key[i]), int(table[i]), taken[i])
+            codes[short] = table
+            done[short] = True
         for i in np.flatnonzero(~done).tolist():
             codes[i] = self.code(text[int(starts[i]):int(ends[i])])
         return codes
 
     def _remember(self, key: int, code: int, words: np.ndarray) -> None:
-        if key in self._by_hash:  # the hash is another string's: this one is found by its bytes
-            return
-        self._by_hash[key] = code
+        place = int(np.searchsorted(self._hashes, np.uint64(key)))
+        if place < self._hashes.size and int(self._hashes[place]) == key:
+            return  # the hash is another string's: this one is found by its bytes
+        self._hashes = np.insert(self._hashes, place, np.uint64(key))
+        self._named = np.insert(self._named, place, code)
         if code >= self._words.shape[0]:
             grown = np.zeros((2 * code + 1, MAX_WORDS + 1), dtype=np.uint64)
             grown[:self._words.shape[0]] = self._words
             self._words = grown
-        self._words[code] = words
+        self._words[code, :words.size] = words
 
 
 @dataclass(eq=False)

@@ -1,18 +1,21 @@
-"""Lowered-variables records read straight from the file's bytes, a batch at a time (docs/FORMATS.md §11).
+"""Lowered-variables records read straight from the file's bytes, by their quotes (docs/FORMATS.md §11).
 
 Poplar writes every record of ``vars`` the same way: the same keys in the
-same order. The first record of a batch is taken as the template (its
-tokens, keys and where each wanted field sits); every record with the same
-tokens is then checked against it all at once with numpy: each gap between
-tokens is empty, the template's key, or one JSON value (an integer read by
-:func:`~memreport.readers.documents.json_ints.integers_at`, ``true``,
-``false``, ``null`` or a string with no quote, backslash or control
-character inside), the quotes number what the keys and strings need, and
-the text is UTF-8. A record that passes is exactly the JSON its fields say,
-read without a Python object per value; any other record (another shape, a
-float, an escape, a negative count, a wrong type) is left to the reference
-reading (:func:`~memreport.readers.documents.lowered_records.record_fields`),
-which reads it or says what is wrong with it.
+same order, the same punctuation and spacing between them. So a record is
+its strings (keys and string values, each between two quotes) and the
+*glue* between them: fixed bytes around at most one number, ``true``,
+``false`` or ``null``. :func:`learn` takes a record as the template (its
+quotes, its keys, its glue, where each wanted field sits; the record must
+decode with orjson), and :func:`quote_rows` checks the records that follow
+all at once with numpy, from the positions of their quotes alone (one
+comparison and one ``flatnonzero`` over the bytes): each key is the
+template's, each glue is the template's around one JSON value (integers read
+by :func:`~memreport.readers.documents.json_ints.integers_at`), each string
+holds no backslash or control character, and the text is UTF-8. A record
+that passes is the template's JSON with other values, so it reads as its
+fields say; the first that does not (another shape, an escape, a float, a
+wrong type, the list's end) stops the run, and the caller reads on from it
+the reference way.
 """
 from __future__ import annotations
 
@@ -22,232 +25,356 @@ from functools import cached_property
 import numpy as np
 
 from .json_ints import integers_at
-from .json_scan import STRUCTURE, WHITESPACE, Batch, Malformed, decode_item
+from .json_scan import Malformed, decode_item
 from .lowered_records import NO_CLASS, OPTIONAL, WANTED, Fields, Strings
 
 _QUOTE, _BACKSLASH, _MINUS = 0x22, 0x5C, 0x2D
 _TRUE, _NULL = int.from_bytes(b"true", "little"), int.from_bytes(b"null", "little")
 _FALSE = int.from_bytes(b"false", "little")
-_PAD = b"        "  # after a compacted batch: forward word reads never leave the buffer
+_GLUE = frozenset(b"{}[],: \t\r\n")
 
 
 @dataclass(frozen=True, eq=False)
 class Template:
-    """A record's shape: its ``count`` tokens' bytes, and the gaps between token ``j`` and ``j + 1`` that hold a
-    key (``keys``: the gap and its quoted bytes), a value (``values``: the gap and the Fields column it fills,
-    or None) or nothing (``empty``)."""
+    """A record's shape by its ``quotes``: the bytes before its first quote (``lead``); per string, the key it
+    is (bytes) or None (a value); per glue after string ``k`` (the last one runs into the next record's first
+    quote), the bytes before and after its value and whether it has one; the Fields column each wanted value
+    fills (by string, by glue); and where the separator lies in the last glue's ``after``."""
 
-    count: int
-    chars: bytes
-    keys: tuple[tuple[int, bytes], ...]
-    values: tuple[tuple[int, str | None], ...]
+    quotes: int
+    lead: bytes
+    keys: tuple[bytes | None, ...]
+    glue: tuple[tuple[bytes, bool, bytes], ...]
+    string_fields: dict[int, str]
+    glue_fields: dict[int, str]
+    separator: int
+
+    def same_shape(self, other: Template | None) -> bool:
+        return other is not None and (self.quotes, self.lead, self.keys, self.glue) == \
+            (other.quotes, other.lead, other.keys, other.glue)
 
     @cached_property
-    def empty(self) -> np.ndarray:
-        taken = {j for j, _ in self.keys} | {j for j, _ in self.values}
-        return np.array([j for j in range(self.count - 1) if j not in taken], dtype=np.int64)
-
-    @cached_property
-    def key_words(self) -> tuple[np.ndarray, ...]:
-        """The keys as 8-byte words: per word its key (a place in ``keys``), offset, mask and expected value."""
-        slot, offset, mask, want = [], [], [], []
-        for i, (_, quoted) in enumerate(self.keys):
-            padded = quoted + bytes(8)
-            for k in range(0, len(quoted), 8):
-                bits = (1 << (8 * min(8, len(quoted) - k))) - 1
-                slot.append(i)
-                offset.append(k)
-                mask.append(bits)
-                want.append(int.from_bytes(padded[k:k + 8], "little") & bits)
-        return (np.array(slot, dtype=np.int64), np.array(offset, dtype=np.int64), np.array(mask, dtype=np.uint64),
-                np.array(want, dtype=np.uint64))
-
-    def column(self, name: str) -> int | None:
-        """Where the value of the Fields column ``name`` is among :attr:`values`."""
-        return next((i for i, (_, n) in enumerate(self.values) if n == name), None)
+    def layout(self) -> Layout:
+        return layout(self)
 
 
-def learn(batch: Batch, data: bytes) -> Template | None:
-    """The template of the batch's first record, or None when it is not a record the fast reading takes."""
-    t = batch.tokens
-    lo, hi = int(batch.bounds[0]), int(batch.bounds[1])
-    chars = t.chars[lo:hi].tobytes()
-    places = t.positions[lo:hi] + t.start
-    if not chars.startswith(b"{") or data.find(b"\\", int(places[0]), int(places[-1])) >= 0:
+@dataclass(frozen=True, eq=False)
+class Layout:
+    """Where a template's bytes lie, relative to a record's quotes (``q[j]``; ``q[quotes]`` is the next
+    record's first): its fixed bytes as 8-byte words (anchor quote, offset, mask, expected value), its scalar
+    values and its strings' contents as (start anchor, start offset, end anchor, end offset) with the Fields
+    column each fills (or None), and its separator (anchor, offset)."""
+
+    words: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    scalars: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    scalar_fields: tuple[str | None, ...]
+    texts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    text_fields: tuple[str | None, ...]
+    separator: tuple[int, int]
+
+
+def layout(template: Template) -> Layout:
+    """The template's bytes as runs of fixed bytes between its values, each run anchored at a quote: a key and
+    the punctuation around it make one run, so a record's fixed bytes are read in few words. The quotes a run
+    holds are the record's next ones (no other quote can come between), so the runs place every quote."""
+    runs: list[list] = []  # [anchor quote, offset, bytes]
+
+    def fixed(anchor: int, offset: int, text: bytes) -> None:
+        if runs and runs[-1][0] == anchor and runs[-1][1] + len(runs[-1][2]) == offset:
+            runs[-1][2] += text
+        elif text:
+            runs.append([anchor, offset, text])
+
+    scalars: list[tuple[int, int, int, int]] = []
+    scalar_fields: list[str | None] = []
+    texts: list[tuple[int, int, int, int]] = []
+    text_fields: list[str | None] = []
+    anchor = offset = 0  # where the next byte lies: q[anchor] + offset
+    separator = (0, 0)
+    last = len(template.keys) - 1
+    for k, key in enumerate(template.keys):
+        if key is not None:  # "key": fixed bytes, quotes and all
+            fixed(anchor, offset, b'"' + key + b'"')
+            anchor, offset = 2 * k + 1, 1
+        else:  # a string value: its quotes fixed, its content between them
+            fixed(anchor, offset, b'"')
+            texts.append((2 * k, 1, 2 * k + 1, 0))
+            text_fields.append(template.string_fields.get(k))
+            anchor, offset = 2 * k + 1, 0
+            fixed(anchor, offset, b'"')
+            offset = 1
+        before, has_value, after = template.glue[k]
+        if k == last and not has_value:
+            separator = (anchor, offset + template.separator)
+        fixed(anchor, offset, before)
+        offset += len(before)
+        if has_value:
+            scalars.append((anchor, offset, 2 * k + 2, -len(after)))
+            scalar_fields.append(template.glue_fields.get(k))
+            anchor, offset = 2 * k + 2, -len(after)
+            if k == last:
+                separator = (anchor, offset + template.separator)
+            fixed(anchor, offset, after)
+            offset = 0
+    fixed(anchor, offset, b'"')  # the next record's first quote
+    slot, shift, mask, want = [], [], [], []
+    for run_anchor, start, text in runs:
+        padded = text + bytes(8)
+        for k in range(0, len(text), 8):
+            bits = (1 << (8 * min(8, len(text) - k))) - 1
+            slot.append(run_anchor)
+            shift.append(start + k)
+            mask.append(bits)
+            want.append(int.from_bytes(padded[k:k + 8], "little") & bits)
+
+    def columns(items: list[tuple[int, int, int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        table = np.array(items, dtype=np.int64).reshape(len(items), 4)
+        return table[:, 0], table[:, 1], table[:, 2], table[:, 3]
+
+    return Layout((np.array(slot, dtype=np.int64), np.array(shift, dtype=np.int64), np.array(mask, dtype=np.uint64),
+                   np.array(want, dtype=np.uint64)), columns(scalars), tuple(scalar_fields), columns(texts),
+                  tuple(text_fields), separator)
+
+
+def learn(data: bytes, start: int, separator: int) -> Template | None:
+    """The template of the record ``data[start:separator]`` (``separator`` its comma), or None when it is not a
+    record the fast reading takes (or not JSON: the reference reading will say)."""
+    following = data.find(b'"', separator)
+    if following < 0 or data.find(b"\\", start, following) >= 0:
         return None
-    stack: list[str | None] = []
-    key: str | None = None
-    keys: list[tuple[int, bytes]] = []
-    values: list[tuple[int, str | None]] = []
-    paths: dict[tuple[str | None, ...], str] = {path: name for path, name, _ in WANTED}
-    seen: set[str] = set()
-    for j, c in enumerate(chars[:-1]):
-        if c in b"{[":
-            stack.append(key)
-            key = None
-        elif c in b"}]":
-            if not stack:
-                return None
-            stack.pop()
-        elif c == ord(":"):
-            quoted = data[int(places[j - 1]) + 1:int(places[j])].strip(b" \t\r\n") if j else b""
-            if len(quoted) < 2 or quoted[:1] != b'"' or quoted[-1:] != b'"' or b'"' in quoted[1:-1]:
-                return None
-            keys.append((j - 1, quoted))
-            key = quoted[1:-1].decode("utf-8", "replace")
-            if chars[j + 1] not in b"{[":
-                name = paths.get((*stack[1:], key)) if stack[:1] == [None] else None
-                if name in seen:
-                    return None  # a key given twice: the reference reading takes the last
-                if name is not None:
-                    seen.add(name)
-                values.append((j, name))
-        elif c == ord(","):
-            key = None
-    if stack or len(seen) + len([n for n in OPTIONAL if n not in seen]) != len(WANTED):
+    quotes, at = [], data.find(b'"', start, separator)
+    while at >= 0:
+        quotes.append(at)
+        at = data.find(b'"', at + 1, separator)
+    if not quotes or len(quotes) % 2:
+        return None
+    strings = len(quotes) // 2
+    glue = [data[quotes[2 * k + 1] + 1:quotes[2 * k + 2] if k + 1 < strings else following] for k in range(strings)]
+    lead = data[start:quotes[0]]
+    parts = [_split(g) for g in glue]
+    if any(p is None for p in parts) or not glue[-1].endswith(lead):
+        return None
+    walk = _Walk({path: name for path, name, _ in WANTED})
+    if not walk.glue(lead):
+        return None
+    keys: list[bytes | None] = []
+    for k, part in enumerate(parts):
+        assert part is not None
+        before, value, after = part
+        is_key = before.lstrip(b" \t\r\n")[:1] == b":"
+        content = data[quotes[2 * k] + 1:quotes[2 * k + 1]]
+        keys.append(content if is_key else None)
+        if is_key:
+            walk.key = content.decode("utf-8", "replace")
+        elif not walk.value(("string", k)):
+            return None
+        if k == strings - 1:  # the last glue runs on into the next record's lead: walk this record's part
+            if value:
+                after = after[:len(after) - len(lead)]
+            else:
+                before = before[:len(before) - len(lead)]
+        if not walk.glue(before) or (value and not walk.value(("glue", k))) or not walk.glue(after):
+            return None
+    before, value, after = parts[-1]  # type: ignore[misc]
+    closing = (after if value else before)[:-len(lead)] if lead else (after if value else before)
+    if walk.stack or walk.missing() or closing.rstrip(b" \t\r\n")[-1:] != b",":
         return None
     try:  # the template must be JSON itself: the records checked against it are then JSON as it is
-        record = decode_item(data[int(places[0]):int(places[-1])])
+        if not isinstance(decode_item(data[start:separator]), dict):
+            return None
     except Malformed:
         return None
-    if not isinstance(record, dict):  # pragma: no cover - a "{" starts it and it decodes
+    string_fields = {k: name for (kind, k), name in walk.fields.items() if kind == "string"}
+    glue_fields = {k: name for (kind, k), name in walk.fields.items() if kind == "glue"}
+    return Template(len(quotes), lead, tuple(keys), tuple((b, bool(v), a) for b, v, a in parts),  # type: ignore[misc]
+                    string_fields, glue_fields, closing.rstrip(b" \t\r\n").rfind(b","))
+
+
+def _split(glue: bytes) -> tuple[bytes, bytes, bytes] | None:
+    """Glue as (bytes before its value, the value, bytes after); None with more than one value in it."""
+    runs = []
+    i = 0
+    while i < len(glue):
+        if glue[i] in _GLUE:
+            i += 1
+            continue
+        j = i
+        while j < len(glue) and glue[j] not in _GLUE:
+            j += 1
+        runs.append((i, j))
+        i = j
+    if len(runs) > 1:
         return None
-    return Template(len(chars), chars, tuple(keys), tuple(values))
+    if not runs:
+        return glue, b"", b""
+    i, j = runs[0]
+    return glue[:i], glue[i:j], glue[j:]
 
 
-@dataclass(eq=False)
-class _Body:
-    """The bytes the checks read: the batch compacted (no whitespace outside strings), or the file itself."""
+class _Walk:
+    """The nesting seen so far in a template: which wanted field each value is."""
 
-    raw: np.ndarray
-    text: bytes         # ``raw`` as bytes
-    places: np.ndarray  # every token of the batch, in ``raw``
-    stop: int           # one past the batch in ``raw``
-    start: int
+    def __init__(self, paths: dict) -> None:
+        self.paths = paths
+        self.stack: list[str | None] = []
+        self.key: str | None = None
+        self.fields: dict[tuple[str, int], str] = {}
+        self.broken = False
 
+    def glue(self, text: bytes) -> bool:
+        for c in text:
+            if c in b"{[":
+                self.stack.append(self.key)
+                self.key = None
+            elif c in b"}]":
+                if not self.stack:
+                    return False
+                self.stack.pop()
+            elif c == ord(","):
+                self.key = None
+        return True
 
-def _body(batch: Batch, data: bytes) -> _Body:
-    t = batch.tokens
-    size = batch.end - t.start
-    raw = t.raw[:size]
-    spaced = any(data.find(c, t.start, batch.end) >= 0 for c in (b" ", b"\n", b"\r", b"\t"))
-    inside = t.inside(size) if spaced else None
-    spaces = None if inside is None else np.greater(WHITESPACE[raw], inside)  # whitespace outside strings
-    if spaces is None or inside is None or not spaces.any():  # as Poplar and orjson write JSON: read in place
-        return _Body(np.frombuffer(data, dtype=np.uint8), data, t.positions[:batch.bounds[-1]] + t.start,
-                     batch.end, t.start)
-    keep = ~spaces
-    compact = np.concatenate((raw[keep], np.frombuffer(_PAD, dtype=np.uint8)))
-    structural = STRUCTURE[compact[:-len(_PAD)]] & ~inside[keep]
-    return _Body(compact, compact.tobytes(), np.flatnonzero(structural), int(keep.sum()), 0)
+    def value(self, where: tuple[str, int]) -> bool:
+        name = self.paths.get((*self.stack[1:], self.key)) if self.stack[:1] == [None] else None
+        self.key = None
+        if name is None:
+            return True
+        if name in self.fields.values():
+            return False  # a key given twice: the reference reading takes the last
+        self.fields[where] = name
+        return True
 
-
-def fast_fields(batch: Batch, template: Template, data: bytes, strings: Strings) -> tuple[Fields, np.ndarray]:
-    """The batch's records as :class:`Fields`, and a bool per record: left to the reference reading (its
-    fields here are placeholders). Every check reads a record's cells together (row-major), so a batch is
-    read about once from memory."""
-    n, count = batch.count, template.count
-    found = Fields(n, strings)
-    slow = np.ones(n, dtype=bool)
-    rows = np.flatnonzero(np.diff(batch.bounds) == count)
-    if rows.size == 0:
-        return found, slow
-    t = batch.tokens
-    index = batch.bounds[rows][:, None] + np.arange(count)
-    chars = t.chars[index]
-    pattern = np.frombuffer(template.chars, dtype=np.uint8)
-    ok = (chars[:, :-1] == pattern[:-1]).all(axis=1) & np.isin(chars[:, -1], np.frombuffer(b",]", np.uint8))
-    body = _body(batch, data)
-    raw = body.raw
-    places = body.places[index]
-    before = index[:, 0] - 1
-    ok &= places[:, 0] == np.where(before >= 0, body.places[np.maximum(before, 0)] + 1, body.start)
-    starts, ends = places[:, :-1] + 1, places[:, 1:]
-    ok &= (starts[:, template.empty] == ends[:, template.empty]).all(axis=1)
-    ok &= _keys_agree(raw, template, starts, ends)
-    value_gaps = np.array([j for j, _ in template.values], dtype=np.int64)
-    valid, cells = _values(raw, starts[:, value_gaps].ravel(), ends[:, value_gaps].ravel())
-    shape = (rows.size, value_gaps.size)
-    ok &= valid.reshape(shape).all(axis=1)
-    cells = tuple(c.reshape(shape) for c in cells) + (starts[:, value_gaps], ends[:, value_gaps])
-    quoted = 2 * (len(template.keys) + cells[4].sum(axis=1))
-    ok &= _quotes_agree(body, places, quoted, ok, rows.size == n)
-    batch_bytes = raw[body.start:body.stop]
-    low, high = int(batch_bytes.min()), int(batch_bytes.max())
-    if low < 0x20 or body.text.find(b"\\", body.start, body.stop) >= 0:  # a control character, an escape
-        ok &= ~_rows_holding(body, places, (batch_bytes < 0x20) | (batch_bytes == _BACKSLASH))
-    if high >= 0x80:  # text beyond ASCII: the whole batch must be UTF-8
-        try:
-            body.text[body.start:body.stop].decode("utf-8")
-        except UnicodeDecodeError:
-            ok &= ~_rows_holding(body, places, batch_bytes >= 0x80)
-    ok &= _put(found, rows, template, cells, body, ok)
-    slow[rows[ok]] = False
-    return found, slow
+    def missing(self) -> bool:
+        found = set(self.fields.values())
+        return any(name not in found and name not in OPTIONAL for _, name, _ in WANTED)
 
 
-def _keys_agree(raw: np.ndarray, template: Template, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Per row, whether every key gap holds exactly the template's key."""
-    gaps = np.array([j for j, _ in template.keys], dtype=np.int64)
-    sizes = np.array([len(q) for _, q in template.keys], dtype=np.int64)
-    ok = ((ends[:, gaps] - starts[:, gaps]) == sizes).all(axis=1)
-    slot, offset, mask, want = template.key_words
-    at = starts[:, gaps[slot]] + offset
-    inside = at + 8 <= raw.size
-    ok &= inside.all(axis=1)
-    words = np.ndarray((max(raw.size - 7, 0),), dtype="<u8", buffer=raw, strides=(1,))
-    ok &= ((words[np.where(inside, at, 0)] & mask) == want).all(axis=1)
-    return ok
+@dataclass(frozen=True, eq=False)
+class Rows:
+    """A run of records read by :func:`quote_rows`: their fields, first bytes and separators (commas)."""
+
+    fields: Fields
+    firsts: np.ndarray
+    separators: np.ndarray
 
 
-def _put(found: Fields, rows: np.ndarray, template: Template, cells: tuple[np.ndarray, ...], body: _Body,
-         ok: np.ndarray) -> np.ndarray:
-    """Fill the fast rows' fields; False for rows whose values are not what the reference reading takes
-    without a word (a count that is not a non-negative integer, a flag that is not true or false...).
+def quote_rows(data: bytes, start: int, template: Template, size: int, strings: Strings) -> Rows | None:
+    """The records from ``start`` (a record's first byte) that the template reads, within about ``size``
+    bytes; None when not even the first does."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    stop = min(start + size, len(data))
+    quotes = np.flatnonzero(raw[start:stop] == _QUOTE) + start
+    count = template.quotes
+    rows = (quotes.size - 1) // count
+    if rows == 0 or data[start:int(quotes[0])] != template.lead:
+        return None
+    marks = np.empty((rows, count + 1), dtype=np.int64)  # each record's quotes, and the next record's first
+    marks[:, :count] = quotes[:rows * count].reshape(rows, count)
+    marks[:, count] = quotes[count:rows * count + 1:count]
+    plan = template.layout
+    anchor, shift, mask, want = plan.words
+    at = marks[:, anchor] + shift
+    ok = (at.max(axis=1) <= raw.size - 8) if at.size else np.ones(rows, dtype=bool)
+    words = np.ndarray((raw.size - 7,), dtype="<u8", buffer=raw, strides=(1,))
+    ok &= ((words[np.minimum(at, raw.size - 8)] & mask) == want).all(axis=1)
+    a0, o0, a1, o1 = plan.scalars
+    firsts, lasts = marks[:, a0] + o0, marks[:, a1] + o1
+    valid, kinds = _values(raw, firsts.ravel(), lasts.ravel())
+    ok &= valid.reshape(firsts.shape).all(axis=1)
+    cells: dict[str, tuple[np.ndarray, ...]] = {}
+    for column, name in enumerate(plan.scalar_fields):
+        if name is not None:
+            cells[name] = tuple(kind.reshape(firsts.shape)[:, column] for kind in kinds)
+    a0, o0, a1, o1 = plan.texts
+    text_firsts, text_lasts = marks[:, a0] + o0, marks[:, a1] + o1
+    for column, name in enumerate(plan.text_fields):
+        if name is not None:
+            cells[name] = (text_firsts[:, column], text_lasts[:, column])
+    ok &= ~_strings_hold(raw, data, start, int(marks[-1, count]), quotes[:rows * count + 1], count)
+    ok &= _typed(cells, template, rows)
+    accepted = int(np.argmin(ok)) if not ok.all() else rows
+    if accepted == 0:
+        return None
+    separators = marks[:accepted, plan.separator[0]] + plan.separator[1]
+    fields = Fields(accepted, strings)
+    _put(fields, {name: tuple(c[:accepted] for c in cell) for name, cell in cells.items()}, raw, data)
+    return Rows(fields, np.append(start, separators[:-1] + 1), separators)
 
-    ``cells`` are (integer, true, false, null, string, integer value, start, end), each an array of a column
-    per value."""
-    def cell(name: str) -> tuple[np.ndarray, ...]:
-        col = template.column(name)
-        return tuple(c[:, col] for c in cells)
 
-    flag = cell("allocated")
+def _typed(cells: dict[str, tuple[np.ndarray, ...]], template: Template, rows: int) -> np.ndarray:
+    """Per record, whether its wanted values are what the reference reading takes without a word: a count a
+    non-negative integer, a flag true or false, a name a string, a class an integer or null. A wanted value
+    the template holds in the other form (a count written as a string) fails every record that needs it."""
+    strung = set(template.string_fields.values())
+
+    def scalar(name: str) -> tuple[np.ndarray, ...] | None:
+        return None if name in strung or name not in cells else cells[name]
+
+    flag, var = scalar("allocated"), scalar("var")
+    if flag is None or var is None:
+        return np.zeros(rows, dtype=bool)
     allocated = flag[1]
-    good = (flag[1] | flag[2]) & _counted(cell("var"))
-    for name in ("tile", "offset", "size"):
-        good &= ~allocated | _counted(cell(name))
-    for name in ("always_live", "interleaved"):
-        good &= ~allocated | cell(name)[1] | cell(name)[2]
+    good = (flag[1] | flag[2]) & var[0] & (var[5] >= 0)
+    for name in ("tile", "offset", "size", "always_live", "interleaved"):
+        cell = scalar(name)
+        if cell is None:
+            good &= ~allocated
+        elif name in ("tile", "offset", "size"):
+            good &= ~allocated | (cell[0] & (cell[5] >= 0))
+        else:
+            good &= ~allocated | cell[1] | cell[2]
     for name in ("name", "category"):
-        good &= ~allocated | cell(name)[4]
-    eq = cell("eq_class") if template.column("eq_class") is not None else None
-    if eq is not None:
-        good &= ~allocated | eq[0] | eq[3]
-    keep = good & ok
-    found.allocated[rows[keep]] = allocated[keep]
-    found.var[rows[keep]] = cell("var")[5][keep]
-    live = keep & allocated
-    placed = rows[live]
-    for name in ("tile", "offset", "size"):
-        getattr(found, name)[placed] = cell(name)[5][live]
-    found.always_live[placed] = cell("always_live")[1][live]
-    found.interleaved[placed] = cell("interleaved")[1][live]
-    if eq is not None:
-        found.eq_class[placed] = np.where(eq[0][live], np.maximum(eq[5][live], NO_CLASS), NO_CLASS)
-    for name in ("name", "category"):
-        first, last = cell(name)[6][live] + 1, cell(name)[7][live] - 1
-        getattr(found, name)[placed] = found.strings.codes_at(body.raw, body.text, first, last)
+        if name not in strung:
+            good &= ~allocated
+    if "eq_class" in strung:
+        good &= ~allocated
+    elif "eq_class" in cells:
+        good &= ~allocated | cells["eq_class"][0] | cells["eq_class"][3]
     return good
 
 
-def _counted(cell: tuple[np.ndarray, ...]) -> np.ndarray:
-    """A non-negative integer (as the reference reading's whole numbers)."""
-    return cell[0] & (cell[5] >= 0)
+def _put(found: Fields, cells: dict[str, tuple[np.ndarray, ...]], raw: np.ndarray, data: bytes) -> None:
+    allocated = cells["allocated"][1]
+    found.allocated[:] = allocated
+    found.var[:] = cells["var"][5]
+    live = np.flatnonzero(allocated)
+    for name in ("tile", "offset", "size"):
+        getattr(found, name)[live] = cells[name][5][live]
+    found.always_live[live] = cells["always_live"][1][live]
+    found.interleaved[live] = cells["interleaved"][1][live]
+    if "eq_class" in cells:
+        eq = cells["eq_class"]
+        found.eq_class[live] = np.where(eq[0][live], np.maximum(eq[5][live], NO_CLASS), NO_CLASS)
+    for name in ("name", "category"):
+        a, b = cells[name][-2:]
+        getattr(found, name)[live] = found.strings.codes_at(raw, data, a[live], b[live])
+
+
+def _strings_hold(raw: np.ndarray, data: bytes, start: int, stop: int, quotes: np.ndarray, count: int
+                  ) -> np.ndarray:
+    """Per record, whether a string of it holds a backslash or a control character (or the text is not UTF-8
+    there): the glue was checked byte for byte, so only strings can."""
+    rows = (quotes.size - 1) // count
+    held = np.zeros(rows, dtype=bool)
+    region = raw[start:stop]
+    suspects: list[np.ndarray] = []
+    if data.find(b"\\", start, stop) >= 0 or int(region.min()) < 0x20:
+        suspects.append(np.flatnonzero((region < 0x20) | (region == _BACKSLASH)) + start)
+    if int(region.max()) >= 0x80:
+        try:
+            data[start:stop].decode("utf-8")
+        except UnicodeDecodeError:
+            suspects.append(np.flatnonzero(region >= 0x80) + start)
+    for at in suspects:
+        place = np.searchsorted(quotes, at)  # quotes before: odd inside a string
+        inside = (place & 1) == 1
+        held[np.minimum((place[inside] - 1) // count, rows - 1)] = True
+    return held
 
 
 def _values(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
-    """Whether each gap is one JSON value this reading takes, and per kind a bool (integer, true, false, null,
-    string) with the integers' values."""
+    """Whether each place is one JSON value this reading takes, and per kind a bool (integer, true, false,
+    null, string) with the integers' values."""
     n = starts.size
     size = ends - starts
     first = raw[np.minimum(starts, raw.size - 1)]
@@ -266,28 +393,5 @@ def _values(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.n
         true[letters] = four & (low4 == np.uint64(_TRUE))
         false[letters] = five & (low5 == np.uint64(_FALSE))
         null[letters] = four & (low4 == np.uint64(_NULL))
-    text = (size >= 2) & (first == _QUOTE) & (raw[np.maximum(ends - 1, 0)] == _QUOTE)
-    return whole | true | false | null | text, (whole, true, false, null, text, value)
-
-
-def _quotes_agree(body: _Body, places: np.ndarray, expected: np.ndarray, ok: np.ndarray, every: bool
-                  ) -> np.ndarray:
-    """Per row, whether its quotes are exactly those its keys and strings need (a quote inside a string would
-    hide from the token scan). Each row that passed the other checks holds at least as many, so when every
-    record of the batch is such a row, one count over the batch settles it."""
-    if every and bool(ok.all()) and body.text.count(b'"', body.start, body.stop) == int(expected.sum()):
-        return ok
-    lo, hi = int(places[0, 0]), int(places[-1, -1]) + 1
-    where = np.flatnonzero(body.raw[lo:hi] == _QUOTE) + lo
-    return np.searchsorted(where, places[:, -1]) - np.searchsorted(where, places[:, 0]) == expected
-
-
-def _rows_holding(body: _Body, places: np.ndarray, flags: np.ndarray) -> np.ndarray:
-    """Per row, whether its bytes hold one flagged in ``flags`` (a bool per byte of the batch)."""
-    hits = np.flatnonzero(flags) + body.start
-    held = np.zeros(places.shape[0], dtype=bool)
-    if hits.size:
-        row = np.searchsorted(places[:, 0], hits, side="right") - 1
-        inside = (row >= 0) & (hits <= places[np.maximum(row, 0), -1])
-        held[row[inside]] = True
-    return held
+    text = np.zeros(n, dtype=bool)
+    return whole | true | false | null, (whole, true, false, null, text, value)

@@ -9,12 +9,12 @@ the highest end (including gaps). The report becomes a
 its regions from ``inInterleavedMem``.
 
 A pod's report lists a million variables. It is read without decoding the
-list whole: :mod:`~memreport.readers.documents.json_scan` finds the records
-chunk by chunk, :mod:`~memreport.readers.documents.lowered_rows` reads
-those written alike straight from the bytes, and the rest (and everything
-outside ``vars``) is decoded by orjson. When the scan cannot follow the
-document, the whole is decoded the reference way, which says what is wrong
-and where.
+list whole: :mod:`~memreport.readers.documents.lowered_rows` reads the
+records written alike straight from the bytes, by their quotes; the others
+are delimited by :mod:`~memreport.readers.documents.json_scan` and decoded
+by orjson, as is everything outside ``vars``. When the scan cannot follow
+the document, the whole is decoded the reference way, which says what is
+wrong and where.
 """
 from __future__ import annotations
 
@@ -40,9 +40,9 @@ from ..registry import Reader, ReadOptions, register
 from .bulk_decode import decode_json_arrays
 from .document import child, decode_json, file_bytes, looks_like_json_object, mapping, whole_number
 from .fields import kind_of
-from .json_scan import CHUNK, Malformed, decode_item, list_batches, top_level_list
+from .json_scan import CHUNK, Malformed, batch_at, decode_item, top_level_list
 from .lowered_records import Fields, Strings, fields_of, record_fields
-from .lowered_rows import fast_fields, learn
+from .lowered_rows import Template, learn, quote_rows
 
 FORMAT = "lowered-vars"
 _MARKS = re.compile(rb'"(?:targetMemoryInfo|equivalenceClassInterference|allocationOrderByTile)"\s*:|'
@@ -50,6 +50,8 @@ _MARKS = re.compile(rb'"(?:targetMemoryInfo|equivalenceClassInterference|allocat
 _VARS = "\0memreport:vars"  # what the list is replaced by while the rest of the document is decoded
 _TOP_ARRAYS = ("equivalenceClassInterference", "allocationOrderByTile")
 SLOW_SHARE = 0.5  # records of a batch left to orjson beyond which it decodes the whole batch at once
+FALLBACK = 1 << 9  # bytes read the reference way after a record the template does not read (a record or two;
+#                     doubling while the template keeps failing, up to a chunk)
 
 
 def looks_like_lowered_vars(prefix: bytes) -> bool:
@@ -96,26 +98,41 @@ def report_from_tree(tree: Mapping, source: str) -> TileReport:
 
 
 def _streamed(data: bytes, source: str, chunk: int) -> TileReport:
+    """The records read by their quotes (:func:`~memreport.readers.documents.lowered_rows.quote_rows`) while a
+    template reads them, the rest decoded by orjson a batch at a time; the document around ``vars`` decoded
+    on its own."""
     open_at = top_level_list(data, "vars")
-    parts: list[Fields] = []
     strings = Strings()
+    parts: list[Fields] = []
     offsets: list[np.ndarray] = []
     error: ReadError | None = None
-    done = 0
-    close = -1
-    for batch in list_batches(data, open_at, chunk):
-        firsts, ends = batch.spans()
+    done, at, fallback = 0, open_at + 1, FALLBACK
+    template: Template | None = None
+    while True:
+        rows = None if template is None else quote_rows(data, at, template, chunk, strings)
+        if rows is None:
+            learned = _learn_at(data, at)
+            if learned is not None and not learned.same_shape(template):
+                template = learned
+                rows = quote_rows(data, at, template, chunk, strings)
+        if rows is not None:
+            parts.append(rows.fields)
+            offsets.append(rows.firsts)
+            done += rows.fields.count
+            at, fallback = int(rows.separators[-1]) + 1, FALLBACK
+            continue
+        batch = batch_at(data, at, fallback)
         if batch.count:
-            template = learn(batch, data)
-            if template is None:
-                fields, slow = Fields(batch.count, strings), np.ones(batch.count, dtype=bool)
-            else:
-                fields, slow = fast_fields(batch, template, data, strings)
-            error = _read_slow(data, fields, slow, firsts, ends, done, error)
+            firsts, ends = batch.spans()
+            fields = Fields(batch.count, strings)
+            error = _read_slow(data, fields, np.ones(batch.count, dtype=bool), firsts, ends, done, error)
             parts.append(fields)
             offsets.append(firsts)
-        done += batch.count
-        close = batch.end - 1
+            done += batch.count
+        if batch.last:
+            close = batch.end - 1
+            break
+        at, fallback = batch.end, min(2 * fallback, chunk)
     skeleton = data[:open_at] + b'"\\u0000memreport:vars"' + data[close + 1:]
     try:
         tree = decode_json_arrays(skeleton, _TOP_ARRAYS, max_brackets=1 << 20)
@@ -126,6 +143,15 @@ def _streamed(data: bytes, source: str, chunk: int) -> TileReport:
         raise Malformed("vars is not the document's own")
     fields = Fields.joined(parts, strings)
     return _report(tree, fields, np.concatenate(offsets) if offsets else None, source, error)
+
+
+def _learn_at(data: bytes, at: int) -> Template | None:
+    """The template of the record starting at ``at``, when a comma ends it."""
+    batch = batch_at(data, at, 1 << 12)
+    if batch.count == 0 or (batch.last and batch.count == 1):
+        return None
+    firsts, ends = batch.spans()
+    return learn(data, int(firsts[0]), int(ends[0]))
 
 
 def _read_slow(data: bytes, fields: Fields, slow: np.ndarray, firsts: np.ndarray, ends: np.ndarray, done: int,
@@ -193,18 +219,19 @@ def _interned(codes: np.ndarray, order: np.ndarray, strings: list[bytes]) -> tup
     """The codes of the rows ``order`` as indices into a table of the strings they use, in the order they first
     appear among those rows; and that table."""
     chosen = codes[order]
-    used, first, index = np.unique(chosen, return_index=True, return_inverse=True)
-    rank = np.empty(used.size, dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(used.size)
-    table = [b""] * used.size
-    for code, place in zip(used.tolist(), rank.tolist()):
-        table[place] = strings[code]
-    return rank[index], tuple(value.decode("utf-8", "surrogatepass") for value in table)
+    first = np.full(len(strings), chosen.size, dtype=np.int64)
+    np.minimum.at(first, chosen, np.arange(chosen.size))  # where each code first appears
+    used = np.flatnonzero(first < chosen.size)
+    used = used[np.argsort(first[used], kind="stable")]
+    rank = np.empty(len(strings), dtype=np.int64)
+    rank[used] = np.arange(used.size)
+    return rank[chosen], tuple(strings[u].decode("utf-8", "surrogatepass") for u in used.tolist())
 
 
 def _variables(fields: Fields, num_tiles: int, tile_memory: int, interference: Interference | None) -> Variables:
     rows = np.flatnonzero(fields.allocated)
-    order = rows[np.lexsort((rows, -fields.size[rows], fields.offset[rows], fields.tile[rows]))]
+    place = fields.tile[rows] * (tile_memory + 1) + fields.offset[rows]  # below 2**61: tiles x 2**40
+    order = rows[np.lexsort((-fields.size[rows], place))]  # stable: file order last
     strings = fields.strings.values()
     name_index, names = _interned(fields.name, order, strings)
     category, categories = _interned(fields.category, order, strings)
