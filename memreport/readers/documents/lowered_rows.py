@@ -71,6 +71,7 @@ class Layout:
     texts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     text_fields: tuple[str | None, ...]
     separator: tuple[int, int]
+    controls: int  # control characters (newlines, tabs) in a record's fixed bytes
 
 
 def layout(template: Template) -> Layout:
@@ -131,9 +132,11 @@ def layout(template: Template) -> Layout:
         table = np.array(items, dtype=np.int64).reshape(len(items), 4)
         return table[:, 0], table[:, 1], table[:, 2], table[:, 3]
 
+    # from a record's first quote to the next record's: its fixed bytes, the next record's lead among them
+    controls = sum(sum(1 for c in text if c < 0x20) for _, _, text in runs)
     return Layout((np.array(slot, dtype=np.int64), np.array(shift, dtype=np.int64), np.array(mask, dtype=np.uint64),
                    np.array(want, dtype=np.uint64)), columns(scalars), tuple(scalar_fields), columns(texts),
-                  tuple(text_fields), separator)
+                  tuple(text_fields), separator, controls)
 
 
 def learn(data: bytes, start: int, separator: int) -> Template | None:
@@ -290,7 +293,7 @@ def quote_rows(data: bytes, start: int, template: Template, size: int, strings: 
     for column, name in enumerate(plan.text_fields):
         if name is not None:
             cells[name] = (text_firsts[:, column], text_lasts[:, column])
-    ok &= ~_strings_hold(raw, data, start, int(marks[-1, count]), quotes[:rows * count + 1], count)
+    ok &= ~_strings_hold(raw, data, quotes[:rows * count + 1], count, plan.controls)
     ok &= _typed(cells, template, rows)
     accepted = int(np.argmin(ok)) if not ok.all() else rows
     if accepted == 0:
@@ -350,15 +353,18 @@ def _put(found: Fields, cells: dict[str, tuple[np.ndarray, ...]], raw: np.ndarra
         getattr(found, name)[live] = found.strings.codes_at(raw, data, a[live], b[live])
 
 
-def _strings_hold(raw: np.ndarray, data: bytes, start: int, stop: int, quotes: np.ndarray, count: int
-                  ) -> np.ndarray:
+def _strings_hold(raw: np.ndarray, data: bytes, quotes: np.ndarray, count: int, controls: int) -> np.ndarray:
     """Per record, whether a string of it holds a backslash or a control character (or the text is not UTF-8
-    there): the glue was checked byte for byte, so only strings can."""
+    there): the glue was checked byte for byte, so only strings can. ``controls``: the control characters
+    (newlines, tabs) of a record's glue; when the records hold no more than that, none is in a string."""
     rows = (quotes.size - 1) // count
     held = np.zeros(rows, dtype=bool)
+    start, stop = int(quotes[0]), int(quotes[-1])
     region = raw[start:stop]
     suspects: list[np.ndarray] = []
-    if data.find(b"\\", start, stop) >= 0 or int(region.min()) < 0x20:
+    spaced = int(region.min()) < 0x20
+    if data.find(b"\\", start, stop) >= 0 or \
+            (spaced and int(np.count_nonzero(region < 0x20)) != rows * controls):
         suspects.append(np.flatnonzero((region < 0x20) | (region == _BACKSLASH)) + start)
     if int(region.max()) >= 0x80:
         try:
