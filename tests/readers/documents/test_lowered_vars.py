@@ -225,7 +225,7 @@ def reference_reading(data: bytes) -> TileReport:
     return report_from_tree(tree, "v.json")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents(), st.sampled_from([16, 300, 1000, 4096, 1 << 20]))
 def test_the_streamed_reading_is_the_reference_reading(data, chunk):
     streamed = outcome(lambda: lowered_report(data, "v.json", chunk=chunk))
