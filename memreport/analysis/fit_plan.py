@@ -41,10 +41,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..model import TileReport, Variables
 
 ALWAYS_LIVE, NOT_ALWAYS_LIVE, GAP = "always live", "not always live", "gap"
-CLASSES = (ALWAYS_LIVE, NOT_ALWAYS_LIVE, GAP)
+UNKNOWN = "unknown"  # a source that does not say (an ELF symbol: .bss holds both kinds)
+CLASSES = (ALWAYS_LIVE, NOT_ALWAYS_LIVE, GAP, UNKNOWN)
 BUDGETS = ("limit", "headroom")
 __all__ = ["ALWAYS_LIVE", "BUDGETS", "CLASSES", "EXACT_ITEMS", "GAP", "NODE_LIMIT", "NOT_ALWAYS_LIVE",
-           "SHARED_NODE_LIMIT", "FitItem", "FitPlan", "Shared", "TileItems", "fit_plan", "variable_items",
+           "SHARED_NODE_LIMIT", "UNKNOWN", "FitItem", "FitPlan", "Shared", "TileItems", "fit_plan", "variable_items",
            "variable_plans"]
 
 
