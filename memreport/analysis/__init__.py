@@ -6,6 +6,7 @@ answers for itself (:mod:`.kinds`); :func:`summarize` computes all of a
 report's figures at once. The names below are the ones notebooks and
 renderers use.
 """
+from .fit_plan import FitItem, FitItems, FitPlan, Shared, fit_plan, variable_items, variable_plans
 from .kinds import (
                   bins_out_of_memory,
                   count_out_of_memory,
@@ -67,6 +68,9 @@ __all__ = [
                   "CountReason",
                   "DataTypes",
                   "Diff",
+                  "FitItem",
+                  "FitItems",
+                  "FitPlan",
                   "GateResult",
                   "IpuSummary",
                   "Largest",
@@ -75,6 +79,7 @@ __all__ = [
                   "LookInto",
                   "OutOfMemoryCount",
                   "Partial",
+                  "Shared",
                   "Summary",
                   "TensorMapSummary",
                   "TextSummary",
@@ -87,6 +92,7 @@ __all__ = [
                   "choose_bin_kib",
                   "count_out_of_memory",
                   "detail_out_of_memory",
+                  "fit_plan",
                   "histogram",
                   "histogram_if_known",
                   "kind_of",
@@ -103,4 +109,6 @@ __all__ = [
                   "top_tiles",
                   "total_excluding_gaps",
                   "total_including_gaps",
+                  "variable_items",
+                  "variable_plans",
 ]

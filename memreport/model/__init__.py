@@ -61,6 +61,7 @@ from .values import (
                      find_view,
                      sums_by,
 )
+from .variables import MAX_TILE_MEMORY, NO_CLASS, Interference, TileRanges, TileTotals, VariableRow, Variables
 
 __all__ = [
                      "ALWAYS_LIVE",
@@ -71,8 +72,10 @@ __all__ = [
                      "FORMAT_NAMES",
                      "KIB",
                      "MAX_TILES",
+                     "MAX_TILE_MEMORY",
                      "NOT_ALWAYS_LIVE",
                      "NOT_ALWAYS_LIVE_MAX",
+                     "NO_CLASS",
                      "OOM_KINDS",
                      "OOM_MESSAGES_FORMAT",
                      "PYTHON_NAMES",
@@ -86,6 +89,7 @@ __all__ = [
                      "ExecutableLoad",
                      "Finding",
                      "Histogram",
+                     "Interference",
                      "LineRef",
                      "LogRun",
                      "MemoryReport",
@@ -103,8 +107,12 @@ __all__ = [
                      "TensorMapReport",
                      "TileBytes",
                      "TileDetail",
+                     "TileRanges",
                      "TileReport",
                      "TileSymbols",
+                     "TileTotals",
+                     "VariableRow",
+                     "Variables",
                      "add_view",
                      "check_sums",
                      "exact_sum",

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
     from .tensor_map import TensorMap
+    from .variables import Variables
 
 OOM_MESSAGES_FORMAT = "oom-messages"  # a log's out-of-memory messages, with no summary (a SummaryReport)
 # What each report format is called in what people read.
@@ -48,6 +49,7 @@ FORMAT_NAMES: Mapping[str, str] = MappingProxyType({
     "poplar-text": "Poplar text summary", "json-profile": "JSON graph profile",
     "cbor-profile": "CBOR graph profile", "tensor-map": "tensor map", "pop-profile": "PopVision profile (libpva)",
     "csv": "memreport CSV", OOM_MESSAGES_FORMAT: "out-of-memory messages",
+    "lowered-vars": "lowered-variables report",
 })
 BREAKDOWN_KINDS = ("section", "category", "data type", "tensor", "item")
 
@@ -175,7 +177,9 @@ class TileReport(MemoryReport):
 
     ``symbols`` holds the symbol tables read for a few tiles (by tile id:
     the top tiles, tiles asked for); ``liveness_steps`` the not-always-live
-    bytes by program step where the source has them.
+    bytes by program step where the source has them; ``variables`` every
+    variable laid out in tile memory, where the source lists them (a
+    lowered-variables report).
     """
 
     kind: ClassVar[str] = "tiles"
@@ -197,6 +201,7 @@ class TileReport(MemoryReport):
     liveness_steps: tuple[ProgramLiveness, ...] | None = None
     members: ArchiveMembers | None = None  # where each member lies in the archive read (archives only)
     files_read: tuple[str, ...] = ()
+    variables: Variables | None = None
 
     def __post_init__(self) -> None:
         n = self.target.num_tiles
@@ -222,6 +227,8 @@ class TileReport(MemoryReport):
         for tile, table in self.symbols.items():
             if not isinstance(table, TileSymbols) or table.tile != tile or not 0 <= tile < n:
                 raise ValueError(f"symbols of tile {tile}: must be a TileSymbols of that tile, one of 0..{n - 1}")
+        if self.variables is not None and self.variables.num_tiles != n:
+            raise ValueError(f"variables of {self.variables.num_tiles:,} tiles for {n:,} tiles")
 
     @property
     def per_tile(self) -> str:

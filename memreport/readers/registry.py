@@ -83,10 +83,11 @@ def _builtin_rank(reader: Reader) -> int:
 # extensions each module's readers claim, not their code, and each module registers itself on import. Text
 # comes last: it takes any text the others leave.
 _PACKAGE = __package__ or "memreport.readers"
-BUILTIN = ("elf.ar", "elf.file", "documents.saved_csv", "documents.saved", "documents.profile", "documents.pva",
-           "text.poplar_text")
+BUILTIN = ("elf.ar", "elf.file", "documents.saved_csv", "documents.saved", "documents.lowered_vars",
+           "documents.profile", "documents.pva", "text.poplar_text")
 BUILTIN_EXTENSIONS = {"elf.ar": (".a",), "elf.file": (".elf", ".o"), "documents.saved_csv": (".csv",),
-                      "documents.saved": (".json",), "documents.profile": (".json", ".cbor"),
+                      "documents.saved": (".json",), "documents.lowered_vars": (".json",),
+                      "documents.profile": (".json", ".cbor"),
                       "documents.pva": (".pop",), "text.poplar_text": (".txt", ".rep", ".log")}
 _BUILTIN_LOADED = False
 _BUILTIN_LOCK = threading.Lock()

@@ -13,6 +13,7 @@ import numpy as np
 from memreport.model import KIB, Bin, Histogram, TileBytes
 
 from . import logs as synth_logs
+from . import lowered as synth_lowered
 from . import profile as synth_profile
 from . import text as synth_text
 from .archive import ar_archive, bss, cxx_archive, data, demangling_bomb, elf_file, note, text, tile_elf
@@ -23,6 +24,7 @@ SUFFIXES = {
     "cbor_profile": ".cbor", "cbor_typed": ".cbor", "tensor_map": ".json", "text_summary": ".txt",
     "json_profile_bulk": ".json", "cbor_profile_bulk": ".cbor",
     "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv", "run_log": ".log", "archive_cxx": ".a",
+    "lowered_vars": ".json",
 }
 #: C++ names as tile ELFs hold them, and a small demangling bomb (12 levels: 47 KB of C++ name; issue #33 item 11)
 CXX_NAMES = ("_ZN6popops9BroadcastIfE7computeEv", "_ZN6poplin12OuterProductIfE3bufE",
@@ -118,6 +120,7 @@ def seeds() -> dict[str, bytes]:
         **dict(zip(("saved_json", "saved_csv"), _saved(profile))),
         "run_log": _run_log().encode(),
         "archive_cxx": cxx_archive([[demangling_bomb(12, "f"), *CXX_NAMES[:3]], list(CXX_NAMES[3:])]),
+        "lowered_vars": synth_lowered.encode(synth_lowered.known_overlaps()[1]),
     }
 
 

@@ -37,8 +37,10 @@ class _Decline(Exception):
     """The fast decoder will not vouch for this document."""
 
 
-def decode_json_arrays(data: bytes) -> Any | None:
-    """The JSON tree in ``data`` with long integer lists under ``memory`` as arrays, or None."""
+def decode_json_arrays(data: bytes, under: tuple[str, ...] = ("memory",), max_brackets: int = MAX_BRACKETS
+                       ) -> Any | None:
+    """The JSON tree in ``data`` with long integer lists under the top-level keys ``under`` (a graph profile's
+    ``memory``, also inside ``graphProfile``) as arrays, or None. More than ``max_brackets`` lists: None."""
     if b"\\" in data:  # an escaped quote would hide string boundaries from the bracket scan
         return None
     start = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
@@ -53,7 +55,7 @@ def decode_json_arrays(data: bytes) -> Any | None:
     close = -1
     while at >= 0:
         brackets += 1
-        if brackets > MAX_BRACKETS:
+        if brackets > max_brackets:
             return None
         quotes += data.count(b'"', seen, at)
         seen = at
@@ -73,7 +75,7 @@ def decode_json_arrays(data: bytes) -> Any | None:
                 continue
         at = after
     tree = _skeleton_tree(pieces, view, done) if arrays else None
-    return None if tree is None else _restore(tree, arrays)
+    return None if tree is None else _restore(tree, arrays, under)
 
 
 def _skeleton_tree(pieces: list[bytes | memoryview], view: memoryview, done: int) -> Any | None:
@@ -112,12 +114,13 @@ def _compact(values: np.ndarray, high: int | None = None) -> np.ndarray:
     return values
 
 
-def _restore(tree: Any, arrays: list[np.ndarray]) -> Any:
-    """Put the arrays back: as arrays under ``memory``, as lists anywhere else."""
+def _restore(tree: Any, arrays: list[np.ndarray], under: tuple[str, ...]) -> Any:
+    """Put the arrays back: as arrays under the keys ``under``, as lists anywhere else."""
     used = [0]
     for holder in (tree, tree.get("graphProfile") if isinstance(tree, dict) else None):
-        if isinstance(holder, dict) and isinstance(holder.get("memory"), dict):
-            _swap(holder["memory"], arrays, True, used)
+        for key in under:
+            if isinstance(holder, dict) and isinstance(holder.get(key), (dict, list, str)):
+                holder[key] = _swap(holder[key], arrays, True, used)
     if used[0] < len(arrays):  # long integer lists elsewhere keep their ordinary form
         _swap(tree, arrays, False, used)
     return tree

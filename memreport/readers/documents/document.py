@@ -47,6 +47,15 @@ _TYPED_ARRAYS = {
 }
 
 
+def file_bytes(path: str) -> bytes:
+    """The whole file, an OSError a ReadError (the registry names the file)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise ReadError(exc.strerror or str(exc)) from None
+
+
 def looks_like_json_object(prefix: bytes) -> bool:
     """True when the first non-whitespace byte (after an optional BOM) is ``{``."""
     body = prefix[len(UTF8_BOM):] if prefix.startswith(UTF8_BOM) else prefix
@@ -200,8 +209,10 @@ def _is_whole(value: Any) -> bool:
     return isinstance(value, float) and math.isfinite(value) and value == int(value)
 
 
-def tile_array(value: Any, path: str, num_tiles: int | None = None, count_of: str = "tiles") -> np.ndarray:
-    """A per-tile list as an int64 array: no Python object per value kept, errors name ``path``."""
+def tile_array(value: Any, path: str, num_tiles: int | None = None, count_of: str = "tiles",
+               signed: bool = False) -> np.ndarray:
+    """A per-tile list as an int64 array: no Python object per value kept, errors name ``path``; negative values
+    refused unless ``signed``."""
     arr = _typed_array(value, path)
     if arr is None:
         if not isinstance(value, (list, tuple, np.ndarray)):  # arrays: from bulk_decode
@@ -215,7 +226,7 @@ def tile_array(value: Any, path: str, num_tiles: int | None = None, count_of: st
         arr = _integers(arr, value, path)
     if num_tiles is not None and arr.shape[0] != num_tiles:
         raise ReadError(f"{path} has {arr.shape[0]:,} values for {num_tiles:,} {count_of}")
-    if arr.size and int(arr.min()) < 0:
+    if arr.size and not signed and int(arr.min()) < 0:
         tile = int(np.argmin(arr))
         raise ReadError(f"{path} holds a negative size ({int(arr[tile]):,} for tile {tile})")
     return arr

@@ -143,3 +143,39 @@ def digit_runs(body: bytes) -> int:
     """How many runs of digits ``body`` holds."""
     digit = (np.frombuffer(body, dtype=np.uint8) - np.uint8(_ZERO)) < 10  # a byte below "0" wraps past 9
     return int(digit[:1].sum()) + int(np.count_nonzero(digit[1:] > digit[:-1]))
+
+
+def integers_at(body, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The JSON integers that fill exactly ``body[starts[i]:ends[i]]`` (``body`` any bytes-like buffer), as
+    int64, and per item whether it is one: an optional minus and 1 to 18 digits, no leading zero, no "-0",
+    as :func:`int_list` takes them. Items read eight digits at a time from the word ending at their end; one
+    whose words would start before the buffer, or run past it, is refused (False), for the caller to read
+    the ordinary way."""
+    raw = np.frombuffer(body, dtype=np.uint8)
+    starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+    if raw.size < 8:  # not one word to read
+        return np.zeros(starts.size, dtype=np.int64), np.zeros(starts.size, dtype=bool)
+    words = np.ndarray((raw.size - 7,), dtype="<u8", buffer=body, strides=(1,))
+    inside = (starts >= 0) & (starts < ends) & (ends <= raw.size)
+    first = raw[np.where(inside, starts, 0)]
+    negative = inside & (first == _MINUS)
+    digits = starts + negative
+    length = ends - digits
+    ok = inside & (length >= 1) & (length <= MAX_DIGITS)
+    ok &= ~((raw[np.minimum(digits, raw.size - 1)] == _ZERO) & ((length > 1) | negative))  # "07", "-0"
+    values = np.zeros(starts.size, dtype=np.uint64)
+    for k, scale in enumerate((_U64(1), _U64(10 ** 8), _U64(10 ** 16))):  # the last 8 digits, the 8 before, the rest
+        take = np.clip(length - 8 * k, 0, 8)
+        end = ends - 8 * k
+        need = ok & (take > 0)
+        if k and not need.any():  # no number this long
+            break
+        ok &= ~need | (end >= 8)  # a word from before the buffer's start: refused
+        need &= ok
+        word = words[np.where(need, end - 8, 0)]
+        value, count = _eight_digits(word)
+        ok &= ~need | (count == take)  # the digits are all there, and the byte before them is none (":", "-")
+        values += np.where(need & ok, value, _U64(0)) * scale
+    signed = values.view(np.int64)
+    np.negative(signed, out=signed, where=negative)
+    return signed, ok

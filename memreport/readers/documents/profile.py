@@ -52,6 +52,7 @@ from .document import (
     child,
     decode_cbor,
     decode_json,
+    file_bytes,
     looks_like_cbor_map,
     looks_like_json_object,
     mapping,
@@ -74,7 +75,7 @@ def is_profile(tree: Any) -> bool:
 
 def read_json(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
     """A JSON graph profile or tensor map."""
-    data = _read_bytes(path)
+    data = file_bytes(path)
     # Long lists straight to arrays (a tensor map's tile pairs, a profile's per-tile lists); None: decode the
     # ordinary way.
     tree = decode_tensor_map_json(data) if looks_like_tensor_map(data) else decode_json_arrays(data)
@@ -85,7 +86,7 @@ def read_json(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryRepo
 
 def read_cbor(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
     """A CBOR graph profile (or tensor map), with or without the self-describe tag."""
-    data = _read_bytes(path)
+    data = file_bytes(path)
     tree = decode_cbor_arrays(data)
     tree = decode_cbor(data) if tree is None else tree
     del data
@@ -94,9 +95,12 @@ def read_cbor(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryRepo
 
 def read_tree(tree: Any, source: str, encoding: str) -> list[MemoryReport]:
     """Dispatch a decoded document on its top-level keys."""
+    from .lowered_vars import is_lowered_vars, report_from_tree
     from .saved import is_saved, reports_from_document
     if is_saved(tree):  # memreport's own JSON, its keys reordered (jq -S): not sniffed as such
         return reports_from_document(tree)
+    if is_lowered_vars(tree):  # its telling keys past the first 4 KiB: not sniffed as such
+        return [report_from_tree(tree, source)]
     if is_tensor_map(tree):
         return [report_from_tensor_map(tensor_map_from_document(tree, source))]
     if is_profile(tree):
@@ -334,14 +338,6 @@ def _is_count(value: Any) -> bool:
 
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
-def _read_bytes(path: str) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as exc:
-        raise ReadError(exc.strerror or str(exc)) from None
 
 
 register(Reader("json", "JSON graph profile or tensor map", looks_like_json_object, read_json, (".json",)))

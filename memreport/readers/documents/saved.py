@@ -24,6 +24,7 @@ from ...model import (
     Bin,
     Column,
     Histogram,
+    Interference,
     MemoryReport,
     OutOfMemoryMessage,
     PrintedSummary,
@@ -39,13 +40,14 @@ from ...model import (
     TileDetail,
     TileReport,
     TileSymbols,
+    Variables,
     resolve_target,
 )
 from ...model.schemas import DIFF_SCHEMA as DIFF_SCHEMA_NAME
 from ...model.schemas import REPORT_SCHEMA
 from ..registry import Reader, ReadOptions, register
 from .bulk_decode import decode_json_arrays
-from .document import decode_json, mapping, tile_array, whole_number
+from .document import decode_json, file_bytes, mapping, tile_array, whole_number
 from .fields import Node, kind_of
 
 SCHEMA, DIFF_SCHEMA = REPORT_SCHEMA, DIFF_SCHEMA_NAME  # the names are defined once, in model.schemas
@@ -65,11 +67,7 @@ def is_saved(tree: Any) -> bool:
 
 def read_saved(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
     """Every report of a memreport/1 JSON document, in order."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise ReadError(exc.strerror or str(exc)) from None
+    data = file_bytes(path)
     tree = decode_json_arrays(data)  # per-tile lists straight to arrays; None: decode the ordinary way
     tree = decode_json(data) if tree is None else tree
     del data
@@ -182,7 +180,39 @@ def _tile_report(r: Node, common: dict[str, Any]) -> TileReport:
         excluding_gaps=values.array("excluding_gaps", n),
         including_gaps=values.tiles("including_gaps", n), breakdown=breakdown,
         regions={name: tile_array(value, where, n) for name, value, where in values.items("regions")},
-        tile_names=names, skipped=skipped, symbols=_symbol_tables(r), liveness_steps=steps, **common)
+        tile_names=names, skipped=skipped, symbols=_symbol_tables(r), liveness_steps=steps, variables=_variables(r),
+        **common)
+
+
+_VARIABLE_COLUMNS = ("offset", "size", "category", "name_index", "var_id")
+
+
+def _variables(r: Node) -> Variables | None:
+    """A lowered-variables report's variables, as ``memreport.render.saved`` writes them."""
+    node = r.node("variables")
+    if node is None:
+        return None
+    tile = tile_array(node.raw("tile", required=True), node.at("tile"), count_of="variables")
+    count = tile.size
+
+    def column(key: str, signed: bool = False) -> np.ndarray:
+        return tile_array(node.raw(key, required=True), node.at(key), count, "variables", signed)
+
+    def flags(key: str) -> np.ndarray:
+        values = column(key)
+        if values.size and int(values.max()) > 1:
+            raise ReadError(f"{node.at(key)} must hold 0 and 1 only")
+        return values.astype(bool)
+
+    table = node.node("interference")
+    interference = None if table is None else Interference(
+        *(tile_array(table.raw(k, required=True), table.at(k)) for k in ("classes", "indptr", "indices")))
+    classes = None if node.raw("equivalence_class") is None else column("equivalence_class", signed=True)
+    return Variables(num_tiles=node.whole("num_tiles", required=True), tile=tile,
+                     **{key: column(key) for key in _VARIABLE_COLUMNS}, always_live=flags("always_live"),
+                     interleaved=flags("interleaved"), categories=node.texts("categories", required=True),
+                     names=node.texts("names", required=True), equivalence_class=classes,
+                     interference=interference, tile_memory=node.whole("tile_memory", positive=True))
 
 
 def _steps(node: Node, key: str) -> tuple[ProgramLiveness, ...]:

@@ -4,9 +4,10 @@ The rendered keys (totals, histogram, top tiles...) are figures; these keys
 hold the facts they were computed from: every tile's values as compact
 arrays (``tile_values``), what the source stated about its target and the
 overrides applied (``stated_target``, ``overrides``), the source's own notes,
-a text summary's printed figures, program-step liveness, symbol tables and a
-tensor map's pairs. Per-tile arrays are written on one line each, so a
-94,208-tile report stays a few megabytes.
+a text summary's printed figures, program-step liveness, symbol tables, a
+tensor map's pairs and a lowered-variables report's variables (``variables``,
+columns). Per-tile arrays are written on one line each, so a 94,208-tile
+report stays a few megabytes.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from ...model import (
     TensorMapReport,
     TileBytes,
     TileReport,
+    Variables,
     overrides_of,
     source_notes,
 )
@@ -134,6 +136,25 @@ def tensor_map_data(report: TensorMapReport, inline: Inline | None = None) -> di
             "pair_elements": _array(m.pair_elements, inline)}
 
 
+VARIABLE_COLUMNS = ("tile", "offset", "size", "category", "always_live", "interleaved", "name_index", "var_id")
+
+
+def variables_json(variables: Variables | None, inline: Inline | None = None) -> dict | None:
+    """A report's lowered variables as columns (flags as 0 and 1), their tables and the interference table."""
+    if variables is None:
+        return None
+    v = variables
+    table = v.interference
+    return {"num_tiles": v.num_tiles, "tile_memory": v.tile_memory,
+            **{name: _array(getattr(v, name).astype(np.int64), inline) for name in VARIABLE_COLUMNS},
+            "equivalence_class": None if v.equivalence_class is None else
+            _array(v.equivalence_class.astype(np.int64), inline),
+            "categories": _strings(list(v.categories), inline), "names": _strings(list(v.names), inline),
+            "interference": None if table is None else {
+                name: _array(getattr(table, name).astype(np.int64), inline)
+                for name in ("classes", "indptr", "indices")}}
+
+
 def saved_sections(report: MemoryReport, inline: Inline | None = None) -> dict:
     """The keys a report's JSON record adds so it can be read back exactly."""
     stated = report.stated
@@ -146,4 +167,5 @@ def saved_sections(report: MemoryReport, inline: Inline | None = None) -> dict:
         "printed": printed_json(report) if isinstance(report, SummaryReport) else None,
         "liveness_steps": steps_json(report.liveness_steps) if isinstance(report, TileReport) else None,
         "tensor_map_data": tensor_map_data(report, inline) if isinstance(report, TensorMapReport) else None,
+        "variables": variables_json(report.variables, inline) if isinstance(report, TileReport) else None,
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import orjson
 import pytest
 
@@ -90,3 +91,37 @@ def test_random_lists_read_as_orjson_reads_them_or_are_declined():
         assert found[0].tolist() == expected == json.loads(b"[" + body + b"]"), body
         assert all(type(v) is int for v in expected), body
     assert taken > 800 and declined > 1500  # both sides exercised (909 and 2091 with this seed)
+
+
+ITEMS_ACCEPTED = [b"0", b"7", b"-7", b"12345678", b"123456789", b"1234567890123456", b"12345678901234567",
+                  b"123456789012345678", b"-123456789012345678", b"100000000", b"-10"]
+ITEMS_DECLINED = [b"", b"-", b"--1", b"+1", b"01", b"-0", b"-01", b"1.5", b"1e3", b"1 ", b" 1", b"1x", b"x1",
+                  b"true", b'"1"', b"1234567890123456789", b"99999999999999999999", b"1,2"]
+
+
+def test_integers_at_reads_each_item_filling_its_place_exactly():
+    """integers_at: the same numbers as orjson for items that are exactly one integer each, False for the rest;
+    an item's bytes are read to its start, never past (a digit before or after it does not count)."""
+    items = ITEMS_ACCEPTED + ITEMS_DECLINED
+    body = b"          ["
+    starts, ends = [], []
+    for item in items:
+        body += b":"
+        starts.append(len(body))
+        body += item
+        ends.append(len(body))
+    body += b"]" + b" " * 8
+    values, ok = json_ints.integers_at(body, np.array(starts), np.array(ends))
+    assert ok.tolist() == [True] * len(ITEMS_ACCEPTED) + [False] * len(ITEMS_DECLINED)
+    assert values[:len(ITEMS_ACCEPTED)].tolist() == [orjson.loads(item) for item in ITEMS_ACCEPTED]
+    glued = b"9" * 10 + b"12" + b"9"  # digits on both sides of the place: not the item's
+    _, ok = json_ints.integers_at(glued, np.array([10]), np.array([12]))
+    assert ok.tolist() == [False]
+
+
+def test_integers_at_refuses_what_it_cannot_read_in_place():
+    """A number whose words would start before the buffer, or a place outside it: refused, never misread."""
+    _, ok = json_ints.integers_at(b"12345678901", np.array([0, 5, 3]), np.array([11, 20, 3]))
+    assert ok.tolist() == [False, False, False]
+    _, ok = json_ints.integers_at(b"1234567", np.array([0]), np.array([7]))
+    assert ok.tolist() == [False]

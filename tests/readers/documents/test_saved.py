@@ -10,7 +10,7 @@ import pytest
 import memreport
 from memreport.analysis import summarize_all
 from memreport.errors import ReadError
-from memreport.model import Column, MemoryReport, Target, TensorMapReport, TileReport
+from memreport.model import Column, MemoryReport, Target, TensorMapReport, TileReport, Variables
 from memreport.readers.elf.symbols import with_symbols
 from memreport.render.data.report import render_json
 from tests.readers.elf.test_symbols import codelet_elf
@@ -19,6 +19,18 @@ from tests.synth.archive import ar_archive, tile_elf
 from tests.synth.seeds import SUFFIXES, seeds
 
 ROOT = Path(__file__).resolve().parents[3]
+
+
+def same_variables(a: Variables, b: Variables) -> None:
+    for key in ("tile", "offset", "size", "category", "always_live", "interleaved", "name_index", "var_id",
+                "equivalence_class"):
+        np.testing.assert_array_equal(getattr(a, key), getattr(b, key), err_msg=key)
+        assert getattr(a, key).dtype.kind == getattr(b, key).dtype.kind, key
+    assert (a.names, a.categories, a.num_tiles, a.tile_memory) == (b.names, b.categories, b.num_tiles, b.tile_memory)
+    assert (a.interference is None) == (b.interference is None)
+    if a.interference is not None and b.interference is not None:
+        for key in ("classes", "indptr", "indices"):
+            np.testing.assert_array_equal(getattr(a.interference, key), getattr(b.interference, key))
 
 
 def saved(reports: list[MemoryReport], tmp_path: Path, name: str = "saved.json", **summary) -> tuple[str, Path]:
@@ -52,6 +64,9 @@ def same_model(a: MemoryReport, b: MemoryReport) -> None:
         for name, values in a.regions.items():
             np.testing.assert_array_equal(values, b.regions[name])
         assert (None if a.tile_names is None else list(a.tile_names)) == b.tile_names
+        assert (a.variables is None) == (b.variables is None)
+        if a.variables is not None and b.variables is not None:
+            same_variables(a.variables, b.variables)
     if isinstance(a, TensorMapReport):
         assert isinstance(b, TensorMapReport)
         ma, mb = a.tensor_map, b.tensor_map
