@@ -78,17 +78,17 @@ class StandardInput:
         self.labels.pop(path, None)
         self.behind.pop(path, None)
 
-    def paths(self, paths: Sequence[str], enter: Callable[[Any], Any], on_close: Callable[[Callable[[], None]], Any]
-              ) -> list[str]:
-        """``paths`` with ``-`` (once at most: UnsupportedOperation otherwise) replaced by a spool file in a
-        temporary directory, entered with ``enter`` and forgotten with ``on_close`` (an ExitStack's
-        ``enter_context`` and ``callback``, a click Context's ``with_resource`` and ``call_on_close``)."""
+    def paths(self, paths: Sequence[str], enter: Callable[[Any], Any], on_close: Callable[[Callable[[], None]], Any],
+              stream: Any = None) -> list[str]:
+        """``paths`` with ``-`` (once at most: UnsupportedOperation otherwise) replaced by a file holding standard
+        input (or ``stream``) in a temporary directory, entered with ``enter`` and forgotten with ``on_close`` (an
+        ExitStack's ``enter_context`` and ``callback``, a click Context's ``with_resource`` and ``call_on_close``)."""
         if self.MARK not in paths:
             return list(paths)
         if list(paths).count(self.MARK) > 1:
             raise UnsupportedOperation("- (standard input) can be given once")
         import tempfile
-        spool = self.spool(enter(tempfile.TemporaryDirectory(prefix="memreport-stdin-")))
+        spool = self.spool(enter(tempfile.TemporaryDirectory(prefix="memreport-stdin-")), stream)
         on_close(lambda: self.forget(spool))
         return [spool if p == self.MARK else p for p in paths]
 
