@@ -134,8 +134,15 @@ def change_cell(build: TrendBuild, first: bool = False) -> str:
         return ""
     if build.change is None:
         return UNKNOWN
-    share = "" if build.change_share is None else f" ({100 * build.change_share:+.2f}%)"
-    return f"{build.change:+,} B{share}"
+    return f"{build.change:+,} B" + ("" if build.change_share is None else f" ({percent_change(build.change_share)})")
+
+
+def percent_change(share: float) -> str:
+    """A change as a percent of what it changed: ``+0.03%``; ``+<0.01%`` for a change that rounds to nothing but
+    is not one."""
+    if share and abs(share) < 0.00005:
+        return ("+" if share > 0 else "-") + "<0.01%"
+    return f"{100 * share:+.2f}%"
 
 
 def trend_columns(trend: Trend) -> list[Column]:
