@@ -1,4 +1,5 @@
-"""Text layout shared by every output form: Poplar's own pieces (docs/FORMATS.md §1) and the fitting of prose.
+"""Text layout shared by every output form: Poplar's own pieces (docs/FORMATS.md §1), the fitting of prose and of
+tables of cells (:func:`fitted_table`).
 
 The By Tile histogram rows (a range right-aligned in 10, a 40-star bar, the
 count in 7), the ``Maximum`` lines and the ``(X K)`` figure, and the whole
@@ -11,10 +12,13 @@ from __future__ import annotations
 import math
 import re
 import textwrap
+from collections.abc import Sequence
+from dataclasses import replace
 
 from ..analysis import Summary
 from ..model import Histogram, TileBytes
 from ..units import kib
+from .cells import Column
 from .words import count_phrase
 
 BAR_WIDTH = 40
@@ -118,3 +122,47 @@ def wrap_items(lead: str, listed: str, width: int) -> list[str]:
         else:
             line += piece
     return lines + [line]
+
+
+NAME_KEPT = 20     # a name column is shortened to this before columns move under the rows...
+MIN_NAME = 12      # ...and never below this
+
+
+def _widths(columns: Sequence[Column]) -> list[int]:
+    return [max(len(c.head), *(len(cell) for cell in c.cells)) for c in columns]
+
+
+def fitted_table(columns: Sequence[Column], width: int, shorten: Sequence[str] = ()) -> list[str]:
+    """Columns laid out within ``width``: the cells of the ``shorten`` columns (build names) shortened in the
+    middle to :data:`NAME_KEPT` characters first, then the columns that have a ``below`` label moved under each
+    row (``total: ..., change: ...``), then the names shortened down to :data:`MIN_NAME`."""
+    def wide(cols: Sequence[Column]) -> int:
+        return 2 + sum(_widths(cols)) + 2 * (len(cols) - 1)
+
+    def shortened(cols: list[Column], floor: int) -> list[Column]:
+        for key in shorten:
+            excess, at = wide(cols) - width, next(i for i, c in enumerate(cols) if c.key == key)
+            keep = max(floor, len(cols[at].head), _widths(cols)[at] - excess)
+            if excess > 0:
+                cols[at] = replace(cols[at], cells=tuple(middle_shortened(c, keep) for c in cols[at].cells))
+        return cols
+
+    columns = shortened(list(columns), NAME_KEPT)
+    moved: list[Column] = []
+    while wide(columns) > width and any(c.below for c in columns):
+        last = max(i for i, c in enumerate(columns) if c.below)
+        moved.insert(0, columns.pop(last))
+    columns = shortened(columns, MIN_NAME)
+    widths = _widths(columns)
+
+    def line(cells: Sequence[str]) -> str:
+        return ("  " + "  ".join(f"{v:>{w}}" if c.right else f"{v:<{w}}"
+                                 for v, c, w in zip(cells, columns, widths))).rstrip()
+
+    lines = [line([c.head for c in columns])]
+    for i in range(len(columns[0].cells)):
+        lines.append(line([c.cells[i] for c in columns]))
+        under = [f"{c.below}: {c.cells[i]}" for c in moved if c.cells[i]]
+        if under:
+            lines += wrap_items("      ", ", ".join(under), width)
+    return lines

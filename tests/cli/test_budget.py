@@ -63,6 +63,11 @@ def test_the_text_says_which_file_set_each_gate():
     markdown = run("old.a", "--format", "markdown").stdout
     assert "  \nGates: --fail-on-oom (from .memreport.toml, line 4, gates.fail-on-oom); --max-tile 640,000 B (from " \
            ".memreport.toml, line 3, gates.max-tile)\n" in markdown
+    page = run("old.a", "--format", "html").stdout
+    assert ("<p class=gates>Gates: --fail-on-oom (from .memreport.toml, line 4, gates.fail-on-oom); --max-tile "
+            "640,000 B (from .memreport.toml, line 3, gates.max-tile)</p></div>") in page
+    diff_text = run("diff", "old.a", "new.a").stdout  # NEW's gates: none of them judges a diff
+    assert "Gates:" not in diff_text
 
 
 def test_the_command_line_wins_and_a_flag_left_off_turns_nothing_off():

@@ -104,3 +104,10 @@ def test_the_text_lists_twenty_tiles_and_counts_the_rest():
     listing = out.split("Tiles out of memory in b (30), the latest to go over first:\n")[1].split("\n\n")[0]
     assert len(listing.splitlines()) == 1 + 20 + 1
     assert listing.endswith("\n  10 more tiles (--format json lists every one)")
+
+
+@pytest.mark.parametrize("share, shown", [(0.000338, "+0.03%"), (-0.2250, "-22.50%"), (0.0, "+0.00%"),
+                                          (0.00001, "+<0.01%"), (-0.00001, "-<0.01%")])
+def test_a_change_too_small_to_round_is_not_shown_as_none(share, shown):
+    from memreport.render.cells import percent_change
+    assert percent_change(share) == shown
