@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...analysis.results import Trend
+from ...units import count
 from .. import RenderOptions
 from ..cells import Column, history_columns, trend_columns
 from ..words import trend_notes, trend_verdict
@@ -25,7 +26,7 @@ def render_trend(trend: Trend, options: RenderOptions | None = None) -> str:
     said = trend_verdict(trend)
     first, last = trend.builds[0].label, trend.last.label
     span = code(last) if len(trend.builds) == 1 else f"{code(first)} → {code(last)}"
-    fitted.add(f"## memreport trend: {len(trend.builds):,} builds, {span}\n\n**{cell(said.headline)}**"
+    fitted.add(f"## memreport trend: {count(len(trend.builds), 'build')}, {span}\n\n**{cell(said.headline)}**"
                + "".join(f"  \n{cell(line)}" for line in said.lines) + gates(trend.gates), "the heading")
     builds = trend_columns(trend)
     n = len(trend.builds)
