@@ -1,4 +1,5 @@
-"""Text layout shared by every output form: Poplar's own pieces (docs/FORMATS.md §1) and the fitting of prose.
+"""Text layout shared by every output form: Poplar's own pieces (docs/FORMATS.md §1), the fitting of prose and of
+tables of cells (:func:`fit_table`, every text table's one fitter).
 
 The By Tile histogram rows (a range right-aligned in 10, a 40-star bar, the
 count in 7), the ``Maximum`` lines and the ``(X K)`` figure, and the whole

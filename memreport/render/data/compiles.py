@@ -9,6 +9,7 @@ from ...analysis.compiles import CompileSummary
 from ...model import Compilation, LineRef
 from ...model.schemas import COMPILES_SCHEMA
 from .. import RenderOptions
+from .report import gates_json
 
 
 def _ref(ref: LineRef) -> dict:
@@ -47,6 +48,7 @@ def compiles_dict(summary: CompileSummary) -> dict:
                    "compiled_or_loaded": t.compiled_or_loaded, "compiled_or_loaded_s": t.compiled_or_loaded_s,
                    "compiled_or_loaded_untimed": t.compiled_or_loaded_untimed},
         "notes": list(summary.notes),
+        "gates": gates_json(summary.gates),
     }
 
 

@@ -14,7 +14,7 @@ from ...analysis.diff_items import ItemChange
 from ...model.schemas import DIFF_SCHEMA
 from .. import RenderOptions
 from ..words import diff_notes
-from .report import tile_bytes_json
+from .report import gates_json, tile_bytes_json
 
 TILES_PLACEHOLDER = "\0memreport-diff tiles\0"  # no file name holds a NUL
 
@@ -75,6 +75,7 @@ def diff_dict(diff: Diff, *, tiles: bool = True) -> dict:
         "unlisted_tiles": diff.num_unlisted,
         "sort": diff.sort,
         "tile_details": below_json(diff),
+        "gates": gates_json(diff.gates),
     }
 
 

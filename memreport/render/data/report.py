@@ -13,8 +13,10 @@ from typing import Any
 import numpy as np
 
 from ...analysis import Summary, TextSummary, TileSummary, TopTile
+from ...analysis.results import GateSetting
 from ...model import OutOfMemoryMessage, TileBytes
 from ...model.schemas import REPORT_SCHEMA
+from ...units import Percent
 from .. import RenderOptions
 from ..words import message_description, next_command, report_notes
 from .drill import liveness_json, liveness_summary_json, symbols_json
@@ -40,6 +42,14 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return str(value)
+
+
+def gates_json(settings: Sequence[GateSetting]) -> list[dict]:
+    """The gates a report (a diff, a trend...) was judged by: each gate's option, its value (bytes, a percent of
+    tile memory as written, or true for a flag) and where it was set (null: the command line)."""
+    return [{"gate": s.gate, "value": str(s.value) if isinstance(s.value, Percent) else s.value,
+             "origin": None if s.origin is None else {"file": s.origin.path, "line": s.origin.line,
+                                                      "key": s.origin.key}} for s in settings]
 
 
 def tile_json(tt: TopTile, symbols: int | None = None) -> dict:
@@ -103,6 +113,7 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
         "selected_tiles": [tile_json(tt, symbols) for tt in summary.selected],
         "breakdown_totals": dict(summary.breakdown_totals),
         "liveness": liveness_summary_json(summary.liveness),
+        "gates": gates_json(summary.gates),
         **saved_sections(report, inline),
     }
 

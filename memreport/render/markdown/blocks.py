@@ -11,6 +11,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ...analysis.results import GateSetting
+from ..words import gates_line
+
 LIMIT = 65_536       # characters of a GitHub comment
 RESERVE = 600        # kept for the line naming what was left out
 
@@ -31,6 +34,12 @@ def code(value: str) -> str:
     return f"{fence}{pad}{value}{pad}{fence}"
 
 
+def gates(settings: Sequence[GateSetting]) -> str:
+    """The gates judged, each with where it was set, as a last line of a verdict's paragraph ("" for none)."""
+    line = gates_line(settings)
+    return f"  \nGates: {cell(line)}" if line else ""
+
+
 def table(head: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
     align = ["---:" if i in right else "---" for i in range(len(head))]
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |"]
@@ -44,23 +53,24 @@ class Fitted:
     before any histogram); what did not fit is named at the end, grouped."""
 
     limit: int = LIMIT
-    offered: list[tuple[int, tuple[str, ...], str, str]] = field(default_factory=list)
+    offered: list[tuple[int, tuple[str, ...], str, str, bool]] = field(default_factory=list)
 
-    def add(self, block: str, what: str, *shorter: str, of: str = "", priority: int = 0) -> None:
-        """``block``, else the first of the ``shorter`` versions that fits, else nothing (``what`` is named)."""
-        self.offered.append((priority, (block, *shorter), what, of))
+    def add(self, block: str, what: str, *shorter: str, of: str = "", priority: int = 0, cut: bool = False) -> None:
+        """``block``, else the first of the ``shorter`` versions that fits, else nothing (``what`` is named);
+        ``cut``: ``block`` itself already leaves part out (the whole would never fit)."""
+        self.offered.append((priority, (block, *shorter), what, of, cut))
 
     def text(self) -> str:
         chosen: dict[int, str] = {}
         left_out: dict[str, list[str]] = {}
         size = 0
         for i in sorted(range(len(self.offered)), key=lambda i: (self.offered[i][0], i)):
-            _, variants, what, of = self.offered[i]
+            _, variants, what, of, cut = self.offered[i]
             for k, candidate in enumerate(variants):
                 if size + len(candidate) + 2 <= self.limit - RESERVE:
                     chosen[i] = candidate
                     size += len(candidate) + 2
-                    if k:
+                    if k or cut:
                         left_out.setdefault(f"part of {what}", []).append(of)
                     break
             else:

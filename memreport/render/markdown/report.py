@@ -13,7 +13,7 @@ from .. import RenderOptions
 from ..cells import closing_cells, tile_columns
 from ..layout import by_tile_block
 from ..words import closing_verdict, report_notes, target, verdict
-from .blocks import Fitted, cell, code, table
+from .blocks import Fitted, cell, code, gates, table
 
 HISTOGRAM_ROWS = 80  # rows of a By Tile block shown whole; beyond, its first and last rows
 
@@ -23,7 +23,7 @@ def verdict_block(summary: Summary) -> str:
     lines = [f"**{cell(v.headline)}**", *(cell(line) for line in v.lines)]
     if v.command:
         lines.append(f"Next: {code(v.command)}")
-    return "  \n".join(lines)  # two spaces: a line break inside the paragraph
+    return "  \n".join(lines) + gates(summary.gates)  # two spaces: a line break inside the paragraph
 
 
 def tiles_table(summary: Summary, tiles: Sequence[TopTile]) -> str:

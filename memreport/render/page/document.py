@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..words import Verdict
 from . import contract
 from .script import bundle
 
@@ -110,6 +111,16 @@ def table(head: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "", 
         body.append(f"<tr{f' class={klass}' if klass else ''}>{cells(row, 'td')}</tr>")
     return (f'<table{f" class={cls}" if cls else ""}><thead><tr>{cells(head, "th")}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table>")
+
+
+def verdict(said: Verdict, gates: str | None = None) -> str:
+    """A verdict block: its headline, its lines, the command to run next, and the gates judged (``gates``: the
+    words of :func:`..words.gates_line`), as HTML."""
+    lines = "".join(f"<p>{text(line)}</p>" for line in said.lines)
+    command = f"<p>Next: <code>{text(said.command)}</code></p>" if said.command else ""
+    judged = f"<p class=gates>Gates: {text(gates)}</p>" if gates else ""
+    headline = f"<p class=headline>{text(said.headline)}</p>"
+    return f'<div class="verdict {said.level}">{headline}{lines}{command}{judged}</div>'
 
 
 def notes_list(notes: Iterable[str]) -> str:

@@ -16,7 +16,7 @@ from ...model import TileReport
 from ...units import plural
 from ..cells import closing_cells, tile_columns
 from ..layout import by_tile_block
-from ..words import closing_verdict, message_description, partial_reason, report_notes, target, verdict
+from ..words import closing_verdict, gates_line, message_description, partial_reason, report_notes, target, verdict
 from . import document as doc
 from .contract import page_data
 
@@ -28,11 +28,8 @@ DATA_BUDGET_PER_TILE = 28
 
 
 def verdict_html(summary: Summary) -> str:
-    """The verdict block: the text's words (:func:`.verdict.verdict`), as HTML."""
-    v = verdict(summary)
-    lines = "".join(f"<p>{doc.text(line)}</p>" for line in v.lines)
-    cmd = f"<p>Next: <code>{doc.text(v.command)}</code></p>" if v.command else ""
-    return f'<div class="verdict {v.level}"><p class=headline>{doc.text(v.headline)}</p>{lines}{cmd}</div>'
+    """The verdict block: the text's words (:func:`.verdict.verdict`) and the gates judged, as HTML."""
+    return doc.verdict(verdict(summary), gates_line(summary.gates))
 
 
 def tiles_table(summary: Summary, tiles: Sequence[TopTile], section: str) -> str:

@@ -11,7 +11,7 @@ from .. import RenderOptions
 from ..cells import UNKNOWN, Column, rss
 from ..layout import WIDTH, fit_table, prose
 from ..words import compile_totals, seconds, timed
-from .verdict import compiles_headline, compiles_lines
+from .verdict import compiles_headline, compiles_lines, gates_lines
 
 
 def _target(target: CompileTarget | None) -> str:
@@ -103,7 +103,8 @@ def render_text(summary: CompileSummary, options: RenderOptions | None = None) -
         logs = [line for i, log in enumerate(summary.history.logs)
                 for line in (f"{'Logs:' if i == 0 else '':<6}{log.source}",
                              f"{'':<8}{count(log.compilations, 'compilation')}, {count(log.loads, 'executable load')}")]
-    sections = [compiles_lines(summary, width), logs, _compilations(summary.history.compilations, width),
+    sections = [compiles_lines(summary, width) + gates_lines(summary.gates, width), logs,
+                _compilations(summary.history.compilations, width),
                 _loads(summary.history.loads, summary.totals, width), _findings(summary.findings, width),
                 prose("", compile_totals(summary.totals), width, hang="  ")
                 + [line for n in summary.notes for line in prose("Note: ", n, width)],

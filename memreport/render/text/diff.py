@@ -14,7 +14,7 @@ from .. import RenderOptions
 from ..cells import Column
 from ..layout import WIDTH, Step, fit_table, prose
 from ..words import diff_notes
-from .verdict import diff_headline, diff_lines
+from .verdict import diff_headline, diff_lines, gates_lines
 
 TILE_IDS_SHOWN = 20
 TILES_PLACEHOLDER = "\0memreport-diff tiles\0"  # no file name holds a NUL
@@ -169,7 +169,7 @@ def render_text(diff: Diff, options: RenderOptions | None = None) -> str:
     header += prose("", _target_line(diff), width, hang="        ")
     for note in diff_notes(diff):
         header += prose("Note:   ", note, width)
-    sections = [diff_lines(diff, width), header, _figures_table(diff, width)]
+    sections = [diff_lines(diff, width) + gates_lines(diff.gates, width), header, _figures_table(diff, width)]
     partial = diff.per_tile == "partial"
     oom = [line for text in (_tile_ids("Newly out of memory", diff.newly_out_of_memory, partial),
                              _tile_ids("No longer out of memory", diff.no_longer_out_of_memory, partial))

@@ -125,7 +125,7 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
     tiles), the verdict's first line again last; with ``options.brief`` the verdict and the top tiles only."""
     options = options or RenderOptions()
     width = options.width or WIDTH
-    verdict = verdict_text.report_lines(summary, width)
+    verdict = verdict_text.report_lines(summary, width) + verdict_text.gates_lines(summary.gates, width)
     if options.brief:
         return "\n\n".join("\n".join(s) for s in [verdict, top_tiles_lines(summary, options=options),
                                                  selected_lines(summary, options=options),

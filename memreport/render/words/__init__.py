@@ -47,8 +47,16 @@ from .diffs import (
 )
 from .gates import (
     gate_message,
+    gate_setting,
+    gates_line,
+    origin_phrase,
 )
 from .page import LABELS
+from .trend import (
+    first_phrase,
+    trend_notes,
+    trend_verdict,
+)
 from .verdicts import (
     Verdict,
     closing_verdict,
@@ -81,12 +89,16 @@ __all__ = [
     "diff_headline",
     "diff_notes",
     "diff_verdict",
+    "first_phrase",
     "gate_message",
+    "gate_setting",
+    "gates_line",
     "headline",
     "look_into",
     "message_description",
     "next_command",
     "next_commands",
+    "origin_phrase",
     "out_of_memory_cell",
     "partial_reason",
     "picture_partial_note",
@@ -99,5 +111,7 @@ __all__ = [
     "side_tiles",
     "target",
     "timed",
+    "trend_notes",
+    "trend_verdict",
     "verdict",
 ]

@@ -41,7 +41,7 @@ def test_json_fields_are_exact(builds):
         "max_excluding_gaps": {"old": {"tile": 7, "bytes": 700_000}, "new": {"tile": 7, "bytes": 700_000},
                                "delta": 0},
         "notes": [],
-        "min_change": 0, "unlisted_tiles": 0, "sort": "delta", "tile_details": [],
+        "min_change": 0, "unlisted_tiles": 0, "sort": "delta", "tile_details": [], "gates": [],
     }
 
 

@@ -242,7 +242,7 @@ def test_figures_stay_out_of_pyplot():
 
 
 def test_png_outputs_one_file_per_report():
-    from memreport.cli import numbered_paths
+    from memreport.run import numbered_paths
     assert numbered_paths("m.png", 2, ".png") == ["m-1.png", "m-2.png"]
     assert numbered_paths("out/memory.png", 1, ".png") == ["out/memory.png"]
     assert numbered_paths("out/memory.png", 2, ".png") == ["out/memory-1.png", "out/memory-2.png"]

@@ -69,7 +69,15 @@ function compilesSection(s) {
   };
 }
 
-const SECTIONS = {report: reportSection, diff: diffSection, compiles: compilesSection};
+function trendSection(s) {
+  return {
+    id: s.id, builds: [...s.builds], worstTiles: [...s.worst_tiles],
+    charts: s.charts.map((c) => ({key: c.key, unit: c.unit, values: [...c.values], limit: [...c.limit],
+      atLeast: [...c.at_least]})),
+  };
+}
+
+const SECTIONS = {report: reportSection, diff: diffSection, compiles: compilesSection, trend: trendSection};
 
 // The whole block: its kind, its labels (every word the script shows) and its sections; a section that cannot
 // be read is {id, error}, and the others are read all the same.
