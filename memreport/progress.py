@@ -33,7 +33,8 @@ class ReadProgress:
         if self.bar is None:
             if total <= 0 or self.clock() - self.start < self.delay:
                 return
-            self.bar = click.progressbar(length=total, label=self.label, file=self.file, show_eta=True,
+            from .render.layout import visible  # a file's name as stderr shows it (issue 33 item 8)
+            self.bar = click.progressbar(length=total, label=visible(self.label), file=self.file, show_eta=True,
                                          show_percent=True)
             self.bar.__enter__()
         self.bar.update(max(0, min(done, total) - self.bar.pos))

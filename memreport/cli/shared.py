@@ -71,9 +71,17 @@ def shown_path(path: str) -> str:
 
 
 def _unspooled(message: str) -> str:
+    """``message`` as stderr shows it: standard input's spool file named ``<stdin>``, and the names it quotes (a
+    file's, a member's, a module's) with their control characters escaped (issue 33 item 8)."""
+    from ..render.layout import visible  # numpy-backed analysis loads with it: --help stays quick
     for spool, label in _spooled.items():
         message = message.replace(spool, label)
-    return message
+    return visible(message)
+
+
+def say(message: str) -> None:
+    """One line on stderr, ``memreport: MESSAGE`` (:func:`_unspooled`)."""
+    click.echo(f"memreport: {_unspooled(message)}", err=True)
 
 
 class SizeType(click.ParamType):
@@ -180,7 +188,7 @@ def unexpected(exc: Exception) -> str:
 
 def fail(message: str, code: int = EXIT_READ) -> None:
     """One line on stderr, then exit with ``code``."""
-    click.echo(f"memreport: {_unspooled(message)}", err=True)
+    say(message)
     sys.exit(code)
 
 
@@ -299,7 +307,7 @@ def _reading(path: str, options: ReadOptions) -> Iterator[ReadOptions]:
 def echo_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
     """One line each, like errors (Python's format adds a source line), and each message once."""
     for message in dict.fromkeys(str(w.message) for w in caught):
-        click.echo(f"memreport: warning: {message}", err=True)
+        say(f"warning: {message}")
 
 
 def read(paths: Sequence[str], options: ReadOptions, module: str | None = None) -> tuple[list[Read], list[ReadFailure]]:
@@ -311,7 +319,7 @@ def read(paths: Sequence[str], options: ReadOptions, module: str | None = None) 
     with exit_codes():
         reads = session.read_files(paths, options, module, labels=_spooled, around=_reading, errors=failures)
     for failure in failures:
-        click.echo(f"memreport: {_unspooled(failure.message)}", err=True)
+        say(failure.message)
     if failures and not reads:
         sys.exit(EXIT_READ)
     return reads, failures
@@ -336,8 +344,8 @@ def finish(run: Run) -> None:
     except WriteError as exc:
         fail(str(exc), EXIT_WRITE)
     for notice in run.notices:
-        click.echo(f"memreport: {notice}", err=True)
+        say(notice)
     for message in gate_messages(run.gates):
-        click.echo(f"memreport: gate failed: {message}", err=True)
+        say(f"gate failed: {message}")
     if run.exit_code:
         sys.exit(run.exit_code)

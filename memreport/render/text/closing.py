@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ...analysis import Closing
 from ..cells import closing_cells
-from ..layout import WIDTH, middle_shortened, prose
+from ..layout import WIDTH, middle_shortened, prose, visible
 
 MIN_SOURCE = 12  # a source is never shortened below this (the table is wider than the width instead)
 
@@ -28,7 +28,7 @@ def closing_lines(closing: Closing, width: int | None = None) -> list[str]:
     heads, cells = table.heads, table.cells
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(heads)]
     rest = 2 + sum(w + 2 for w in widths)  # the indent, then two spaces before each column after the source
-    file, sources = table.file, table.sources
+    file, sources = table.file, [visible(s) for s in table.sources]  # as shown: the widths count escapes
     source_width = min(max(len("Source"), *(len(s) for s in sources)), max(MIN_SOURCE, width - rest))
     arch = heads.index("Arch")
 

@@ -13,12 +13,13 @@ from collections.abc import Sequence
 from ...analysis import Closing, Summary, TensorMapSummary, TopTile
 from ...units import count
 from .. import RenderOptions
-from ..layout import WIDTH, by_tile_block, prose
+from ..layout import WIDTH, by_tile_block, prose, visible
 from ..words import closing_verdict, count_phrase, message_description, reason, target
 from . import drill, tensors
 from . import verdict as verdict_text
 from .closing import closing_lines
-from .tiles import NEAR_LIMIT, RED, RESET, YELLOW, tiles_lines
+from .terminal import RED, RESET, YELLOW, shown
+from .tiles import NEAR_LIMIT, tiles_lines
 
 __all__ = ["NEAR_LIMIT", "RED", "RESET", "RULE", "YELLOW", "by_tile_block", "render", "render_report", "tiles_lines"]
 
@@ -28,7 +29,7 @@ RULE = "=" * 78
 def header_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """Source, format, target and what the source does not hold (notes wrapped to ``width``)."""
     report = summary.report
-    lines = [f"Source:   {summary.label}", f"Format:   {report.format_name}",
+    lines = [f"Source:   {visible(summary.label)}", f"Format:   {report.format_name}",
              *prose("Target:   ", target(summary), width), f"Per tile: {report.per_tile}"]
     notes = [*report.notes, *summary.notes]
     oom = summary.oom
@@ -87,7 +88,7 @@ def data_types_lines(summary: Summary) -> list[str]:
     types = summary.data_types
     if types is None:
         return []
-    rows = [(name, size) for name, size in types.largest]
+    rows = [(visible(name), size) for name, size in types.largest]
     if types.rest:
         rows.append((f"{types.rest:,} more", types.rest_bytes))
     name_w = max(len(name) for name, _ in rows)
@@ -153,11 +154,13 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
 
 
 def render(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
-    """Several reports, one after another, separated by a rule; after the last, a table of them all."""
+    """Several reports, one after another, separated by a rule; after the last, a table of them all (what a
+    terminal is given: :func:`.terminal.shown`)."""
     text = f"\n{RULE}\n\n".join(render_report(s, options) for s in summaries)
+    color = bool(options and options.color)
     if len(summaries) < 2:
-        return text
+        return shown(text, color)
     width = (options and options.width) or WIDTH
     rows = Closing.of(summaries)
     table = closing_lines(rows, width) + [""] + prose(verdict_text.LEAD, closing_verdict(rows), width)
-    return text + f"\n{RULE}\n\n" + "\n".join(table) + "\n"  # its last line the verdict over them all
+    return shown(text + f"\n{RULE}\n\n" + "\n".join(table) + "\n", color)  # its last line the verdict over all

@@ -15,11 +15,11 @@ from dataclasses import dataclass, replace
 from ...analysis import Summary, TopTile
 from .. import RenderOptions
 from ..cells import USED_NOTE, Column, tile_columns
-from ..layout import WIDTH, prose, wrap_items
+from ..layout import WIDTH, prose, visible, wrap_items
 from ..words import OUT_OF_MEMORY
 from . import drill
+from .terminal import RED, YELLOW, coloured
 
-RED, YELLOW, RESET = "\x1b[31m", "\x1b[33m", "\x1b[0m"
 NEAR_LIMIT = 0.95  # yellow: within 5 % of bytes per tile
 
 
@@ -42,16 +42,16 @@ def _coloured(row: str, t: TopTile, limit: int | None, color: bool) -> str:
     if not color:
         return row
     if t.out_of_memory:
-        return RED + row + RESET
+        return coloured(row, RED)
     if limit and t.excluding_gaps is not None and t.excluding_gaps >= NEAR_LIMIT * limit:
-        return YELLOW + row + RESET
+        return coloured(row, YELLOW)
     return row
 
 
 def _columns(summary: Summary, top: Sequence[TopTile]) -> tuple[list[_Column], Column]:
     """The table's columns after the mark (the one tile table, :func:`..cells.tile_columns`), and the largest
-    items, which go on the row or under it."""
-    columns = tile_columns(summary, top)
+    items, which go on the row or under it; every cell as it is shown (a member's name from a file, escaped)."""
+    columns = [replace(c, cells=tuple(map(visible, c.cells))) for c in tile_columns(summary, top)]
     return ([_Column(c.head, c.cells, c.right, c.fixed, c.below) for c in columns if c.key != "items"],
             next(c for c in columns if c.key == "items"))
 
@@ -123,7 +123,7 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
         if listed and not inline:  # wrapped at the items' commas to the width, continued under the first
             lines += wrap_items(f"{indent}{largest.lower()}: ", listed, width)
         if t.regions:
-            regions = ", ".join(f"{name.replace('_', '-')} {size:,} B" for name, size in t.regions.items())
+            regions = ", ".join(f"{visible(name).replace('_', '-')} {size:,} B" for name, size in t.regions.items())
             lines += wrap_items(f"{indent}regions: ", regions, width)
         if t.liveness is not None:
             lines += prose(f"{indent}liveness: ", drill.liveness_phrase(t.liveness), width)
