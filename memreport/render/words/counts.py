@@ -156,11 +156,12 @@ _NO_ARCHIVE = ("no archive.a beside it: memreport reads the archive.a that the e
 
 
 def next_command(message: OutOfMemoryMessage) -> str | None:
-    """The memreport command to run on what a failed run saved (None when it saved nothing memreport reads)."""
+    """The memreport command to run on what a failed run saved (None when it saved nothing memreport reads); the
+    path as a shell reads it (a log's ``x; rm -rf ~`` is one argument)."""
     if message.archive is not None:
-        return f"memreport {message.archive}"
+        return f"memreport {shlex.quote(message.archive)}"
     if message.kind == "report-saved" and message.saved_path is not None:
-        return f"memreport {message.saved_path}"  # TensorFlow's graph.txt, graph.json or graph.cbor
+        return f"memreport {shlex.quote(message.saved_path)}"  # TensorFlow's graph.txt, graph.json or graph.cbor
     return None
 
 
