@@ -46,3 +46,12 @@ def tensor_map(names: Sequence[str] = NAMES) -> dict:
     """A tensor map of one tensor per name, in a computation named like the first, tensor i on tile i."""
     return synth_profile.build_tensor_map({names[0]: [
         synth_profile.tensor_entry(name, {i: 8 * (i + 1)}, shape=[8 * (i + 1)]) for i, name in enumerate(names)]})
+
+
+def run_log(names: Sequence[str] = NAMES) -> str:
+    """A summary, then out-of-memory messages naming ``names`` as exchanges (PopART's error line) and a TensorFlow
+    report saved under a path of them."""
+    from . import logs
+    from .seeds import summary_text
+    parts = [logs.popart_error(logs.exchange_message(i, exchange=name)) for i, name in enumerate(names)]
+    return summary_text() + "".join(parts) + logs.tensorflow_saved("/tmp/" + "/".join(names[:4]))

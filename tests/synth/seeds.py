@@ -12,6 +12,7 @@ import numpy as np
 
 from memreport.model import KIB, Bin, Histogram, TileBytes
 
+from . import hostile
 from . import logs as synth_logs
 from . import profile as synth_profile
 from . import text as synth_text
@@ -23,6 +24,7 @@ SUFFIXES = {
     "cbor_profile": ".cbor", "cbor_typed": ".cbor", "tensor_map": ".json", "text_summary": ".txt",
     "json_profile_bulk": ".json", "cbor_profile_bulk": ".cbor",
     "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv", "run_log": ".log", "archive_cxx": ".a",
+    "archive_names": ".a", "json_profile_names": ".json", "run_log_names": ".log", "saved_csv_names": ".csv",
 }
 #: C++ names as tile ELFs hold them, and a small demangling bomb (12 levels: 47 KB of C++ name; issue #33 item 11)
 CXX_NAMES = ("_ZN6popops9BroadcastIfE7computeEv", "_ZN6poplin12OuterProductIfE3bufE",
@@ -56,7 +58,7 @@ def _tensor_map() -> dict:
     })
 
 
-def _summary(tiles: int = 8) -> str:
+def summary_text(tiles: int = 8) -> str:
     excluding = np.array([3 * KIB + 97 * i for i in range(tiles)], dtype=np.int64)
     including = excluding + 512
     summary = synth_text.summary_from_tiles(
@@ -99,7 +101,7 @@ def seeds() -> dict[str, bytes]:
     rep = synth_text.rep_trace([
         synth_text.compile_begin("2020-01-01 10:00:00 +0000", "init"),
         synth_text.compile_end("2020-01-01 10:00:01 +0000", "init", 1234, _small_summary()),
-        synth_text.compile_end("2020-01-01 10:00:02 +0000", "main", 5678, _summary()),
+        synth_text.compile_end("2020-01-01 10:00:02 +0000", "main", 5678, summary_text()),
         synth_text.execute("2020-01-01 10:00:03 +0000", "main", "{}\n"),
     ])
     return {
@@ -113,12 +115,31 @@ def seeds() -> dict[str, bytes]:
         "json_profile_bulk": synth_profile.encode_json(_bulk_profile()),
         "cbor_profile_bulk": synth_profile.encode_cbor(_bulk_profile()),
         "tensor_map": json.dumps(_tensor_map()).encode(),
-        "text_summary": _summary().encode(),
+        "text_summary": summary_text().encode(),
         "rep_trace": rep.encode(),
         **dict(zip(("saved_json", "saved_csv"), _saved(profile))),
         "run_log": _run_log().encode(),
         "archive_cxx": cxx_archive([[demangling_bomb(12, "f"), *CXX_NAMES[:3]], list(CXX_NAMES[3:])]),
+        # names that mean something in the outputs (issue 33 items 8-10): members, categories, a log's exchanges
+        # and paths, and memreport's CSV of them (its quotes read back)
+        "archive_names": hostile.archive(),
+        "json_profile_names": synth_profile.encode_json(synth_profile.wrap(hostile.profile())),
+        "run_log_names": hostile.run_log().encode(),
+        "saved_csv_names": _saved_names(),
     }
+
+
+def _saved_names() -> bytes:
+    """memreport's CSV of the hostile names' archive and profile (names after a quote where they start like a
+    formula)."""
+    from memreport.analysis import summarize_all
+    from memreport.readers import resolve
+    from memreport.readers.documents.profile import read_tree
+    from memreport.readers.registry import ReadOptions
+    from memreport.render.data.csv import render_csv
+    profile = json.loads(synth_profile.encode_json(hostile.profile()))
+    reports = [resolve(r, ReadOptions()) for r in read_tree(profile, "=p.json", "json")]
+    return render_csv(summarize_all(reports)).encode()
 
 
 def _run_log() -> str:
@@ -127,4 +148,4 @@ def _run_log() -> str:
     return ("10:10:50.154 1 POPRUN [D] Target options from environment: {}\n"
             + synth_logs.tagged(synth_logs.popart_error(message), 0, "stderr")
             + "Graph compilation: 100%|##########| 100/100 [00:04<00:00]"
-            + synth_logs.tagged(_summary(), 0) + "[1,0]<stdout>:[INFO] Epoch 1\n")
+            + synth_logs.tagged(summary_text(), 0) + "[1,0]<stdout>:[INFO] Epoch 1\n")

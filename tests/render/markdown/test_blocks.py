@@ -3,37 +3,13 @@ written in a cell, in a code span inside a table, and in the line naming what wa
 from __future__ import annotations
 
 import re
-import string
 
 from click.testing import CliRunner
 
 from memreport.cli import main
 from memreport.render.markdown.blocks import Fitted, cell, code
+from tests.fuzzing import gfm_cells
 from tests.synth import hostile
-
-
-def gfm_cells(row: str) -> list[str]:
-    """A table row's cells as GitHub splits them (cmark-gfm's table extension): at every pipe not escaped, a
-    backslash escaping any ASCII punctuation (so ``\\\\|`` is an escaped backslash, then a pipe that splits), in
-    code spans too; the escaped pipes then read as pipes."""
-    cells, current, i = [], "", 0
-    while i < len(row):
-        if row[i] == "\\" and i + 1 < len(row) and row[i + 1] in string.punctuation:
-            current += row[i:i + 2]
-            i += 2
-            continue
-        if row[i] == "|":
-            cells.append(current)
-            current = ""
-        else:
-            current += row[i]
-        i += 1
-    cells.append(current)
-    if cells and not cells[0].strip():
-        cells = cells[1:]
-    if cells and not cells[-1].strip():
-        cells = cells[:-1]
-    return [c.strip().replace("\\|", "|") for c in cells]
 
 
 def test_a_cell_escapes_what_github_reads():
