@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ...analysis import Summary, TopTile
+from ...analysis import IpuSummary, Summary, TopTile
 from ...analysis.liveness import Liveness, LivenessSummary
 from ...model import TileSymbols
 from ..layout import WIDTH, prose, visible
@@ -89,6 +89,11 @@ def _items(breakdown: Mapping[str, int], whole: int, limit: int) -> str:
     return ", ".join(shown) + (f", +{rest} more" if rest > 0 else "")
 
 
+def shown_ipus(summary: Summary) -> Sequence[IpuSummary]:
+    """The IPUs the text shows one by one: every IPU, or past those listed, the ones holding the largest tiles."""
+    return summary.per_ipu if summary.ipu_spread is None else summary.ipu_spread.largest
+
+
 def categories_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """A profile's categories over all tiles, largest first, and per IPU on a multi-IPU program."""
     if summary.report.breakdown_kind != "category" or not summary.breakdown_totals:
@@ -100,8 +105,9 @@ def categories_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     lines = ["Categories (all tiles, largest first):"]
     lines += [f"  {name:<{name_w}}  {size:>{size_w},} B  {_pct(size, whole):>6}" for name, size in totals]
     if len(summary.per_ipu) > 1:
-        lines += ["", "Categories by IPU (largest first):"]
-        for ipu in summary.per_ipu:
+        lines += ["", "Categories by IPU (largest first):" if summary.ipu_spread is None
+                  else "Categories of the IPUs holding the largest tiles (largest first):"]
+        for ipu in shown_ipus(summary):
             lines += prose(f"  IPU {ipu.ipu}: ", _items(ipu.breakdown, ipu.excluding_gaps, CATEGORIES_BY_IPU), width)
     return lines
 
@@ -128,7 +134,7 @@ def liveness_lines(summary: Summary, width: int = WIDTH) -> list[str]:
                      for kind, n in sorted(live.top_pressure.items(), key=lambda kv: (-kv[1], kv[0]))]
             lines += prose(f"  Top {len(summary.top)} tiles: ", ", ".join(parts), width)
         if len(summary.per_ipu) > 1:
-            lines += [line for ipu in summary.per_ipu if ipu.liveness is not None
+            lines += [line for ipu in shown_ipus(summary) if ipu.liveness is not None
                       for line in prose(f"  IPU {ipu.ipu}: ", liveness_phrase(ipu.liveness), width)]
     lines += steps_lines(live, width)
     return lines

@@ -14,7 +14,7 @@ from ...analysis import Closing, Summary, TensorMapSummary, TopTile
 from ...units import count
 from .. import RenderOptions
 from ..layout import WIDTH, by_tile_block, prose, visible
-from ..words import closing_verdict, count_phrase, message_description, reason, target
+from ..words import closing_verdict, count_phrase, ipus_heading, ipus_note, message_description, reason, target
 from . import drill, tensors
 from . import verdict as verdict_text
 from .closing import closing_lines
@@ -49,18 +49,22 @@ def totals_lines(summary: Summary) -> list[str]:
     ]
 
 
-def per_ipu_lines(summary: Summary) -> list[str]:
-    """One row per IPU for multi-IPU reports (complete per-tile data only)."""
-    ipus = summary.per_ipu
-    if len(ipus) < 2:
+def per_ipu_lines(summary: Summary, width: int = WIDTH) -> list[str]:
+    """One row per IPU for multi-IPU reports (complete per-tile data only); past the IPUs listed one by one,
+    those holding the largest tiles and a line on them all (:attr:`Summary.ipu_spread`)."""
+    spread = summary.ipu_spread
+    ipus = drill.shown_ipus(summary)
+    if spread is None and len(ipus) < 2:
         return []
-    lines = ["By IPU:", f"  {'IPU':>5}  {'Tiles':>6}  {'Excluding gaps':>16}  {'Max tile':>9}  {'Max bytes':>11}  "
+    w = max(5, *(len(str(s.ipu)) for s in ipus)) if ipus else 5  # IPU numbers past 99,999: a wider column
+    lines = ["By IPU:" if spread is None else f"By IPU ({ipus_heading(spread)}):",
+             f"  {'IPU':>{w}}  {'Tiles':>6}  {'Excluding gaps':>16}  {'Max tile':>9}  {'Max bytes':>11}  "
              f"{'OOM tiles':>9}"]
     for s in ipus:
         oom = "?" if s.tiles_out_of_memory is None else f"{s.tiles_out_of_memory:,}"
-        lines.append(f"  {s.ipu:>5}  {s.num_tiles:>6,}  {s.excluding_gaps:>14,} B  {s.max_excluding_gaps.tile:>9}  "
+        lines.append(f"  {s.ipu:>{w}}  {s.num_tiles:>6,}  {s.excluding_gaps:>14,} B  {s.max_excluding_gaps.tile:>9}  "
                      f"{s.max_excluding_gaps.bytes:>9,} B  {oom:>9}")
-    return lines
+    return lines + ([] if spread is None else prose("  ", ipus_note(spread) + ".", width, hang="  "))
 
 
 def top_tiles_lines(summary: Summary, items: int = 3, options: RenderOptions | None = None) -> list[str]:
@@ -141,8 +145,8 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
         body = totals_lines(summary) + [""] + by_tile_block(summary, width=width)
     sections: list[Sequence[str]] = [verdict, header_lines(summary, width), body]
     for extra in (data_types_lines(summary),  # after Poplar's block, which stays as printed
-                  messages_lines(summary, width), per_ipu_lines(summary), top_tiles_lines(summary, options=options),
-                  selected_lines(summary, options=options),
+                  messages_lines(summary, width), per_ipu_lines(summary, width),
+                  top_tiles_lines(summary, options=options), selected_lines(summary, options=options),
                   *drill.all_symbols_lines(_drilled(summary, options.symbols), limit, width),
                   drill.categories_lines(summary, width), drill.liveness_lines(summary, width)):
         if extra:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable, Sequence
 
-from ...analysis import CountReason, LookInto, OutOfMemoryCount, Partial, Summary, TopTile
+from ...analysis import CountReason, IpuSpread, LookInto, OutOfMemoryCount, Partial, Summary, TopTile
 from ...model import OutOfMemoryMessage
 from ...units import count
 
@@ -137,6 +137,28 @@ def out_of_memory_cell(tile: TopTile, bytes_per_tile: int | None) -> str:
     if bytes_per_tile is not None and used is not None and used > bytes_per_tile:
         return f"{OUT_OF_MEMORY} by {used - bytes_per_tile:,} B"
     return f"{OUT_OF_MEMORY} (overflowed)" if used is not None else OUT_OF_MEMORY
+
+
+# -- IPUs past those listed one by one ---------------------------------------------------------------------------
+
+
+def ipus_heading(spread: IpuSpread) -> str:
+    """The heading of the IPUs shown when there are too many to list: those holding the largest tiles."""
+    return f"{spread.ipus:,} IPUs: the {count(len(spread.largest), 'IPU')} holding the largest tiles"
+
+
+def ipus_note(spread: IpuSpread) -> str:
+    """What is said of every IPU when there are too many to list, and where each is."""
+    oom = (f"{spread.with_out_of_memory:,} of {spread.ipus:,} IPUs hold a tile out of memory"
+           if spread.with_out_of_memory is not None else "which IPUs hold a tile out of memory is unknown")
+    return (f"{oom}; the JSON lists the first {count(spread.listed, 'IPU')} one by one (per_ipu), and every "
+            "tile's bytes, as the CSV does")
+
+
+def heat_note(spread: IpuSpread) -> str:
+    """Why the page's heat map draws one grid of every tile rather than a grid per IPU."""
+    return (f"the heat map draws every tile in one grid: {spread.ipus:,} IPUs are more than it draws a grid each "
+            f"({spread.listed:,})")
 
 
 # -- what to run next ------------------------------------------------------------------------------------------
