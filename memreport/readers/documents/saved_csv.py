@@ -23,7 +23,7 @@ import numpy as np
 
 from ...errors import ReadError
 from ...model import Column, MemoryReport, SkippedMember, StatedTarget, TileReport, resolve_target
-from ...model.schemas import csv_text_read
+from ...model.schemas import csv_text_read, csv_texts
 from ..registry import Reader, ReadOptions, register
 from .csv_table import BASE, Table, read_table
 
@@ -87,7 +87,7 @@ def _report(source: str, module: str | None, names: list[str], table: Table, row
     if not known.any():
         raise ReadError("no tile has excluding_gaps: a tensor map's CSV counts elements, not bytes")
     cells = table.texts[2]
-    member = [csv_text_read(cell) for cell in (cells if rows is None else [cells[i] for i in rows.tolist()])]
+    member = csv_texts(cells if rows is None else [cells[i] for i in rows.tolist()], read=True)
     skipped = tuple(SkippedMember(int(t), member[t], "skipped when the CSV was written (the CSV does not say why)")
                     for t in np.flatnonzero(~known).tolist())
     including, has_including = column(4)
