@@ -377,6 +377,7 @@ def check_outputs(reports: Sequence[MemoryReport], directory: str, *, png: bool 
             assert gates.check_growth(diff, 0).failed is not False, "a growth gate passed on no compared tile"
         for renderer in render.renderers("diff"):
             outputs.append((renderer.extension, _checked(renderer.name, renderer.render(diff, render.RenderOptions()))))
+    outputs += _past_the_ipus_listed(reports)
     paths = [os.path.join(directory, f"output-{i}{extension}") for i, (extension, _) in enumerate(outputs)]
     write_outputs([(path, data) for path, (_, data) in zip(paths, outputs)])
     for path, (_, data) in zip(paths, outputs):
@@ -415,6 +416,26 @@ def gfm_cells(row: str) -> list[str]:
     if cells and not cells[-1].strip():
         cells = cells[:-1]
     return [c.strip().replace("\\|", "|") for c in cells]
+
+
+def _past_the_ipus_listed(reports: Sequence[MemoryReport]) -> list[tuple[str, str | bytes]]:
+    """The text outputs of the reports of several IPUs with the IPUs listed one by one lowered to one: their views
+    of more IPUs than are listed (issue 33 item 15: a profile declaring one tile per IPU over 376,832 tiles), which
+    the seeds' few IPUs never reach otherwise."""
+    from memreport.analysis import tiles
+    many = [r for r in reports if isinstance(r, TileReport) and r.target.tiles_per_ipu
+            and r.num_tiles > r.target.tiles_per_ipu]
+    if not many:
+        return []
+    kept = tiles.IPU_ROWS
+    tiles.IPU_ROWS = 1
+    try:
+        summaries = summarize_all(many)
+    finally:
+        tiles.IPU_ROWS = kept
+    assert all(len(s.per_ipu) <= 1 and s.ipu_spread is not None for s in summaries)
+    return [(renderer.extension, _checked(renderer.name, renderer.render(summaries, render.RenderOptions())))
+            for renderer in render.renderers("report", binary=False)]
 
 
 def _checked(fmt: str, text: str | bytes) -> str | bytes:

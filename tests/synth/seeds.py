@@ -25,6 +25,7 @@ SUFFIXES = {
     "json_profile_bulk": ".json", "cbor_profile_bulk": ".cbor",
     "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv", "run_log": ".log", "archive_cxx": ".a",
     "archive_names": ".a", "json_profile_names": ".json", "run_log_names": ".log", "saved_csv_names": ".csv",
+    "json_profile_ipus": ".json",
 }
 #: C++ names as tile ELFs hold them, and a small demangling bomb (12 levels: 47 KB of C++ name; issue #33 item 11)
 CXX_NAMES = ("_ZN6popops9BroadcastIfE7computeEv", "_ZN6poplin12OuterProductIfE3bufE",
@@ -126,6 +127,9 @@ def seeds() -> dict[str, bytes]:
         "json_profile_names": synth_profile.encode_json(synth_profile.wrap(hostile.profile())),
         "run_log_names": hostile.run_log().encode(),
         "saved_csv_names": _saved_names(),
+        # a profile declaring one tile per IPU (issue 33 item 15: 376,832 IPUs), 12 of them
+        "json_profile_ipus": synth_profile.encode_json(synth_profile.wrap(synth_profile.build_profile(
+            1_000 * np.arange(1, 13), num_ipus=12, tiles_per_ipu=1, bytes_per_tile=8_000))),
     }
 
 
