@@ -1,5 +1,5 @@
 """A progress bar on stderr for inputs that take more than a second to read (terminals only), and the warnings
-raised while reading, one line each on stderr.
+raised while reading, one line each on stderr; every name they quote as :func:`shown` (what stderr may show).
 
 Readers report ``progress(done, total)`` through :class:`ReadOptions`
 (the ar reader: bytes of the archive, every 4,096 members). The bar stays
@@ -37,7 +37,7 @@ class ReadProgress:
         if self.bar is None:
             if total <= 0 or self.clock() - self.start < self.delay:
                 return
-            self.bar = click.progressbar(length=total, label=self.label, file=self.file, show_eta=True,
+            self.bar = click.progressbar(length=total, label=shown(self.label), file=self.file, show_eta=True,
                                          show_percent=True)
             self.bar.__enter__()
         self.bar.update(max(0, min(done, total) - self.bar.pos))
@@ -111,4 +111,11 @@ def reading(path: str, options: ReadOptions) -> Iterator[ReadOptions]:
 def echo_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
     """One line each on stderr, like errors (Python's format adds a source line), and each message once."""
     for message in dict.fromkeys(str(w.message) for w in caught):
-        click.echo(f"memreport: warning: {message}", err=True)
+        click.echo(f"memreport: warning: {shown(message)}", err=True)
+
+
+def shown(message: str) -> str:
+    """``message`` as stderr may show it: the names it quotes (a file's, a member's, a module's) with their control
+    characters escaped (:func:`memreport.render.layout.visible`; issue 33 item 8)."""
+    from .render.layout import visible  # analysis (numpy) loads with it: --help stays quick
+    return visible(message)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from . import render, session
 from .config import Budget, Config, Gates
-from .errors import UnsupportedOperation
+from .errors import TileCountMismatch, UnsupportedOperation
 from .readers import ReadOptions
 from .session import Read, ReadFailure
 
@@ -198,8 +198,11 @@ def diff(old: Sequence[Read], new: Sequence[Read], *, fmt: str = "text", output:
     if check is not None:  # every file read is an input, a thin archive's members too
         check([*(r.path for r in (*old, *new)), *(p for r in (*old, *new) for p in r.report.files_read)],
               [("-o", output), *([("--html", html)] if html else [])])
-    changes, new_summary = diff_of(old, new, top=top, min_change=min_change, sort=sort, thin_root=thin_root,
-                                   labels=labels)
+    try:
+        changes, new_summary = diff_of(old, new, top=top, min_change=min_change, sort=sort, thin_root=thin_root,
+                                       labels=labels)
+    except TileCountMismatch as exc:  # on stderr, what could not be done: the diff (exit 1)
+        raise TileCountMismatch(f"diff: {exc}") from None
     own = _own(gates, new[0].path)
     results = judging.judge_diff(changes, new_summary, own)
     changes = replace(changes, gates=judging.in_force(own, judging.DIFF_GATES))

@@ -38,6 +38,7 @@ from . import tiles, verdict
 from .liveness import summarize_liveness
 from .results import (
     CountReason,
+    IpuSpread,
     IpuSummary,
     LivenessSummary,
     OutOfMemoryCount,
@@ -101,6 +102,10 @@ class Kind:
 
     def per_ipu(self, over: np.ndarray | None) -> list[IpuSummary]:
         return []
+
+    def ipu_spread(self, over: np.ndarray | None) -> IpuSpread | None:
+        """Every IPU in brief, when ``per_ipu`` does not list them all."""
+        return None
 
     def breakdown_totals(self) -> dict[str, int]:
         return {}
@@ -190,6 +195,9 @@ class Tiles(Kind):
 
     def per_ipu(self, over: np.ndarray | None) -> list[IpuSummary]:
         return tiles.per_ipu(self.report, over)
+
+    def ipu_spread(self, over: np.ndarray | None) -> IpuSpread | None:
+        return tiles.ipu_spread(self.report, over)
 
     def breakdown_totals(self) -> dict[str, int]:
         return tiles.breakdown_totals(self.report)

@@ -134,6 +134,24 @@ class IpuSummary:
     liveness: Liveness | None = None
 
 
+@dataclass(frozen=True)
+class IpuSpread:
+    """Every IPU in brief, for a report of more IPUs than are listed one by one (issue 33 item 15: a profile may
+    declare one tile per IPU over 376,832 tiles): how many IPUs hold a known tile (``ipus``), how many
+    ``Summary.per_ipu`` lists (the first ones), how many hold a tile out of memory (None when unknown), and the
+    ``largest``: the IPUs holding the largest tiles, largest first."""
+
+    ipus: int
+    listed: int
+    with_out_of_memory: int | None
+    largest: tuple[IpuSummary, ...]
+
+    @property
+    def left_out(self) -> int:
+        """IPUs that ``Summary.per_ipu`` does not list."""
+        return self.ipus - self.listed
+
+
 # -- the out-of-memory verdict ----------------------------------------------------------------------------------
 
 # Why a report's per-tile view is partial (Partial.kind).
@@ -388,7 +406,8 @@ class Summary:
     detailed: tuple[TopTile, ...] = ()
     stated: tuple[TopTile, ...] = ()
     selected: tuple[TopTile, ...] = ()
-    per_ipu: tuple[IpuSummary, ...] = ()
+    per_ipu: tuple[IpuSummary, ...] = ()  # the first IPUs (all but past tiles.IPU_ROWS: then ipu_spread)
+    ipu_spread: IpuSpread | None = None    # every IPU in brief, when per_ipu does not list them all
     tensor_map: TensorMap | None = None
     tensors: tuple[TileTensors, ...] | None = None
     breakdown_totals: Mapping[str, int] = field(default_factory=dict)

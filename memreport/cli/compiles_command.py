@@ -40,7 +40,7 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, gates: shared
     compilation lines, 2 bad usage, 3 a gate failed, 4 the output could
     not be written, 128+N ended by signal N.
     """
-    logs = tuple(shared.prepare(logs, shared.outputs(output, html_path), gates))
+    logs = tuple(shared.prepare(logs, output, gates, html_path))
     with shared.exit_codes():
         with file_bars() as progress:
             summary = run.compiles_of(logs, progress=progress, names=[shared.STDIN.named(p) for p in logs])

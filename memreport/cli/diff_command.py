@@ -4,7 +4,6 @@ from __future__ import annotations
 import click
 
 from .. import run
-from ..errors import TileCountMismatch
 from ..output import output_width
 from . import shared
 from .group import main
@@ -54,14 +53,11 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     differ, 2 bad usage, 3 a gate failed, 4 the output could not be written,
     128+N ended by signal N.
     """
-    old_path, new_path = shared.prepare([old_path, new_path], shared.outputs(output, html_path), gates)
+    old_path, new_path = shared.prepare([old_path, new_path], output, gates, html_path)
     old, _ = shared.read([old_path], options, module)
     new, _ = shared.read([new_path], options, module)
     with shared.exit_codes():
-        try:
-            done = run.diff(old, new, fmt=fmt, output=output, top=top, min_change=min_change, sort=sort,
-                            html=html_path, gates=gates, width=output_width(output, fmt), thin_root=options.thin_root,
-                            labels=shared.STDIN.labels, check=shared.checked)
-        except TileCountMismatch as exc:
-            shared.fail(f"diff: {exc}")
+        done = run.diff(old, new, fmt=fmt, output=output, top=top, min_change=min_change, sort=sort, html=html_path,
+                        gates=gates, width=output_width(output, fmt), thin_root=options.thin_root,
+                        labels=shared.STDIN.labels, check=shared.checked)
     shared.finish(done)

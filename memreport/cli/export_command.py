@@ -36,7 +36,7 @@ def export_command(files: tuple[str, ...], output: str, top: int, options: share
     saved, and named in its errors), 2 bad usage,
     4 the output could not be written, 128+N ended by signal N.
     """
-    files = tuple(shared.prepare(files, shared.outputs(output)))
+    files = tuple(shared.prepare(files, output))
     reads, failures = shared.read(files, options, module)
     with shared.exit_codes():
         done = run.export(reads, output=output, top=top, tiles_asked=tiles_asked, symbols=symbols, failures=failures,

@@ -71,7 +71,7 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, options: sha
     reported; it outranks a failed gate), 2 bad usage, 3 a gate failed,
     4 an output could not be written (none was), 128+N ended by signal N.
     """
-    files = tuple(shared.prepare(files, shared.outputs(output, html_path, png), gates,
+    files = tuple(shared.prepare(files, output, gates, html_path, png,
                                  also=[tensor_map_path] if tensor_map_path else []))
     reads, failures = shared.read(files, options, module)
     width, colored = terminal_options(output, color) if fmt == "text" else (None, False)

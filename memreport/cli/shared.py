@@ -17,7 +17,7 @@ from ..config import load_config
 from ..errors import ConfigError, MemreportError, UnsupportedOperation, WriteError
 from ..model import ARCHES
 from ..output import check_outputs, write_outputs
-from ..progress import echo_warnings, reading
+from ..progress import echo_warnings, reading, shown
 from ..readers import ReadOptions
 from ..run import EXIT_READ, EXIT_USAGE, EXIT_WRITE, GatesPerInput, Run, gate_messages
 from ..session import Read, ReadFailure
@@ -92,9 +92,14 @@ def read_options(command):
                           "own directory; an absolute or '..' member path leaving it is an error)."))(with_options)
 
 
+def say(message: str) -> None:
+    """One line on stderr, ``memreport: MESSAGE``, standard input's spool file named ``<stdin>`` (:func:`shown`)."""
+    click.echo(f"memreport: {shown(STDIN.named(message))}", err=True)
+
+
 def fail(message: str, code: int = EXIT_READ) -> None:
     """One line on stderr, then exit with ``code``."""
-    click.echo(f"memreport: {STDIN.named(message)}", err=True)
+    say(message)
     sys.exit(code)
 
 
@@ -107,7 +112,7 @@ def exit_codes() -> Iterator[None]:
         try:
             yield
         except UnsupportedOperation as exc:
-            raise click.UsageError(STDIN.named(str(exc))) from None
+            raise click.UsageError(shown(STDIN.named(str(exc)))) from None
         except ConfigError as exc:  # bad usage too, in one line naming the file, the line and the key
             fail(str(exc), EXIT_USAGE)
         except MemreportError as exc:
@@ -170,7 +175,7 @@ def config_option(command):
         with exit_codes():
             config = load_config(config_path)
         for note in config.notes:
-            click.echo(f"memreport: {note}", err=True)
+            say(note)
         given = {name: kwargs.pop(name) for name in GATES if name in kwargs}
         return command(*args, gates=GatesPerInput(config, given, STDIN.labels), **kwargs)
     return click.option(
@@ -186,21 +191,18 @@ def read(paths: Sequence[str], options: ReadOptions, module: str | None = None) 
     with exit_codes():
         reads = session.read_files(paths, options, module, labels=STDIN.labels, around=reading, errors=failures)
     for failure in failures:
-        click.echo(f"memreport: {STDIN.named(failure.message)}", err=True)
+        say(failure.message)
     if failures and not reads:
         sys.exit(EXIT_READ)
     return reads, failures
 
 
-def outputs(output: str, html: str | None = None, png: str | None = None) -> list[tuple[str, str]]:
-    """A command's outputs by option: ``-o``, and ``--png`` and ``--html`` when given."""
-    return [("-o", output), *([("--png", png)] if png is not None else []), *([("--html", html)] if html else [])]
-
-
-def prepare(paths: Sequence[str], written: Sequence[tuple[str, str]], gates: GatesPerInput | None = None,
-            also: Sequence[str] = ()) -> list[str]:
-    """``paths`` with ``-`` read from standard input (a file removed at the end), once every output is checked against
-    every input (``also``, the budget file): bad usage (exit 2) when one would write over another."""
+def prepare(paths: Sequence[str], output: str, gates: GatesPerInput | None = None, html: str | None = None,
+            png: str | None = None, also: Sequence[str] = ()) -> list[str]:
+    """``paths`` with ``-`` read from standard input (a file removed at the end), once every output (``-o``, and
+    ``--png`` and ``--html`` when given) is checked against every input (``also``, the budget file): bad usage
+    (exit 2) when one would write over another."""
+    written = [("-o", output), *([("--png", png)] if png is not None else []), *([("--html", html)] if html else [])]
     ctx = click.get_current_context()
     with exit_codes():
         files = STDIN.paths(paths, ctx.with_resource, ctx.call_on_close)
@@ -215,7 +217,7 @@ def checked(inputs: Sequence[str], outputs: Sequence[tuple[str, str]]) -> None:
     try:
         check_outputs(inputs, outputs, STDIN.redirected(inputs))
     except MemreportError as exc:
-        raise click.UsageError(STDIN.named(str(exc))) from None
+        raise click.UsageError(shown(STDIN.named(str(exc)))) from None
 
 
 def finish(run: Run) -> None:
@@ -226,8 +228,8 @@ def finish(run: Run) -> None:
     except WriteError as exc:
         fail(str(exc), EXIT_WRITE)
     for notice in run.notices:
-        click.echo(f"memreport: {notice}", err=True)
+        say(notice)
     for message in gate_messages(run.gates):
-        click.echo(f"memreport: gate failed: {message}", err=True)
+        say(f"gate failed: {message}")
     if run.exit_code:
         sys.exit(run.exit_code)

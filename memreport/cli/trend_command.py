@@ -45,7 +45,7 @@ def trend_command(files: tuple[str, ...], fmt: str, output: str, labels: tuple[s
     3 a gate failed on the last build, 4 the output could not be written,
     128+N ended by signal N.
     """
-    files = tuple(shared.prepare(files, shared.outputs(output, html_path), gates))
+    files = tuple(shared.prepare(files, output, gates, html_path))
     with shared.exit_codes():
         done = run.trend(files, options, fmt=fmt, output=output, html=html_path, labels=labels, module=module,
                          gates=gates, width=output_width(output, fmt), names=shared.STDIN.labels,

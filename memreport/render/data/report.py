@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...analysis import Summary, TextSummary, TileSummary, TopTile
+from ...analysis import IpuSpread, IpuSummary, Summary, TextSummary, TileSummary, TopTile
 from ...analysis.results import GateSetting
 from ...model import OutOfMemoryMessage, TileBytes
 from ...model.schemas import REPORT_SCHEMA
@@ -92,11 +92,8 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
             "bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins],
             **({"elided_before": list(hist.elided_before)} if hist.elided_before else {})},
         "top_tiles": [tile_json(tt, symbols) for tt in summary.top],
-        "per_ipu": [{"ipu": s.ipu, "first_tile": s.first_tile, "num_tiles": s.num_tiles,
-                     "excluding_gaps": s.excluding_gaps, "including_gaps": s.including_gaps,
-                     "max_excluding_gaps": tile_bytes_json(s.max_excluding_gaps),
-                     "tiles_out_of_memory": s.tiles_out_of_memory, "breakdown": dict(s.breakdown),
-                     "liveness": liveness_json(s.liveness)} for s in summary.per_ipu],
+        "per_ipu": [ipu_json(s) for s in summary.per_ipu],
+        **ipu_spread_json(summary.ipu_spread),
         "breakdown_kind": report.breakdown_kind,
         "detailed_tiles": [{"tile": d.tile, "including_gaps": d.including_gaps,
                             "excluding_gaps": d.excluding_gaps, "breakdown": dict(d.breakdown),
@@ -116,6 +113,24 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
         "gates": gates_json(summary.gates),
         **saved_sections(report, inline),
     }
+
+
+def ipu_json(s: IpuSummary) -> dict:
+    """One IPU's figures."""
+    return {"ipu": s.ipu, "first_tile": s.first_tile, "num_tiles": s.num_tiles, "excluding_gaps": s.excluding_gaps,
+            "including_gaps": s.including_gaps, "max_excluding_gaps": tile_bytes_json(s.max_excluding_gaps),
+            "tiles_out_of_memory": s.tiles_out_of_memory, "breakdown": dict(s.breakdown),
+            "liveness": liveness_json(s.liveness)}
+
+
+def ipu_spread_json(spread: IpuSpread | None) -> dict:
+    """How many IPUs ``per_ipu`` leaves out (0: it lists every one), and every IPU in brief (null then)."""
+    if spread is None:
+        return {"per_ipu_left_out": 0, "ipu_spread": None}
+    return {"per_ipu_left_out": spread.left_out,
+            "ipu_spread": {"ipus": spread.ipus, "listed": spread.listed,
+                           "with_out_of_memory": spread.with_out_of_memory,
+                           "largest": [ipu_json(s) for s in spread.largest]}}
 
 
 def message_json(m: OutOfMemoryMessage) -> dict:

@@ -10,7 +10,7 @@ import io
 import json
 
 from ...analysis.results import Trend, TrendBuild
-from ...model.schemas import TREND_SCHEMA
+from ...model.schemas import TREND_SCHEMA, csv_text
 from .. import RenderOptions
 from ..words import trend_notes, trend_verdict
 from .report import gates_json, tile_bytes_json
@@ -72,7 +72,8 @@ CSV_COLUMNS = ("label", "source", "module", "format", "per_tile", "num_tiles", "
 
 
 def render_csv(trend: Trend, options: RenderOptions | None = None) -> str:
-    """One row per build, in the order given; unknown cells are blank."""
+    """One row per build, in the order given; unknown cells are blank; a text cell that starts like a spreadsheet
+    formula after a quote (:func:`~memreport.model.schemas.csv_text`)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -80,5 +81,6 @@ def render_csv(trend: Trend, options: RenderOptions | None = None) -> str:
         row = build_dict(build)
         worst = row.pop("worst_tile") or {}
         row.update(worst_tile=worst.get("tile"), worst_bytes=worst.get("bytes"))
-        writer.writerow(["" if row[k] is None else row[k] for k in CSV_COLUMNS])
+        writer.writerow(["" if row[k] is None else csv_text(row[k]) if isinstance(row[k], str) else row[k]
+                         for k in CSV_COLUMNS])  # a name starting like a formula: after a quote
     return out.getvalue()

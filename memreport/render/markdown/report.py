@@ -72,7 +72,7 @@ def overview_blocks(fitted: Fitted, summaries: Sequence[Summary]) -> None:
     cells = closing_cells(rows)
 
     def reports_table(n: int) -> str:
-        body = [[code(r.name.short_label), *map(cell, c)] for r, c in zip(rows.rows[:n], cells.cells[:n])]
+        body = [[code(r.name.short_label, table=True), *map(cell, c)] for r, c in zip(rows.rows[:n], cells.cells[:n])]
         more = f"\n\n... and {len(rows.rows) - n:,} more reports" if n < len(rows.rows) else ""
         right = [i + 1 for i, h in enumerate(cells.heads) if h != "Arch"]
         return (table(["Report", *cells.heads], body, right=right) + more +

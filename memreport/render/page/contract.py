@@ -161,6 +161,8 @@ REPORT_SECTION = Obj((
     SECTION_ID,
     Field("bytes_per_tile", Nullable(INTEGER), "tile memory (the limit), null when unknown"),
     TILES_PER_IPU,
+    Field("heat_tiles_per_ipu", Nullable(INTEGER), "tiles per IPU of the heat map's grids, a grid an IPU; null: every "
+          "tile in one grid (tiles per IPU unknown, or more IPUs than the page lists one by one)"),
     Field("breakdown_heading", STRING, "the heading of a tile's breakdown in its panel (Sections, Categories...)"),
     Field("histogram", ListOf(Obj((
         Field("low_kib", NUMBER, "the bin's lower bound, KiB"),

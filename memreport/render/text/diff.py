@@ -12,8 +12,9 @@ from ...analysis.diff_items import ItemChange, TileItems
 from ...model import FORMAT_NAMES, TileBytes
 from .. import RenderOptions
 from ..cells import Column
-from ..layout import WIDTH, Step, fit_table, prose
+from ..layout import WIDTH, Step, fit_table, prose, visible
 from ..words import diff_notes
+from .terminal import shown
 from .verdict import diff_headline, diff_lines, gates_lines
 
 TILE_IDS_SHOWN = 20
@@ -122,7 +123,7 @@ _SORTED_BY = {"delta": "largest change first", "growth": "largest growth first",
 
 
 def _item_cells(item: ItemChange) -> tuple[str, ...]:
-    name = item.name + (f" ({item.section})" if item.section else "")
+    name = visible(item.name) + (f" ({visible(item.section)})" if item.section else "")  # as shown
     old = "-" if item.old is None else f"{item.old:,} B"
     new = "-" if item.new is None else f"{item.new:,} B"
     return (item.kind, name, old, new, f"{item.delta:+,} B", item.status if item.status in ("new", "removed") else "")
@@ -185,4 +186,4 @@ def render_text(diff: Diff, options: RenderOptions | None = None) -> str:
     if below:
         sections.append(below)
     sections.append(diff_headline(diff, width))
-    return "\n\n".join("\n".join(s) for s in sections) + "\n"
+    return shown("\n\n".join("\n".join(s) for s in sections) + "\n")

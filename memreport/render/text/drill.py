@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ...analysis import Summary, TopTile
+from ...analysis import IpuSummary, Summary, TopTile
 from ...analysis.liveness import Liveness, LivenessSummary
 from ...model import TileSymbols
-from ..layout import WIDTH, prose
+from ..layout import WIDTH, prose, visible
 
 TEXT_SYMBOLS = 10   # symbols listed per tile in text unless --symbols says otherwise
 UNSIZED_NAMED = 2   # unsized symbols named in text (globals first: local labels rarely matter)
@@ -48,12 +48,14 @@ def symbols_lines(tile: TopTile, table: TileSymbols, limit: int | None, width: i
     whole = tile.excluding_gaps
     if shown:
         size_w = max(len("Bytes"), *(len(f"{s.size:,}") for s in shown))
-        section_w = max(len("Section"), *(len(s.section) for s in shown))
+        sections = [visible(s.section) for s in shown]  # as shown: the widths count a name's escapes
+        section_w = max(len("Section"), *map(len, sections))
         lines.append(f"  {'Bytes':>{size_w}}  {'Share':>6}  {'Section':<{section_w}}  Symbol")
-        for s in shown:
-            row = f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {s.section:<{section_w}}  {s.display_name}"
+        for s, section in zip(shown, sections):
+            name = visible(s.display_name)
+            row = f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {section:<{section_w}}  {name}"
             if len(row) > width:  # the name whole on a line of its own, under the row (it is searched for)
-                row = f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {s.section}\n    {s.display_name}"
+                row = f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {section}\n    {name}"
             lines += [line.rstrip() for line in row.split("\n")]
     rest = (table.num_symbols or 0) - len(shown)
     if rest > 0:
@@ -87,19 +89,25 @@ def _items(breakdown: Mapping[str, int], whole: int, limit: int) -> str:
     return ", ".join(shown) + (f", +{rest} more" if rest > 0 else "")
 
 
+def shown_ipus(summary: Summary) -> Sequence[IpuSummary]:
+    """The IPUs the text shows one by one: every IPU, or past those listed, the ones holding the largest tiles."""
+    return summary.per_ipu if summary.ipu_spread is None else summary.ipu_spread.largest
+
+
 def categories_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """A profile's categories over all tiles, largest first, and per IPU on a multi-IPU program."""
     if summary.report.breakdown_kind != "category" or not summary.breakdown_totals:
         return []
-    totals = summary.breakdown_totals
-    whole = sum(totals.values())
-    name_w = max(len(name) for name in totals)
-    size_w = max(len(f"{v:,}") for v in totals.values())
+    totals = [(visible(name), size) for name, size in summary.breakdown_totals.items()]  # as shown
+    whole = sum(size for _, size in totals)
+    name_w = max(len(name) for name, _ in totals)
+    size_w = max(len(f"{size:,}") for _, size in totals)
     lines = ["Categories (all tiles, largest first):"]
-    lines += [f"  {name:<{name_w}}  {size:>{size_w},} B  {_pct(size, whole):>6}" for name, size in totals.items()]
+    lines += [f"  {name:<{name_w}}  {size:>{size_w},} B  {_pct(size, whole):>6}" for name, size in totals]
     if len(summary.per_ipu) > 1:
-        lines += ["", "Categories by IPU (largest first):"]
-        for ipu in summary.per_ipu:
+        lines += ["", "Categories by IPU (largest first):" if summary.ipu_spread is None
+                  else "Categories of the IPUs holding the largest tiles (largest first):"]
+        for ipu in shown_ipus(summary):
             lines += prose(f"  IPU {ipu.ipu}: ", _items(ipu.breakdown, ipu.excluding_gaps, CATEGORIES_BY_IPU), width)
     return lines
 
@@ -126,7 +134,7 @@ def liveness_lines(summary: Summary, width: int = WIDTH) -> list[str]:
                      for kind, n in sorted(live.top_pressure.items(), key=lambda kv: (-kv[1], kv[0]))]
             lines += prose(f"  Top {len(summary.top)} tiles: ", ", ".join(parts), width)
         if len(summary.per_ipu) > 1:
-            lines += [line for ipu in summary.per_ipu if ipu.liveness is not None
+            lines += [line for ipu in shown_ipus(summary) if ipu.liveness is not None
                       for line in prose(f"  IPU {ipu.ipu}: ", liveness_phrase(ipu.liveness), width)]
     lines += steps_lines(live, width)
     return lines

@@ -8,12 +8,15 @@ further.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...analysis.results import Trend
 from ...units import count
 from .. import RenderOptions
 from ..cells import Column, history_columns, trend_columns
-from ..layout import WIDTH, Step, fit_table, prose, wrap_items
+from ..layout import WIDTH, Step, fit_table, prose, visible, wrap_items
 from ..words import trend_notes
+from .terminal import shown
 from .verdict import gates_lines, trend_headline, trend_lines
 
 TILES_SHOWN = 20   # tiles the text lists (the JSON lists every one)
@@ -28,6 +31,7 @@ def fitted_table(columns: list[Column], width: int, shorten: tuple[str, ...] = (
     steps = [*(Step(key, "shorten", NAME_KEPT) for key in shorten),
              *(Step(c.key, "below") for c in reversed(columns) if c.below),
              *(Step(key, "shorten", MIN_NAME) for key in shorten)]
+    columns = [replace(c, cells=tuple(map(visible, c.cells))) for c in columns]  # as shown: widths count escapes
     laid = fit_table(columns, width, steps=steps)
     order = {c.key: i for i, c in enumerate(columns)}
     moved = sorted(laid.moved, key=lambda c: order[c.key])
@@ -67,4 +71,4 @@ def render_text(trend: Trend, options: RenderOptions | None = None) -> str:
     if notes:
         sections.append(notes)
     sections.append(trend_headline(trend, width))
-    return "\n\n".join("\n".join(s) for s in sections) + "\n"
+    return shown("\n\n".join("\n".join(s) for s in sections) + "\n")

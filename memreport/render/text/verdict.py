@@ -23,7 +23,7 @@ from ...analysis import Summary
 from ...analysis.compiles import CompileSummary
 from ...analysis.diff import Diff
 from ...analysis.results import GateSetting, Trend
-from ..layout import WIDTH, prose
+from ..layout import WIDTH, prose, visible
 from ..words import Verdict, compiles_verdict, diff_verdict, gates_line, trend_verdict, verdict
 
 LEAD = "Verdict: "
@@ -41,7 +41,8 @@ def _block(first: str, rest: list[str], width: int) -> list[str]:
 
 def _next(command: str, width: int) -> list[str]:
     """``Next: COMMAND``; when too wide, the command whole on the line below, or else broken before an option
-    with a shell's ``\\`` (it pastes as it is), continued under it."""
+    with a shell's ``\\`` (it pastes as it is), continued under it; a path's control characters escaped."""
+    command = visible(command)
     if len(HANG) + 2 + len(command) <= width < len(HANG) + 6 + len(command):  # whole on the line below
         return [f"{HANG}Next:", f"{HANG}  {command}"]
     words = command.split(" ")

@@ -45,7 +45,8 @@ function tiles(t) {
 
 function reportSection(s) {
   return {
-    id: s.id, limit: s.bytes_per_tile, tilesPerIpu: s.tiles_per_ipu, breakdownHeading: s.breakdown_heading,
+    id: s.id, limit: s.bytes_per_tile, tilesPerIpu: s.tiles_per_ipu, heatTilesPerIpu: s.heat_tiles_per_ipu,
+    breakdownHeading: s.breakdown_heading,
     histogram: s.histogram.map((b) => ({low: b.low_kib, high: b.high_kib, count: b.count, outOfMemory: b.out_of_memory})),
     drilled: entries(s.drilled, (d) => ({member: d.member, more: d.more, notes: [...d.notes],
       symbols: d.symbols.map((y) => ({name: y.name, section: y.section, bytes: y.bytes}))})),
