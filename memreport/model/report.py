@@ -42,12 +42,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from .tensor_map import TensorMap
 
 OOM_MESSAGES_FORMAT = "oom-messages"  # a log's out-of-memory messages, with no summary (a SummaryReport)
+# A compile log's stated outcome: Poplar's "Graph compilation finished: zero tiles overflowed." (or "N tiles
+# overflowed") with its "Target info:" line, no summary (a SummaryReport whose printed out-of-memory count is N).
+COMPILE_LOG_FORMAT = "poplar-compile-log"
 # What each report format is called in what people read.
 FORMAT_NAMES: Mapping[str, str] = MappingProxyType({
     "archive": "ELF archive", "thin-archive": "thin ELF archive", "elf": "ELF file",
     "poplar-text": "Poplar text summary", "json-profile": "JSON graph profile",
     "cbor-profile": "CBOR graph profile", "tensor-map": "tensor map", "pop-profile": "PopVision profile (libpva)",
-    "csv": "memreport CSV", OOM_MESSAGES_FORMAT: "out-of-memory messages",
+    "csv": "memreport CSV", OOM_MESSAGES_FORMAT: "out-of-memory messages", COMPILE_LOG_FORMAT: "Poplar compile log",
 })
 BREAKDOWN_KINDS = ("section", "category", "data type", "tensor", "item")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -125,9 +128,9 @@ class MemoryReport:
             return f"{self.source} (module {self.module})"
         p = self.position
         if p is not None and p.count > 1:
-            return f"{self.source}#{p.index} (line {p.line:,})"
-        if p is not None and p.line > 1:
-            return f"{self.source} (line {p.line:,})"
+            return f"{self.source}#{p.index} ({p.where})"
+        if p is not None and (p.line > 1 or p.place):
+            return f"{self.source} ({p.where})"
         return self.source
 
     @property
