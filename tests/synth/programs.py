@@ -170,8 +170,9 @@ def outputs(run: Run, count: int, applied: bool = True) -> list[dict]:
     return found
 
 
-PNG = {"output_type": "display_data", "metadata": {},
-       "data": {"image/png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==",
+PNG = {"output_type": "display_data", "metadata": {},  # a 1x1 picture: ignored by the readers
+       "data": {"image/png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAAB"
+                             "JRU5ErkJggg==",
                 "text/plain": ["<Figure size 640x480 with 1 Axes>"]}}
 
 

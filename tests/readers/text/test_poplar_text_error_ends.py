@@ -40,13 +40,16 @@ def test_ranks_that_abort_together_are_a_run_each_with_its_error(tmp_path):
         LogRun(rank + 1, 4, terminate[rank], what[rank], f"1,{rank}", TERMINATE) for rank in range(4)]
     assert [(r.oom_messages[0].tile, r.oom_messages[0].line) for r in reports] == [
         (17 + rank, what[rank]) for rank in range(4)]
+    record = reports[0].position.programs
+    assert (record.count, record.unit, [(f.index, f.outcome, f.report, f.tile, f.process) for f in record.failed]) == \
+        (4, "run", [(rank + 1, "out of memory", rank + 1, 17 + rank, f"1,{rank}") for rank in range(4)])
 
 
 def test_sixteen_ranks_raising_together_are_sixteen_runs_their_final_lines_found(tmp_path):
     text = programs.ranks_raise_together(16)
     reports = read_path(write(tmp_path, text))
     opened, final = lines_of(text, "Traceback (most recent"), lines_of(text, "popart_exception")
-    assert len(reports) == 16
+    assert len(reports) == 16 and reports[0].position.programs.count == 16
     for rank, report in enumerate(reports):
         run = report.position.run
         assert (run.index, run.count, run.process, run.first_line, run.last_line) == \
@@ -82,6 +85,9 @@ def test_a_traceback_whose_process_falls_silent_is_given_up_within_reach(tmp_pat
     report, = read_path(write(tmp_path, text))
     assert report.position.run == LogRun(2, 2, 10_002, 10_002, "1,0")  # the run ended where its look was given up
     assert report.notes[-2] == "the log holds 2 runs (programs); 1 failed: run(s) 1"  # its message came after
+    record = report.position.programs
+    assert [(f.index, f.outcome, f.failure, f.line) for f in record.failed] == [
+        (1, "failed", error_ends.NO_FINAL, 1), (2, "out of memory", "tile 3: 700,000 B used of 638,976 B", 10_002)]
 
 
 @pytest.mark.parametrize("indent", ["", "  "])
@@ -89,5 +95,6 @@ def test_a_what_line_three_of_its_own_lines_on_is_its_end_whatever_others_print(
     text = ("[1,0]<stderr>:" + TERMINATE + "\n" + "[1,1]<stdout>:step\n" * 50 + "[1,0]<stderr>:\n" +
             f"[1,0]<stderr>:{indent}what():  " + programs.tile_oom(9, 655_360) + "\n")
     report, = read_path(write(tmp_path, text))
-    assert report.position.run is None  # one run, ended by its error at its what() line: nothing to tell apart
-    assert not any("runs" in note for note in report.notes)
+    record = report.position.programs
+    assert (record.count, record.unit, [(f.index, f.outcome, f.tile, f.line) for f in record.failed]) == \
+        (1, "run", [(1, "out of memory", 9, 53)])  # one run, ended by its error at its what() line

@@ -173,6 +173,10 @@ _MESSAGES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("popart-load-failed", (POPART,), r"Failed to load cached PopART executable from (?P<file>.+?): (?P<text>.*)$"),
     ("popart-save-dir", (POPART,), r".+ is a directory, saving serialized Executablex to (?P<file>.*\S)"),
     ("popart-saving", (POPART,), r"Saving serialized Executablex to (?P<file>.*\S)"),
+    # devicex, WARN, when it saves to a cache directory that does not exist yet (its quotes and trailing space are
+    # real): the run's cache is on and was empty, so what it compiled was no hit.
+    ("popart-cache-created", (POPART,), r"Specified (?:cache )?directory not found\. Creating \"?(?P<file>.*?)\"? "
+                                        r"directory\s*$"),
     ("popart-sdk1-saving", (POPART,), r"Saving poplar Executable to '(?P<file>.*)'"),
     ("popart-sdk1-loading", (POPART,), r"Loading poplar Executable from '(?P<file>.*)'"),
     ("popart-sdk1-unable", (POPART,), r"Unable to load cached poplar::Executable, (?P<text>.*)$"),
@@ -227,12 +231,17 @@ def _number(text: str) -> int:
 @dataclass(frozen=True)
 class BarFrame:
     """One drawing of PopTorch's compilation bar: the launcher rank before it, ``n`` of ``total``, and
-    the elapsed time it shows, in seconds."""
+    the elapsed time it shows, in seconds; ``glued``: other text follows it on its line before any next frame
+    (a log line written while the bar was drawn, §8.5)."""
 
     process: str | None
     n: int
     total: int
     elapsed_s: int
+    glued: bool = False
+
+
+_TAGS = re.compile(r"\[(?:[\w.-]+@)?\d+,\d+\]<std(?:out|err|diag)>: ?")
 
 
 def bar_frames(text: str) -> list[BarFrame]:
@@ -240,13 +249,37 @@ def bar_frames(text: str) -> list[BarFrame]:
     if "\x1b" in text:
         text = clean(text.replace("\r", "\n")).replace("\n", "\r")  # colours gone, every redraw kept
     tag, _ = split_tag(text) if "]<" in text else (UNTAGGED, text)
+    text = text[:MAX_PARSED]
+    matches = list(_BAR_FRAME.finditer(text))
     frames = []
-    for match in _BAR_FRAME.finditer(text[:MAX_PARSED]):
+    for k, match in enumerate(matches):
         process = _tag_before(text[:match.start()]) if "]<" in text else None
         hours, minutes, seconds = (int(g) if g else 0 for g in match.groups()[2:])
+        after = text[match.end():matches[k + 1].start() if k + 1 < len(matches) else len(text)]
+        glued = bool(after.strip()) and bool(_TAGS.sub("", after).strip())
         frames.append(BarFrame(process or tag.process or None, int(match[1]), int(match[2]),
-                               hours * 3600 + minutes * 60 + seconds))
+                               hours * 3600 + minutes * 60 + seconds, glued))
     return frames
+
+
+def new_bar(last: BarFrame, last_line: int, frame: BarFrame, no: int) -> bool:
+    """Whether ``frame`` (at line ``no``) begins a new bar after ``last`` (at ``last_line``) of its process.
+
+    A bar counting back is a new one, and so is a frame at 0 on a later line
+    (tqdm draws 0 once, as the bar opens: two bars stopped at 0, or seen only
+    at 0 and at their totals, are two); so is a frame on a later line after a
+    bar that reached its total (two compilations' bars, with lines between
+    them or not, as a notebook keeps each bar's last state), except the
+    redraw ``close()`` makes at the same elapsed time on a line of its own,
+    after a last frame with a log line glued to it or on the next line
+    (graphcore/poptorch's ProgressBar closes the bar as it reaches its total).
+    """
+    if no != last_line and last.n >= last.total and frame.n > 0 and not frame.glued and \
+            abs(frame.elapsed_s - last.elapsed_s) <= 1 and (last.glued or no == last_line + 1):
+        return False  # close()'s redraw (a notebook seen showing 97/100 there: the state tqdm last drew)
+    if frame.n < last.n or (frame.n == 0 and no != last_line):  # tqdm draws a bar's 0 once, as it opens
+        return True
+    return last.n >= last.total and no != last_line
 
 
 def parse(text: str) -> Record | None:

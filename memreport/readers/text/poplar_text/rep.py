@@ -14,9 +14,10 @@ from typing import Any
 from ....errors import ReadError
 from ....model import MemoryReport
 from ..logtext import UNTAGGED, LogFile, LogLine
+from .placing import positioned
 from .prefixes import Signature
+from .region import read_region
 from .report import summary_report
-from .scan import positioned, read_region
 from .values import INT, integer
 
 # A .rep event: a rule of 70 dashes, then "=> @ <time>: <event>" (the rule is found on the first bytes).
