@@ -13,7 +13,8 @@ from tests.synth.archive import tile_elf
 
 
 def test_every_builtin_reader_registers_in_sniffing_order():
-    assert [r.name for r in readers()] == ["ar", "elf", "saved-csv", "saved", "json", "cbor", "pva", "poplar-text"]
+    assert [r.name for r in readers()] == ["ar", "elf", "ipynb", "saved-csv", "saved", "json", "cbor", "pva",
+                                           "poplar-text"]
 
 
 def test_a_missing_reader_module_is_an_error_not_a_missing_format():

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from ....errors import ReadError
 from ....model import CompileHistory, CompileLogInfo
 from ...registry import read_prefix, reading
+from ..ipynb import is_notebook, notebook_text
 from ..logtext import LogFile, looks_like_text
 from .assemble import Process
 from .lines import Record, bar_frames, parse
@@ -60,11 +61,18 @@ def read_compile_log(path: str, *, progress: Callable[[int, int], None] | None =
     """One log's compilations and executable loads, in line order (a ReadError if it holds none).
 
     ``name`` is how the log is named in what is found (``path`` by default).
+    A Jupyter notebook (nbformat 4, recognised by content) is read as the
+    text its code cells printed, each line placed in the notebook
+    (``cell 7 [4], line 12``: ..ipynb).
     """
     source = path if name is None else name
     prefix = read_prefix(path)  # the report's wording for a missing file, a directory, a pipe
     if not prefix:
         raise ReadError("empty file", path=path)
+    if is_notebook(prefix):
+        with reading(path, "Jupyter notebook"), notebook_text(path) as (text_path, places):
+            size = os.path.getsize(path)
+            return _read(text_path, source, progress, places, size)
     if not looks_like_text(prefix[:4096]):
         raise ReadError("not a text log (binary content)", path=path)
     with reading(path, "compile log"):
