@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,14 +45,20 @@ from ...model import (
     oom_words,
 )
 from ...model.programs import MAX_FAILED
-from .compile_log.lines import BarFrame, Record, bar_frames, new_bar, parse
+from .logtext import LogFile
+
+if TYPE_CHECKING:  # imported when a line first marks a program: a log with none (most) never pays for it
+    from .compile_log.lines import BarFrame, Record
 
 # Every line that begins or ends a compilation holds one of these: "ompil" (compile/Compile: PopART's Starting
 # compilation, Graph compiled, Not compiling engine; TensorFlow's Begin XLA compilation, End compiling Poplar
 # engine, Skip engine compilation, Compiled cluster using XLA!, pre-compiled; Poplar's lowerProgsAndCompileGraph
 # and Graph compilation finished; PopTorch's bar; a script's Compiled/Loaded model in), "xecutable" (PopART's
-# cache loads), "_exec" and "xla_engine" (TensorFlow's cache files), "Target info" (Poplar's target line).
-NEEDLES = (b"ompil", b"xecutable", b"_exec", b"xla_engine", b"Target info")
+# cache loads), "_exec" and "xla_engine" (TensorFlow's cache files). Each needle costs the scan of every log a
+# pass (two for "ompil"): Poplar's "Target info:" line is looked for only above a stated outcome (target_before).
+NEEDLES = (b"ompil", b"xecutable", b"_exec", b"xla_engine")
+TARGET_LINES = 20_000       # how far above a stated outcome its compilation's Target info line is looked for
+TARGET_BYTES = 4 << 20      # ...within this much of the log
 _AHEAD = 17  # bytes after "ompil" sift looks at: "ation:" (a bar) and its percentage, "ed", "ing", "er" (a path)
 MAX_PROGRAMS = 100_000  # programs kept per log (more are counted)
 LOWER_AND_COMPILE = "lowerProgsAndCompileGraph"
@@ -66,7 +73,7 @@ _ENDS = {"popart-compiled": "compiled", "tf-engine-end": "compiled", "tf-loaded"
 
 def may_mark(text: str) -> bool:
     """Whether a line may begin or end a program (cheap: a few substring tests)."""
-    return "ompil" in text or "xec" in text or "xla_engine" in text or "Target info" in text
+    return "ompil" in text or "xec" in text or "xla_engine" in text
 
 
 def sift(window: np.ndarray, at: np.ndarray, all_frames: bool = False) -> np.ndarray:
@@ -109,6 +116,7 @@ class Program:
     timed: bool = False         # a script's Compiled/Loaded line timed it
     stated: int | None = None   # tiles overflowed, as Poplar's Graph compilation finished: states
     stated_line: int | None = None
+    stated_offset: int | None = None
     stated_text: str | None = None
     target: CompileTarget | None = None
     messages: list[OutOfMemoryMessage] = field(default_factory=list)
@@ -172,21 +180,25 @@ class Segmenter:
         self.bars: dict[str, tuple[BarFrame, int]] = {}   # process -> its last bar frame kept, and its line
         self.timing: dict[str, int] = {}                  # process -> its last script timing line
         self.tf: set[str] = set()                         # processes whose TensorFlow VLOG lines show compiles
-        self.targets: dict[str, CompileTarget] = {}       # process -> a Target info line not yet given a program
 
     # -- the lines --------------------------------------------------------------------------------------
 
-    def line(self, text: str, no: int) -> None:
-        """A line that may mark a program (:func:`may_mark`): its bar frames, then its compile line."""
+    def line(self, text: str, no: int, offset: int | None = None) -> None:
+        """A line that may mark a program (:func:`may_mark`): its bar frames, then its compile line (``offset``:
+        where it starts in the log, kept for a stated outcome's look back)."""
+        from .compile_log.lines import bar_frames, parse
         if "Graph compilation:" in text:
             for frame in bar_frames(text):
                 self.frame(frame, no)
         record = parse(text)
         if record is not None:
             self.record(record, no)
+            if record.kind == "compile-finished":
+                self.current[record.line.process or ""].stated_offset = offset
 
     def frame(self, frame: BarFrame, no: int) -> None:
         """One frame of PopTorch's bar: a new bar begins a program, one reaching its total ends it."""
+        from .compile_log.lines import new_bar
         if not self.all_frames and 0 < frame.n < frame.total:
             return
         process = frame.process or ""
@@ -225,14 +237,6 @@ class Segmenter:
             program = self._end_or_new(process, no, _ENDS[kind])
             if kind == "compile-finished":
                 program.stated, program.stated_line, program.stated_text = record.numbers[0], no, record.text
-        elif kind == "target-info":
-            ipus, tiles = record.numbers
-            target = CompileTarget(record.text, ipus, tiles)
-            running = self.current.get(process)
-            if running is not None and not running.ended:
-                running.target = target
-            else:
-                self.targets[process] = target
         elif kind == "tf-xla-cluster" and process not in self.tf:
             self._end(self._start(process, no, "xla-cluster"), no, "compiled")
         elif kind == "popart-load-failed":
@@ -272,8 +276,6 @@ class Segmenter:
         program = Program(self.count if self.count <= MAX_PROGRAMS else 0, process, no, no, start_seen=start_seen)
         if program.index:
             self.programs.append(program)
-        target = self.targets.pop(process, None)
-        program.target = target
         self.current[process] = program
         return program
 
@@ -323,6 +325,29 @@ class Segmenter:
             outcomes[p.outcome] = outcomes.get(p.outcome, 0) + 1
         return FilePrograms(self.count, "compilation", tuple(p.failed(place) for p in failed[:MAX_FAILED]),
                             len(failed), tuple(sorted(outcomes.items())))
+
+
+def target_before(log: LogFile, program: Program) -> CompileTarget | None:
+    """The ``Target info:`` line of a program's process nearest above its stated outcome (Poplar prints it as
+    the compilation lowers its programs, docs/FORMATS.md §8.8), within :data:`TARGET_LINES` lines; None when
+    another compilation's outcome comes first or none is within reach."""
+    if program.stated_offset is None or program.stated_line is None:
+        return None
+    from .compile_log.lines import parse
+    above = log.lines_before(program.stated_offset, program.stated_line, max_lines=TARGET_LINES,
+                             max_bytes=TARGET_BYTES)
+    for ln in reversed(above):
+        if "Target info" not in ln.text and "compilation finished" not in ln.text:
+            continue
+        record = parse(ln.text)
+        if record is None or (record.line.process or "") != program.process:
+            continue
+        if record.kind == "compile-finished":
+            return None
+        if record.kind == "target-info":
+            ipus, tiles = record.numbers
+            return CompileTarget(record.text, ipus, tiles)
+    return None
 
 
 def same_message(a: OutOfMemoryMessage, b: OutOfMemoryMessage) -> bool:

@@ -230,6 +230,22 @@ def test_poplars_stated_outcome_is_a_report(tmp_path):
     assert "the tile count is unknown (no 'Target info:' line before it)" in report.notes
 
 
+def test_a_stated_outcome_takes_the_target_info_of_its_own_compilation_only(tmp_path):
+    """Poplar's Target info line is looked for above a stated outcome, in its process, and no further than the
+    previous compilation's outcome."""
+    head = "2023-06-29T16:15:27.247227Z PO:ENGINE   79.79 I: "
+    text = "".join(head + line + "\n" for line in (
+        'Target info: arch: "ipu2", IPUs: 1, tiles per IPU: 1472', "Graph compilation finished: zero tiles overflowed.",
+        "Starting phase: lowerProgsAndCompileGraph", "Graph compilation finished: 2 tiles overflowed."))
+    tagged = "[1,1]<stderr>:" + head + 'Target info: arch: "ipu21", IPUs: 2, tiles per IPU: 1472\n' + \
+        "[1,0]<stderr>:" + head + "Graph compilation finished: zero tiles overflowed.\n"
+    first, second = read_path(write(tmp_path, text))
+    assert [(r.target.arch, r.target.num_tiles, r.printed.tiles_out_of_memory, r.position.program)
+            for r in (first, second)] == [("ipu2", 1472, 0, 1), (None, 0, 2, 2)]
+    rank0, = read_path(write(tmp_path, tagged, "tagged.log"))
+    assert (rank0.target.arch, rank0.num_tiles_known) == (None, False)  # rank 1's Target info is not rank 0's
+
+
 def test_a_log_of_compile_lines_only_is_refused_naming_memreport_compiles():
     path = str(ROOT / "sample_reports" / "compile_warm.log")
     with pytest.raises(ReadError) as info:

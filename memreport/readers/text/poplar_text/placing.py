@@ -28,7 +28,8 @@ from ....model import (
     oom_words,
 )
 from ....model.programs import MAX_FAILED
-from ..programs import Program, Segmenter
+from ..logtext import LogFile
+from ..programs import Program, Segmenter, target_before
 from .report import MESSAGES_FORMAT, stated_report
 from .runs import Runs
 
@@ -46,10 +47,10 @@ class Placed:
     log_run: LogRun | None = None
 
 
-def place_reports(placed: list[Placed], path: str, segmenter: Segmenter, runs: Runs,
+def place_reports(placed: list[Placed], log: LogFile, path: str, segmenter: Segmenter, runs: Runs,
                   places: Callable[[int], str | None] | None = None) -> list[MemoryReport]:
     """The reports in file order with their positions (see the module)."""
-    placed = placed + _stated(placed, segmenter, path)
+    placed = placed + _stated(placed, log, segmenter, path)
     if len(placed) > MAX_REPORTS:
         raise ReadError(f"more than {MAX_REPORTS:,} memory reports in one file: split it")
     placed.sort(key=lambda p: p.line)
@@ -79,7 +80,7 @@ def positioned(placed: Sequence[tuple[int, MemoryReport]]) -> list[MemoryReport]
             for k, (line, report) in enumerate(ordered, 1)]
 
 
-def _stated(placed: list[Placed], segmenter: Segmenter, path: str) -> list[Placed]:
+def _stated(placed: list[Placed], log: LogFile, segmenter: Segmenter, path: str) -> list[Placed]:
     """A report for each compilation whose outcome Poplar states and that has no report of its own; the stated
     count given to the message report of one that has."""
     reported: dict[int, Placed] = {}
@@ -92,6 +93,7 @@ def _stated(placed: list[Placed], segmenter: Segmenter, path: str) -> list[Place
             continue
         own = reported.get(id(program))
         if own is None:
+            program.target = program.target or target_before(log, program)
             report = stated_report(program.stated, program.stated_text, program.stated_line, program.target, path)
             made.append(Placed(program.stated_line, report, None, program))
         elif own.report.format == MESSAGES_FORMAT and isinstance(own.report, SummaryReport) and \

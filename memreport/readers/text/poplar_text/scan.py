@@ -94,10 +94,10 @@ def may_be_worth_reading(window: np.ndarray, at: np.ndarray) -> np.ndarray:
 
 
 def sifter(all_frames: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """The scan's sift: :func:`may_be_worth_reading`, then the programs' (..programs.sift)."""
+    """The scan's sift: the programs' (..programs.sift: most of a log's "ompil" go), then
+    :func:`may_be_worth_reading`."""
     def sift(window: np.ndarray, at: np.ndarray) -> np.ndarray:
-        at = may_be_worth_reading(window, at)
-        return at[programs.sift(window, at, all_frames)]
+        return may_be_worth_reading(window, at[programs.sift(window, at, all_frames)])
     return sift
 
 
@@ -181,7 +181,7 @@ class LogScan:
         """The file's reports, in file order (none: an empty list), each knowing its program."""
         for hit in self.log.find(NEEDLES, progress=self.progress, keep=worth_line, sift=self.sift):
             if programs.may_mark(hit.text):
-                self.segmenter.line(hit.text, hit.no)
+                self.segmenter.line(hit.text, hit.no, hit.offset)
             line = split_line(hit.text)
             if self.runs.take(hit, line.tag.process, line.body):
                 self.last_body.pop(line.tag.process, None)  # the same message in the next run is news
@@ -274,7 +274,7 @@ class LogScan:
                                          extra_notes=notes):
                 first = report.oom_messages[0].line if report.format == MESSAGES_FORMAT else found.line
                 placed.append(Placed(first, report, found.run, found.program, run))
-        return place_reports(placed, self.path, self.segmenter, self.runs, self.places)
+        return place_reports(placed, self.log, self.path, self.segmenter, self.runs, self.places)
 
     # -- one summary
 
