@@ -49,10 +49,11 @@ LOOKED_FOR = ("no compilation, cache or executable-load lines (looked for Tensor
               "POPLAR_LOG_LEVEL=INFO or POPART_LOG_LEVEL=INFO show each compilation)")
 
 
-def _process(processes: dict[str | None, Process], source: str, key: str | None) -> Process:
+def _process(processes: dict[str | None, Process], source: str, key: str | None, all_frames: bool = False
+             ) -> Process:
     state = processes.get(key)
     if state is None:
-        state = processes[key] = Process(source, key)
+        state = processes[key] = Process(source, key, all_frames)
     return state
 
 
@@ -89,11 +90,11 @@ def _read(path: str, source: str, progress: Callable[[int, int], None] | None,
         for hit in log.find(NEEDLES, progress=progress):
             if "Graph compilation:" in hit.text:  # PopTorch's bar, perhaps with a log line glued after it
                 for frame in bar_frames(hit.text):
-                    _process(processes, source, frame.process).bar(frame, hit.no)
+                    _process(processes, source, frame.process, places is not None).bar(frame, hit.no)
             record: Record | None = parse(hit.text)
             if record is None:
                 continue
-            _process(processes, source, record.line.process).feed(record, hit.no)
+            _process(processes, source, record.line.process, places is not None).feed(record, hit.no)
         size = log.size if size is None else size
         for state in processes.values():
             found, loaded = state.finish()

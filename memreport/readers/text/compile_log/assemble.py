@@ -28,7 +28,7 @@ ALWAYS_TOP_LEVEL = (*LOAD_PHASES, "lowerProgsAndCompileGraph")
 class Process:
     """The state of one process of one log."""
 
-    def __init__(self, source: str, process: str | None) -> None:
+    def __init__(self, source: str, process: str | None, all_frames: bool = False) -> None:
         self.source, self.process = source, process
         self.drafts: list[Draft] = []
         self.loads: list[ExecutableLoad] = []
@@ -50,7 +50,7 @@ class Process:
         self.open_drafts: list[Draft] = []
         self.open_tf: list[Draft] = []
         self.open_tf_by_module: dict[str | None, list[Draft]] = {}
-        self.timings = ScriptTimings()              # PopTorch's bar and a script's Compiled/Loaded lines
+        self.timings = ScriptTimings(all_frames)    # PopTorch's bar and a script's Compiled/Loaded lines
         self.tf_seen = False                        # a TensorFlow compilation was opened
         self.cache_created: str | None = None       # PopART created the cache directory: what it compiled missed
 
