@@ -216,7 +216,8 @@ def render_json(summary: CompileSummary, options: RenderOptions | None = None) -
 
 CSV_COLUMNS = ("source", "line", "end_line", "process", "framework", "time", "module", "hash", "executable_hash",
                "result", "cache", "duration_s", "duration_from", "peak_rss_mb", "tiles_overflowed", "arch", "ipus",
-               "tiles_per_ipu", "cache_file", "not_cacheable", "unfinished", "peak_rss_unit", "failure", "report", "place")
+               "tiles_per_ipu", "cache_file", "not_cacheable", "unfinished", "peak_rss_unit", "failure", "report",
+               "place")
 
 
 def render_csv(summary: CompileSummary, options: RenderOptions | None = None) -> str:

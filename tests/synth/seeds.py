@@ -14,6 +14,7 @@ from memreport.model import KIB, Bin, Histogram, TileBytes
 
 from . import logs as synth_logs
 from . import profile as synth_profile
+from . import programs as synth_programs
 from . import text as synth_text
 from .archive import ar_archive, bss, data, elf_file, note, text, tile_elf
 
@@ -23,6 +24,7 @@ SUFFIXES = {
     "cbor_profile": ".cbor", "cbor_typed": ".cbor", "tensor_map": ".json", "text_summary": ".txt",
     "json_profile_bulk": ".json", "cbor_profile_bulk": ".cbor",
     "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv", "run_log": ".log",
+    "program_log": ".log", "notebook": ".ipynb",
 }
 
 
@@ -111,6 +113,8 @@ def seeds() -> dict[str, bytes]:
         "rep_trace": rep.encode(),
         **dict(zip(("saved_json", "saved_csv"), _saved(profile))),
         "run_log": _run_log().encode(),
+        "program_log": _program_log().log().encode(),
+        "notebook": _notebook(),
     }
 
 
@@ -121,3 +125,23 @@ def _run_log() -> str:
             + synth_logs.tagged(synth_logs.popart_error(message), 0, "stderr")
             + "Graph compilation: 100%|##########| 100/100 [00:04<00:00]"
             + synth_logs.tagged(_summary(), 0) + "[1,0]<stdout>:[INFO] Epoch 1\n")
+
+
+def _program_log() -> synth_programs.Run:
+    """A PopTorch process at its default level (issue #30): a model compiled (its bar, a warning glued after a
+    frame), one that does not fit (PopART's error from two loggers, PopTorch's error line, the traceback), then
+    the script printing ``getSummaryReport()``."""
+    run = synth_programs.Run()
+    run.compile_model(20, warnings=1)
+    run.out_of_memory(tile=1, used=700_000)
+    run.out(_small_summary())
+    return run
+
+
+def _notebook() -> bytes:
+    """The same in a notebook: two cells (the second's streams, picture and IPython traceback), \r applied."""
+    first = synth_programs.Run()
+    first.compile_model(20, warnings=1)
+    return synth_programs.notebook([synth_programs.markdown_cell("# seed\n"),
+                                    synth_programs.code_cell(1, first, extra=[synth_programs.PNG]),
+                                    synth_programs.code_cell(2, _program_log())])
