@@ -126,15 +126,20 @@ def _cell_text(cell: dict) -> str:
 
 
 def _load(path: str) -> dict:
+    """The notebook's JSON. Its bytes are decoded and dropped before the parse (json.loads of bytes holds both
+    while it parses): a notebook costs its text and its objects at once, not its bytes too."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
         raise ReadError(exc.strerror or str(exc), path=path) from None
     try:
-        notebook = json.loads(data)
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ReadError(f"a notebook that is not UTF-8 text ({exc.reason})", offset=exc.start) from None
+    del data
+    try:
+        notebook = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ReadError(f"a notebook that is not valid JSON: {exc.msg}", line=exc.lineno, offset=exc.pos) from None
     except RecursionError:
