@@ -60,7 +60,7 @@ from bench import Command, Row, _gnu_time, bench, ensure, machine, memreport_arg
 from tests.synth import logs, programs
 from tests.synth import text as synth
 
-GENERATOR_VERSION = 1  # bump when the generated content changes, so stale files are rebuilt
+GENERATOR_VERSION = 2  # bump when the generated content changes, so stale files are rebuilt
 MB = 1_000_000
 SAMPLE_MB = 100
 
@@ -162,10 +162,12 @@ def shapes(size_mb: float) -> dict[str, Callable[[str], None]]:
     }
 
 
-def _repeated(make: Callable[[], str], size_mb: float) -> str:
-    """``make()``'s text, again and again, to about ``size_mb`` MB."""
+def _repeated(make: Callable[[], str], size_mb: float, blocks: int = 40) -> str:
+    """``blocks`` times: other output, then ``make()``'s text, to about ``size_mb`` MB (few enough reports that
+    the log stays under MAX_REPORTS whatever its size)."""
     one = make()
-    return one * max(1, int(size_mb * MB) // len(one.encode()))
+    other = logs.Filler(max(0, int(size_mb * MB) // blocks - len(one.encode())), 9).text()
+    return (other + one) * blocks
 
 
 def _poptorch_kernel() -> str:
