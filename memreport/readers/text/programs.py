@@ -5,8 +5,9 @@ way, with this module: the lines that begin and end a compilation
 (docs/FORMATS.md §8.5, §8.7-§8.10) are fed to a :class:`Segmenter`, per
 process (the launcher tag's rank), and the errors found around them are
 given to the program they belong to. A program begins at the first line of
-a compilation: PopTorch's bar when a new one starts (a frame at 0, or one
-counting back), PopART's ``Starting compilation``, TensorFlow's ``Begin XLA
+a compilation: PopTorch's bar when a new one starts (its frame at 0, or a
+frame on a later line after a bar that reached its total: lines.new_bar),
+PopART's ``Starting compilation``, TensorFlow's ``Begin XLA
 compilation``, Poplar's top-level ``lowerProgsAndCompileGraph`` phase, a
 cache load (``Loading serialized PopART executable``). A line of another
 kind joins the compilation under way (PopTorch's bar, then PopART's and
