@@ -10,13 +10,16 @@ its lines stop, passing over the lines of other processes and streams
 (another rank's tag, a logger line inside the summary). A document's prose,
 rst markup or a few lines of log between two parts of one summary are
 passed over too, when a part that can follow comes within
-:data:`MAX_GAP_LINES` lines. Memory is bounded by the largest summary and
-time is linear in the file.
+:data:`~.region.MAX_GAP_LINES` lines (:mod:`.region`). Memory is bounded by
+the largest summary and time is linear in the file.
 
 Out-of-memory messages belong to the summary that follows them in the same
-process (PopART prints its ``getSummaryReport()`` after the error); those
-after the last summary form a report of their own, which holds nothing but
-them.
+process and program (PopART prints its ``getSummaryReport()`` after the
+error); those after the last summary form a report of their own, which
+holds nothing but them. The same pass feeds the lines that begin and end a
+compilation to ..programs (the segmentation ``memreport compiles`` shares)
+and the lines that begin and end a run to :mod:`.runs`; :mod:`.placing`
+puts the reports in order with their programs.
 """
 from __future__ import annotations
 
