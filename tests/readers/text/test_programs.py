@@ -282,8 +282,11 @@ def test_reports_of_a_log_without_compile_lines_are_its_runs_or_its_programs(tmp
     assert (record.count, record.unit, record.failed_count, [f.index for f in record.failed]) == \
         (5, "run", 3, [2, 3, 5])
     assert {r.position.programs for r in sweep} == {record} and {r.position.program for r in sweep} == {None}
-    two = read_path(ROOT / "sample_reports" / "trace_two_modules.rep")
-    assert [r.position.programs for r in two] == [None, None]  # a .rep trace: its compile reports, no segmentation
+    two = read_path(ROOT / "sample_reports" / "trace_two_modules.rep")  # a .rep trace: its compile reports
+    record = two[0].position.programs
+    assert two[1].position.programs == record
+    assert (record.count, record.unit, [(f.index, f.outcome, f.failure, f.report) for f in record.failed]) == \
+        (2, "program", [(2, "out of memory", "2 tile(s) out of memory, as its summary printed", 2)])
     text = read_path(ROOT / "sample_reports" / "mk1_summary.txt")[0].position.programs
     assert (text.count, text.unit, text.failed) == (1, "program", ())
 

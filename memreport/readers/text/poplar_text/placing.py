@@ -73,10 +73,13 @@ def place_reports(placed: list[Placed], log: LogFile, path: str, segmenter: Segm
 
 
 def positioned(placed: Sequence[tuple[int, MemoryReport]]) -> list[MemoryReport]:
-    """Reports given with their first lines, in file order, each knowing its position (and keeping its run)."""
+    """Reports given with their first lines, in file order, each knowing its position (and keeping its run);
+    each report is a program of the file (a ``.rep`` trace's compile reports)."""
     ordered = sorted(placed, key=lambda p: p[0])
+    record = _reports([Placed(line, report) for line, report in ordered], None)
     return [report.evolve(position=ReportPosition(line, k, len(ordered),
-                                                  report.position.run if report.position else None))
+                                                  report.position.run if report.position else None,
+                                                  programs=record))
             for k, (line, report) in enumerate(ordered, 1)]
 
 
