@@ -50,15 +50,16 @@ def kernel() -> synth.Run:
 
 
 def poprun_bert() -> str:
-    """poprun BERT at default levels: per rank the bar (tagged frames, close's newline a bare tag) and the
-    script's ``Compiled/Loaded model in X secs`` on stdout."""
-    lines = []
-    for rank, seconds in ((0, 683.6591004971415), (1, 690.25)):
-        frames = "".join("\r" + tqdm_bar(p, f"{p * 6 // 60:02d}:{p * 6 % 60:02d}", "?" if p == 0 else "00:05")
-                         for p in (0, 3, 41, 97, 100, 100))
-        lines += [f"[1,{rank}]<stderr>:{frames}", f"[1,{rank}]<stderr>:",
-                  f"[1,{rank}]<stdout>:Compiled/Loaded model in {seconds!r} secs"]
-    return synth.POPRUN_LAUNCH.format(n=2) + "\n".join(lines) + "\n"
+    """poprun BERT at default levels, as argonne-lcf's user guide shows it (*seen*, FORMATS.md §8.3 [alcf-ug]):
+    the bar's line carries no tag before it, only the tag of tqdm's closing newline glued after it, then the
+    script's ``Compiled/Loaded model in X secs`` under rank 0's tag. A second rank the same, tagged."""
+    frames = "".join("\r" + tqdm_bar(p, f"{p * 6 // 60:02d}:{p * 6 % 60:02d}", "?" if p == 0 else "00:05")
+                     for p in (0, 3, 41, 97, 100, 100))
+    return (synth.POPRUN_LAUNCH.format(n=2) + "10:10:50.204 1 POPRUN [I] Waiting for mpirun (PID 4346)\n"
+            "[1,0]<stderr>:Using config: pretrain_large_128_POD64\n" + frames + "[1,0]<stderr>:\n"
+            "[1,0]<stderr>:Compiled/Loaded model in 683.6591004971415 secs\n"
+            "[1,0]<stderr>:-----------------------------------------------------------\n"
+            f"[1,1]<stderr>:{frames}\n[1,1]<stderr>:\n[1,1]<stdout>:Compiled/Loaded model in 690.25 secs\n")
 
 
 def popart_cold_oom() -> str:
@@ -168,11 +169,12 @@ def test_every_bar_is_counted_once(tmp_path, shape):
 
 
 def test_poprun_berts_bar_and_timing_line_are_one_compilation(tmp_path):
+    """Before, the untagged bar and rank 0's timing line were two compilations of two processes."""
     _, found, _ = read_compile_log(write(tmp_path, poprun_bert()))
-    assert [(c.process, c.result, c.duration_s, c.duration_from, c.end_line) for c in found] == [
-        ("1,0", "compiled", 600.0, "progress bar", 4), ("1,1", "compiled", 600.0, "progress bar", 7)]
+    assert [(c.process, c.result, c.duration_s, c.duration_from, c.line, c.end_line) for c in found] == [
+        ("1,0", "compiled", 600.0, "progress bar", 4, 5), ("1,1", "compiled", 600.0, "progress bar", 7, 9)]
     assert found[0].notes[-1] == ("the script timed its compile or load at 683.659 s ('Compiled/Loaded model in' at "
-                                  "line 4)")
+                                  "line 5)")
 
 
 def test_an_out_of_memory_error_belongs_to_the_last_compilation_started(tmp_path):

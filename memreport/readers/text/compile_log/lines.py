@@ -245,12 +245,22 @@ _TAGS = re.compile(r"\[(?:[\w.-]+@)?\d+,\d+\]<std(?:out|err|diag)>: ?")
 
 
 def bar_frames(text: str) -> list[BarFrame]:
-    """Every frame of PopTorch's compilation bar in a line, in order (redraws after ``\\r`` included)."""
+    """Every frame of PopTorch's compilation bar in a line, in order (redraws after ``\\r`` included).
+
+    A frame's rank is the launcher tag before it; with none before it, the
+    tag glued after the bar (poprun's BERT run, *seen* [alcf-ug]: ``Graph
+    compilation: 100%|...| 100/100 [10:11<00:00][1,0]<stderr>:``, the tag of
+    tqdm's closing newline, then ``[1,0]<stderr>:Compiled/Loaded model in
+    683.66 secs``).
+    """
     if "\x1b" in text:
         text = clean(text.replace("\r", "\n")).replace("\n", "\r")  # colours gone, every redraw kept
     tag, _ = split_tag(text) if "]<" in text else (UNTAGGED, text)
     text = text[:MAX_PARSED]
     matches = list(_BAR_FRAME.finditer(text))
+    if not tag.process and matches and "]<" in text[matches[-1].end():]:
+        glued = _TAGS.search(text, matches[-1].end())
+        tag, _ = split_tag(glued[0]) if glued is not None else (tag, text)
     frames = []
     for k, match in enumerate(matches):
         process = _tag_before(text[:match.start()]) if "]<" in text else None
