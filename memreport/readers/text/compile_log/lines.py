@@ -259,8 +259,8 @@ def bar_frames(text: str) -> list[BarFrame]:
     text = text[:MAX_PARSED]
     matches = list(_BAR_FRAME.finditer(text))
     if not tag.process and matches and "]<" in text[matches[-1].end():]:
-        glued = _TAGS.search(text, matches[-1].end())
-        tag, _ = split_tag(glued[0]) if glued is not None else (tag, text)
+        after_bar = _TAGS.search(text, matches[-1].end())
+        tag, _ = split_tag(after_bar[0]) if after_bar is not None else (tag, text)
     frames = []
     for k, match in enumerate(matches):
         process = _tag_before(text[:match.start()]) if "]<" in text else None
