@@ -303,9 +303,15 @@ class Segmenter:
     def oom(self, process: str, message: OutOfMemoryMessage) -> Program | None:
         """An out-of-memory message: its program's (kept once, however often it is printed)."""
         program = self.current.get(process)
-        if program is not None and not any(same_message(message, m) for m in program.messages[-8:]):
-            program.messages.append(message)
+        if program is not None:
+            self.give(program, message)
         return program
+
+    def give(self, program: Program, message: OutOfMemoryMessage) -> None:
+        """An out-of-memory message that came before ``program``'s first line in view, and is its (the
+        summary after the message is the program's)."""
+        if not any(same_message(message, m) for m in program.messages[-8:]):
+            program.messages.append(message)
 
     def error(self, process: str, no: int, text: str) -> Program | None:
         """Another error (an uncaught exception): the program under way fails; one that ended is untouched."""

@@ -24,11 +24,16 @@ from memreport.readers.text import programs as segmentation
 from memreport.readers.text.compile_log import read_compile_log
 from tests.synth import logs
 from tests.synth import programs as synth
+from tests.synth import text as synth_text
 from tests.synth.compile_logs import LogBuilder, tqdm_bar
 
 ROOT = Path(__file__).resolve().parent.parent.parent.parent
 SAMPLE_LOGS = sorted(p.name for p in (ROOT / "sample_reports").glob("*.log"))
 COERCED = f"[14:02:11.305] [poptorch:cpp] [warning] {synth.TYPE_COERCED}"
+# One ipu1 of 4 tiles, tile 1 over its 262,144 B.
+SMALL_SUMMARY = synth_text.summary_text(synth_text.summary_from_tiles(
+    np.array([9_000, 300_000, 8_000, 7_000]), np.array([9_100, 300_100, 8_100, 7_100]), num_ipus=1, tiles_per_ipu=4,
+    bytes_per_tile=262_144, clock_hz=1.6e9, graph={"Number of vertices": 3}, detailed=1))
 
 
 def write(tmp_path: Path, text: str, name: str = "run.log") -> str:
@@ -298,3 +303,17 @@ def test_a_log_of_four_ranks_that_abort_together(tmp_path):
     record = reports[0].position.programs
     assert (record.count, record.unit, [(f.index, f.outcome, f.report, f.tile, f.process) for f in record.failed]) == \
         (4, "run", [(rank + 1, "out of memory", rank + 1, 17 + rank, f"1,{rank}") for rank in range(4)])
+
+
+def test_an_error_before_a_compilations_first_line_in_view_is_that_compilations(tmp_path):
+    """The log begins with PopART's error, then a bar seen only at its total (its start not in the log), then
+    the summary the script printed: one report, of that compilation, which ran out of memory."""
+    summary = logs.tagged(SMALL_SUMMARY, 0)
+    text = ("[1,0]<stderr>:" + logs.popart_error(synth.tile_oom(1, 700_000, 262_144)) +
+            "Graph compilation: 100%|##########| 100/100 [00:04<00:00]" + summary)
+    path = write(tmp_path, text)
+    report, = read_path(path)
+    assert (report.position.program, [m.tile for m in report.oom_messages]) == (1, [1])
+    _, found, _ = read_compile_log(path)
+    assert [(c.process, c.result, c.report, c.failure_text) for c in found] == [
+        ("1,0", "out of memory", 1, "tile 1: 700,000 B used of 262,144 B")]

@@ -218,12 +218,16 @@ class LogScan:
         run = self.runs.at(region.first, process, summary=True)
         program = self.segmenter.last_started(process)
         waiting = self.pending.pop(process, None)
-        if waiting is not None and (waiting.run is not run or waiting.program is not program):
+        if waiting is not None and (waiting.run is not run or
+                                    waiting.program not in (program, None)):
             self.found.append(waiting)  # another program's messages: a report of their own
             waiting = None
         found = _Found(region.first, region, run=run, program=program)
         if waiting is not None:
             found.messages, found.dropped = waiting.messages, waiting.dropped
+            if waiting.program is None and program is not None:  # before any compilation's first line in view:
+                for message in waiting.messages:                 # the one whose summary follows (its start
+                    self.segmenter.give(program, message)        # not in the log, a bar seen at its total)
         self.found.append(found)
         self._check_count()
         self._consume(region)
