@@ -317,3 +317,16 @@ def test_an_error_before_a_compilations_first_line_in_view_is_that_compilations(
     _, found, _ = read_compile_log(path)
     assert [(c.process, c.result, c.report, c.failure_text) for c in found] == [
         ("1,0", "out of memory", 1, "tile 1: 700,000 B used of 262,144 B")]
+
+
+def test_a_bar_or_a_count_of_thousands_of_digits_is_no_figure(tmp_path):
+    """Bars are read by ``memreport LOG`` too: a frame of 6,000 digits is no frame (int() refuses past 4,300),
+    and an overflow count past 19 digits is unknown, never an error."""
+    digits = "9" * 6000
+    text = (f"Graph compilation:   0%|          | {digits}/100 [00:00<?]\n"
+            f"2023-06-29T16:15:28.800239Z PO:ENGINE   79.79 I: Graph compilation finished: {digits} tiles "
+            "overflowed.\n")
+    report, = read_path(write(tmp_path, text))
+    assert (report.format, report.printed.tiles_out_of_memory) == (COMPILE_LOG_FORMAT, None)
+    _, found, _ = read_compile_log(write(tmp_path, text, "again.log"))
+    assert [(c.result, c.tiles_overflowed) for c in found] == [("compiled", None)]

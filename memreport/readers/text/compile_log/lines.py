@@ -216,16 +216,21 @@ _SCRIPT_TIMING = re.compile(r"Compiled/Loaded model in (\d+(?:\.\d*)?(?:[eE][-+]
 # desc="Graph compilation" and bar_format "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]", so
 # "Graph compilation:  45%|████▌     | 45/100 [00:31<01:11]"; elapsed is tqdm's format_interval, [H:]MM:SS.
 # Each update is redrawn after a "\r" on the same line, and a log line written meanwhile is glued after it.
-_BAR_FRAME = re.compile(r"Graph compilation: *\d{1,3}%\|[^|\r\n]*\| *(\d+)/(\d+) "
-                        r"\[(?:(\d+):)?(\d\d):(\d\d)<[^\]\r\n]*\]")
+# A frame's figures are tqdm's: n and total under ten digits, hours too (a longer run of digits is no frame, and
+# is never turned into a number: ``memreport LOG`` reads bars as well, issue #30).
+_BAR_FRAME = re.compile(r"Graph compilation: *\d{1,3}%\|[^|\r\n]*\| *(\d{1,9})/(\d{1,9}) "
+                        r"\[(?:(\d{1,9}):)?(\d\d):(\d\d)<[^\]\r\n]*\]")
 MAX_PARSED = 16384  # characters of a line looked at: no line memreport reads is longer (a long one is cut here)
 _TARGET_PARTS = (re.compile(r'arch: "?([^",\s]+)"?'), re.compile(r"IPUs: (\d[\d,]*)"),
                  re.compile(r"tiles per IPU: (\d[\d,]*)"))
 _OVERFLOWED = re.compile(r"(zero|no|\d[\d,]*) tiles? overflowed")
 
 
-def _number(text: str) -> int:
-    return int(text.replace(",", ""))
+def _number(text: str) -> int | None:
+    """A count as printed (thousands separators allowed); None past 19 digits (no real count is that long, and
+    Python refuses to convert past 4,300)."""
+    digits = text.replace(",", "")
+    return int(digits) if len(digits) <= 19 else None
 
 
 @dataclass(frozen=True)
