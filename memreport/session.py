@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from .errors import MemreportError, UnsupportedOperation
 from .model import CLI_NAMES, MemoryReport, OptionNames, TileReport, TileSymbols
@@ -169,7 +169,7 @@ def with_symbols(reads: Sequence[Read], top: int = 0, tiles: Sequence[int] = (),
             assert isinstance(report, TileReport)
             wanted = top_tile_ids(report, top).tolist() + [t for t in tiles if t < report.num_tiles]
             named = report.source
-            spooled = report if read.path == named else cast(TileReport, report.evolve(source=read.path))
+            spooled = report if read.path == named else report.evolve(source=read.path)
             report = read_symbols(spooled, wanted, thin_root).evolve(source=named)
         reports.append(report)
     return reports

@@ -21,13 +21,17 @@ disturb less than wall time. The timing helpers are ``scripts/bench.py``'s.
     python scripts/bench_logs.py --gzip           # the 0.5 % log gzip'd (gzip -6): memreport FILE.gz against
                                                   # zcat FILE.gz | grep -c 'Memory Usage' (issue #23)
     python scripts/bench_logs.py --shapes         # the costly shapes' CPU and memory per byte next to a plain log's
+    python scripts/bench_logs.py --notebook       # a 50 MB Jupyter notebook (or --size-mb): memreport NB.ipynb
+                                                  # and memreport compiles NB.ipynb, time and peak RSS (issue #30)
 
 ``--shapes`` reads, in this process (start-up left out), logs of shapes that
-once cost far more than their size (issue #26 items 5, 6): poprun ranks
-printing a summary one after another or interleaved line by line (64 and
-240 of them), lines that look like part of a summary but never make one,
-a UTF-16 log appended to a plain one, a gzip log after an empty member and
-out-of-memory messages with 20-digit numbers (issue #33); next to a plain
+once cost far more than their size (issue #26 items 5, 6; issue #33 items 1,
+4, 12, 14): poprun ranks printing a summary one after another or interleaved
+line by line (64 and 240 of them), lines that look like part of a summary but
+never make one, a UTF-16 log appended to a plain one, a gzip log after an
+empty member, out-of-memory messages with 20-digit numbers, poprun ranks that
+abort or raise 30-line tracebacks at once, lines that each open a traceback,
+and PopTorch programs (bars, errors logged twice); next to a plain
 log (other output, one summary at its end) and a log of the same summaries
 printed by one process. Memory per byte: each log read in a fresh child
 process (after a read of its first 64 KiB, so lazy imports are not
@@ -54,7 +58,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from bench import Command, Row, _gnu_time, bench, ensure, machine, memreport_argv, precompile, print_table, rows_for
 
-from tests.synth import logs
+from tests.synth import logs, programs
 from tests.synth import text as synth
 
 GENERATOR_VERSION = 1  # bump when the generated content changes, so stale files are rebuilt
@@ -152,6 +156,12 @@ def shapes(size_mb: float) -> dict[str, Callable[[str], None]]:
         "UTF-16 log appended to a plain one": lambda path: write_appended_utf16(path, size_mb, texts[0]),
         "gzip log after an empty member": lambda path: write_gzip_after_empty(path, size_mb, texts[0]),
         "out-of-memory messages, 20 digits": text(lambda: huge_messages(int(size_mb * MB), texts[0])),
+        "poprun ranks aborting at once (16)": text(lambda: _repeated(lambda: programs.ranks_abort_together(16),
+                                                                     size_mb)),
+        "poprun ranks raising at once (16)": text(lambda: _repeated(lambda: programs.ranks_raise_together(16),
+                                                                    size_mb)),
+        "lines that each open a traceback": text(lambda: programs.traceback_openers(int(size_mb * MB) // 35)),
+        "PopTorch programs (bars, errors)": text(lambda: _repeated(_poptorch_kernel, size_mb)),
     }
 
 
@@ -172,6 +182,63 @@ def huge_messages(size: int, summary: str) -> str:
     count = size // (2 * len(line))
     return "".join(logs.popart_error(line.replace("tile 0:", f"tile {k}:")) + f"step {k}\n"
                    for k in range(count)) + summary
+
+
+def _repeated(make: Callable[[], str], size_mb: float, blocks: int = 40) -> str:
+    """``blocks`` times: other output, then ``make()``'s text, to about ``size_mb`` MB (few enough reports that
+    the log stays under MAX_REPORTS whatever its size)."""
+    one = make()
+    other = logs.Filler(max(0, int(size_mb * MB) // blocks - len(one.encode())), 9).text()
+    return (other + one) * blocks
+
+
+def _poptorch_kernel() -> str:
+    """A PopTorch process: train() (two models) then a model that does not fit (issue #30)."""
+    run = programs.Run()
+    run.train_call()
+    run.compile_model(107)
+    run.out_of_memory()
+    return run.log()
+
+
+def write_notebook(path: str, size_mb: float) -> None:
+    """A notebook of about ``size_mb`` MB as a course leaves it: each cell trains (two models, their bars as
+    JupyterLab saves them, epochs), plots a picture (a fifth of the bytes), and every tenth does not fit."""
+    import base64
+    import random
+    rng = random.Random(7)
+    picture = dict(programs.PNG, data={"image/png": base64.b64encode(rng.randbytes(60_000)).decode(),
+                                       "text/plain": ["<Figure size 640x480 with 1 Axes>"]})
+    cells: list[dict] = []
+    size = 0
+    while size < size_mb * MB:
+        run = programs.Run(second=len(cells))
+        run.train_call(epochs=200)
+        if len(cells) % 10 == 9:
+            run.compile_model(107)
+            run.out_of_memory()
+        cells.append(programs.code_cell(len(cells) + 1, run, extra=[picture]))
+        size += len(json.dumps(cells[-1]))
+    with open(path, "wb") as out:
+        out.write(programs.notebook(cells))
+
+
+def run_notebook(data_dir: str, size_mb: float, repeat: int, fresh: bool, out: str | None) -> int:
+    """memreport NB.ipynb and memreport compiles NB.ipynb on a notebook of ``size_mb`` MB: time, CPU, peak RSS."""
+    path = ensure(os.path.join(data_dir, f"notebook_{size_mb:g}mb.v{GENERATOR_VERSION}.ipynb"), write_notebook,
+                  size_mb, fresh=fresh)
+    precompile()
+    cmds = [Command("memreport NB.ipynb", memreport_command() + [path, "--brief"], ok_exits=(0, 3)),
+            Command("memreport compiles NB.ipynb", memreport_command() + ["compiles", path], ok_exits=(0, 3))]
+    bench(cmds, repeat, _gnu_time())
+    rows = rows_for("notebook", path, cmds)
+    print_table(rows)
+    for c in cmds:
+        print(f"{c.label:<30} peak RSS {c.peak_mb:,.1f} MB = {c.peak_mb * 1e6 / os.path.getsize(path):.2f} x the file")
+    if out:
+        with open(out, "w") as f:
+            json.dump({"machine": machine(), "repeat": repeat, "rows": [asdict(r) for r in rows]}, f, indent=2)
+    return 0
 
 
 def write_appended_utf16(path: str, size_mb: float, summary: str) -> None:
@@ -300,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the 0.5 %% log, gzip'd: memreport against zcat | grep -c (issue #23)")
     parser.add_argument("--shapes", action="store_true",
                         help="the costly shapes (issue #26 items 5, 6), in process: CPU per byte against a plain log")
+    parser.add_argument("--notebook", action="store_true",
+                        help="a Jupyter notebook of --size-mb MB (50 by default): memreport and memreport compiles")
     args = parser.parse_args(argv)
     if args.sample:
         if args.size_mb is not None and args.size_mb < 1:
@@ -312,6 +381,9 @@ def main(argv: list[str] | None = None) -> int:
     if repeat < 1 or size_mb < 1:
         parser.error("--repeat and --size-mb must be at least 1")
     os.makedirs(args.data_dir, exist_ok=True)
+    if args.notebook:
+        return run_notebook(args.data_dir, args.size_mb if args.size_mb is not None else (2 if args.quick else 50),
+                            repeat, args.regenerate, args.json)
     if args.shapes:
         return run_shapes(args.data_dir, args.size_mb if args.size_mb is not None else (0.5 if args.quick else 4),
                           repeat, args.regenerate, args.json)

@@ -20,6 +20,8 @@ format, their exception and the input (hex, first bytes), saved under
     python scripts/fuzz.py --formats run_log_variants --minutes 2  # logs with NULs, BOMs, compressed, cut
     python scripts/fuzz.py --formats run_log_ranks --minutes 2     # many poprun ranks' summaries in one log
     python scripts/fuzz.py --formats archive_cxx archive_cxx_names --minutes 2   # C++ symbols, demangling bombs
+    python scripts/fuzz.py --formats run_log_programs notebook --minutes 2  # PopTorch programs, poprun ranks
+                                                                             # failing at once, notebooks
 """
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import seed as hypothesis_seed
 
 from memreport.errors import ReadError, UnexpectedError
-from tests.fuzzing import FUZZ_FORMATS, LOG_RANKS, LOG_VARIANTS, check_reading, hostile_input, write_case
+from tests.fuzzing import FUZZ_FORMATS, LOG_PROGRAMS, LOG_RANKS, LOG_VARIANTS, check_reading, hostile_input, write_case
 
 BATCH = 200  # inputs per format before moving to the next (--minutes, --inputs)
 
@@ -138,7 +140,7 @@ class Fuzzer:
                   suppress_health_check=list(HealthCheck), phases=["generate"])
         @given(hostile_input(name))  # a seed's mutations, or a hostile shape (saved reports)
         def batch(data: bytes) -> None:
-            self.one("run_log" if name in (LOG_VARIANTS, LOG_RANKS) else name, data)
+            self.one("run_log" if name in (LOG_VARIANTS, LOG_RANKS, LOG_PROGRAMS) else name, data)
 
         batch()
 

@@ -285,6 +285,43 @@ def many_ranks(draw) -> bytes:
     return draw(_mutation(data, [])) if draw(st.booleans()) else data
 
 
+LOG_PROGRAMS = "run_log_programs"  # not a seed: programs as PopTorch, PopART and poprun print them (issue #30)
+
+
+@st.composite
+def program_logs(draw) -> bytes:
+    """A log of programs (issues #30, #33 items 1 and 12): a PopTorch process compiling models (bars with glued
+    lines, ``\\r`` kept or applied as Jupyter applies it), some that do not fit (PopART's error from two
+    loggers, a traceback), a bar stopped at 0 before the variables that do not fit; or poprun ranks aborting or
+    raising at once; or lines that each open a traceback. Maybe tagged as one rank, maybe mutated once."""
+    from tests.synth import programs as synth
+    shape = draw(st.sampled_from(["poptorch", "abort", "raise", "openers"]))
+    if shape == "abort":
+        text = synth.ranks_abort_together(draw(st.integers(1, 16)))
+    elif shape == "raise":
+        text = synth.ranks_raise_together(draw(st.integers(1, 16)), draw(st.integers(0, 20)))
+    elif shape == "openers":
+        text = synth.traceback_openers(draw(st.integers(1, 3000))) + draw(st.sampled_from(["", "x\n", "  a\n"]))
+    else:
+        run = synth.Run()
+        for step in draw(st.lists(st.sampled_from(["compile", "oom", "variables", "train"]), min_size=1, max_size=6)):
+            if step == "compile":
+                run.compile_model(draw(st.integers(0, 4000)), warnings=draw(st.integers(1, 2)))
+            elif step == "oom":
+                run.out_of_memory(draw(st.integers(0, 3000)), draw(st.integers(0, 2**40)), draw(st.integers(0, 100)))
+            elif step == "variables":
+                run.variables_do_not_fit()
+            else:
+                run.train_call(draw(st.integers(0, 3)), draw(st.integers(0, 4000)))
+        text = run.log()
+        if draw(st.booleans()):
+            text = synth.jupyter_text(text)
+        if draw(st.booleans()):
+            text = "".join("[1,0]<stderr>:" + line for line in text.splitlines(True))
+    data = text.encode()
+    return draw(_mutation(data, [])) if draw(st.integers(0, 3)) == 0 else data
+
+
 def check_reading(path: str, *, skip_bad_members: bool = False, png: bool = False) -> str:
     """Read ``path`` and do with it all a command does: "ok", or "error" for a proper ReadError; else raises.
 
@@ -542,7 +579,7 @@ def _same_as_reference_tensor_map(path: str, report: MemoryReport) -> None:
 #: shape name -> file suffix; inputs made by :func:`hostile_input`, not by mutating a seed's bytes
 CXX_ARCHIVE = "archive_cxx_names"  # an archive whose symbols are mangled_names(): scripts/fuzz.py --formats
 HOSTILE_SUFFIXES = {"saved_json_hostile": ".json", "saved_csv_hostile": ".csv", CXX_ARCHIVE: ".a"}
-FUZZ_FORMATS = FORMATS + sorted(HOSTILE_SUFFIXES) + [LOG_VARIANTS, LOG_RANKS]  # every shape scripts/fuzz.py runs
+FUZZ_FORMATS = FORMATS + sorted(HOSTILE_SUFFIXES) + [LOG_VARIANTS, LOG_RANKS, LOG_PROGRAMS]  # scripts/fuzz.py runs each
 HOSTILE_VALUES: list = ["abc", "", "ipu9", "ipu2", "-1", [1], [], [[1]], [[]], {}, {"a": [None]}, None, True, False,
                         -1, 0, 1, 7, 2**63, 2**64, -2**63 - 1, 10**30, 1.5, 1e308, -0.0, [1.5], ["x"], [True], [-1],
                         [2**63], [None], [{}], float("nan"), float("inf")]
@@ -676,6 +713,8 @@ def hostile_input(name: str) -> st.SearchStrategy[bytes]:
         return many_ranks()
     if name == CXX_ARCHIVE:
         return st.lists(mangled_names(), min_size=1, max_size=4).map(lambda names: cxx_archive([names, names[::-1]]))
+    if name == LOG_PROGRAMS:
+        return program_logs()
     return mutated(name)
 
 
@@ -687,7 +726,7 @@ def write_case(directory: str, name: str, data: bytes) -> str:
     return path
 
 
-__all__ = ["CXX_ARCHIVE", "FIELDS", "FORMATS", "FUZZ_FORMATS", "HIDDEN", "HOSTILE_SUFFIXES", "LOG_RANKS",
-           "LOG_VARIANTS", "SEEDS", "check_mangled", "check_outputs", "check_reading", "gfm_cells", "hostile_input",
-           "hostile_tree", "log_variants", "mangled_names", "many_ranks", "mutated", "poprun_ranks", "saved_documents",
-           "write_case"]
+__all__ = ["CXX_ARCHIVE", "FIELDS", "FORMATS", "FUZZ_FORMATS", "HIDDEN", "HOSTILE_SUFFIXES", "LOG_PROGRAMS",
+           "LOG_RANKS", "LOG_VARIANTS", "SEEDS", "check_mangled", "check_outputs", "check_reading", "gfm_cells",
+           "hostile_input", "hostile_tree", "log_variants", "mangled_names", "many_ranks", "mutated", "poprun_ranks",
+           "program_logs", "saved_documents", "write_case"]

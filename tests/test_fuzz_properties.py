@@ -32,6 +32,7 @@ from tests.fuzzing import (
     many_ranks,
     mutated,
     poprun_ranks,
+    program_logs,
     write_case,
 )
 
@@ -116,6 +117,42 @@ def test_archives_of_mangled_names_read_with_their_symbols_or_raise_read_error()
 def test_logs_of_many_ranks_read_or_raise_read_error():
     """Issue #26 item 5: many poprun ranks' summaries, one after another or interleaved, one maybe mutated."""
     _logs_read_or_raise_read_error(many_ranks(), EXAMPLES // 10)
+
+
+def test_logs_of_programs_read_or_raise_read_error():
+    """Issues #30, #33: PopTorch's programs (bars, doubled errors), ranks failing at once, traceback lines."""
+    _logs_read_or_raise_read_error(program_logs(), EXAMPLES // 5)
+
+
+def test_both_commands_see_the_same_programs_in_any_log_of_programs():
+    """Issue #30: for any log of programs, `memreport compiles` lists as many compilations as `memreport LOG`
+    counts programs, and the same ones failed, the same way, pointing at the same reports."""
+    from memreport.readers.text.compile_log import read_compile_log
+
+    with tempfile.TemporaryDirectory(prefix="memreport-fuzz-") as directory:
+        @settings(max_examples=EXAMPLES // 5, deadline=None, database=None,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+        @given(program_logs())
+        def same(data: bytes) -> None:
+            path = write_case(directory, "run_log", data)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    record = read_path(path)[0].position.programs
+                except ReadError:
+                    return
+                try:
+                    compilations = read_compile_log(path)[1]
+                except ReadError:
+                    compilations = []
+            if record is None or record.unit != "compilation":
+                assert not compilations
+                return
+            assert record.count == len(compilations)
+            assert [(f.index, f.outcome, f.report) for f in record.failed] == [
+                (k, c.result, c.report) for k, c in enumerate(compilations, 1) if c.failed]
+
+        same()
 
 
 def test_many_ranks_give_one_report_per_rank_in_each_layout(tmp_path):

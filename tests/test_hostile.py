@@ -35,9 +35,9 @@ ELF = tile_elf(0, 100, 10, 300)  # ELF32 LE: section table at 220, 6 entries of 
 SHOFF = struct.unpack_from("<I", ELF, 32)[0]
 TEXT = SEEDS["text_summary"]
 REP = SEEDS["rep_trace"]
-UNRECOGNISED = ("unrecognised format (expected ar archive of tile ELF files, ELF file, memreport CSV, memreport "
-                "JSON, lowered-variables report, JSON graph profile or tensor map, CBOR graph profile, PopVision "
-                "profile.pop, text: a Poplar summary, a TensorFlow .rep trace or a log)")
+UNRECOGNISED = ("unrecognised format (expected ar archive of tile ELF files, ELF file, Jupyter notebook, memreport "
+                "CSV, memreport JSON, lowered-variables report, JSON graph profile or tensor map, CBOR graph profile, "
+                "PopVision profile.pop, text: a Poplar summary, a TensorFlow .rep trace or a log)")
 
 
 def patch(blob: bytes, at: int, fmt: str, value: int) -> bytes:

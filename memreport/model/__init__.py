@@ -13,10 +13,13 @@ from .compiles import (
                      ExecutableLoad,
                      Finding,
                      LineRef,
+                     oom_words,
 )
 from .liveness import ALWAYS_LIVE, NOT_ALWAYS_LIVE, NOT_ALWAYS_LIVE_MAX, ProgramLiveness
+from .programs import FAILED_OUTCOMES, PROGRAM_OUTCOMES, PROGRAM_UNITS, FailedProgram, FilePrograms
 from .report import (
                      BREAKDOWN_KINDS,
+                     COMPILE_LOG_FORMAT,
                      FORMAT_NAMES,
                      OOM_MESSAGES_FORMAT,
                      MemoryReport,
@@ -69,6 +72,8 @@ __all__ = [
                      "ARCH_BY_EFLAGS",
                      "BREAKDOWN_KINDS",
                      "CLI_NAMES",
+                     "COMPILE_LOG_FORMAT",
+                     "FAILED_OUTCOMES",
                      "FORMAT_NAMES",
                      "KIB",
                      "MAX_TILES",
@@ -78,6 +83,8 @@ __all__ = [
                      "NO_CLASS",
                      "OOM_KINDS",
                      "OOM_MESSAGES_FORMAT",
+                     "PROGRAM_OUTCOMES",
+                     "PROGRAM_UNITS",
                      "PYTHON_NAMES",
                      "Arch",
                      "Bin",
@@ -87,6 +94,8 @@ __all__ = [
                      "CompileLogInfo",
                      "CompileTarget",
                      "ExecutableLoad",
+                     "FailedProgram",
+                     "FilePrograms",
                      "Finding",
                      "Histogram",
                      "Interference",
@@ -119,6 +128,7 @@ __all__ = [
                      "find_view",
                      "inferred_arch",
                      "min_ipus",
+                     "oom_words",
                      "overrides_of",
                      "resolve_target",
                      "source_notes",

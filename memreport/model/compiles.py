@@ -9,12 +9,15 @@ history into :class:`Finding` records.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .schemas import COMPILES_SCHEMA
+from .values import OutOfMemoryMessage
 
 SCHEMA = COMPILES_SCHEMA  # the name is defined once, in .schemas
-RESULTS = ("compiled", "loaded", "precompiled", "skipped")
+# "out of memory": an out-of-memory error is the compilation's own or follows it in its process (issue #30);
+# "failed": another error ended it before its end line.
+RESULTS = ("compiled", "loaded", "precompiled", "skipped", "out of memory", "failed")
 CACHE_STATES = ("hit", "miss", "off")
 FRAMEWORKS = ("tensorflow", "popart", "poplar")
 # How a duration is known: Poplar's phase timings, the difference of two timestamps, PopTorch's compilation bar
@@ -26,13 +29,15 @@ FINDING_KINDS = ("recompiled", "cache-not-working", "hash-drift", "late-compile"
 
 @dataclass(frozen=True, order=True)
 class LineRef:
-    """A line of a log: the file as given and its 1-based line number."""
+    """A line of a log: the file as given and its 1-based line number; ``place`` the same line in a notebook
+    (``cell 7 [4], line 12``), shown instead of the number."""
 
     source: str
     line: int
+    place: str | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
-        return f"{self.source}:{self.line}"
+        return f"{self.source}:{self.line}" if self.place is None else f"{self.source}, {self.place}"
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,17 @@ class Compilation:
     phases the log happens to show. ``result`` is what its last line states:
     None when no line states an outcome (the end is missing, or the line
     does not say, as ``Compiled/Loaded model in X secs`` does not).
+
+    ``result`` is "out of memory" when an out-of-memory error is its own
+    (the last compilation its process started before the error), and
+    "failed" when another error ended it before its end line (issue #30);
+    ``failure`` then holds what the error states: the
+    :class:`~.values.OutOfMemoryMessage` (its tile and bytes, or that the
+    variables do not fit, a profile path), or the error in a few words.
+    ``report`` is the 1-based index (``#N``) of the memory report
+    ``memreport`` reads from the same file that holds its out-of-memory
+    error or its summary (None when none does). ``place`` is its first
+    line's place in a notebook (``cell 7 [4], line 12``; None in a log).
     """
 
     source: str
@@ -88,6 +104,9 @@ class Compilation:
     start_in_log: bool = True
     end_in_log: bool = True
     peak_rss_unit: str | None = None
+    failure: OutOfMemoryMessage | str | None = None
+    report: int | None = None
+    place: str | None = None
 
     def __post_init__(self) -> None:
         if self.result is not None and self.result not in RESULTS:
@@ -102,6 +121,10 @@ class Compilation:
             raise ValueError("duration_s and duration_from are known together")
         if self.unfinished and self.duration_s is not None:
             raise ValueError("an unfinished compilation has no known duration")
+        if (self.failure is not None) != (self.result in ("out of memory", "failed")):
+            raise ValueError("a compilation that failed (and only one) says what its failure states")
+        if self.report is not None and self.report < 1:
+            raise ValueError(f"report is a 1-based index, not {self.report}")
 
     @property
     def unfinished(self) -> bool:
@@ -115,7 +138,19 @@ class Compilation:
 
     @property
     def ref(self) -> LineRef:
-        return LineRef(self.source, self.line)
+        return LineRef(self.source, self.line, self.place)
+
+    @property
+    def failed(self) -> bool:
+        """Whether an error ended it (out of memory or another)."""
+        return self.result in ("out of memory", "failed")
+
+    @property
+    def failure_text(self) -> str | None:
+        """What its failure states, in a few words (None when it did not fail)."""
+        if isinstance(self.failure, OutOfMemoryMessage):
+            return oom_words(self.failure)
+        return self.failure
 
     @property
     def cache_key(self) -> str | None:
@@ -144,10 +179,11 @@ class ExecutableLoad:
     duration_s: float | None
     reload: bool
     end_line: int
+    place: str | None = None  # its first line's place in a notebook (``cell 7 [4], line 12``)
 
     @property
     def ref(self) -> LineRef:
-        return LineRef(self.source, self.line)
+        return LineRef(self.source, self.line, self.place)
 
 
 @dataclass(frozen=True)
@@ -185,3 +221,25 @@ class Finding:
     def __post_init__(self) -> None:
         if self.kind not in FINDING_KINDS:
             raise ValueError(f"kind must be one of {FINDING_KINDS}, not {self.kind!r}")
+
+
+def oom_words(m: OutOfMemoryMessage) -> str:
+    """An out-of-memory message's facts in a few words: ``tile 12: 702,344 B used of 638,976 B`` (as stated)."""
+    if m.kind == "tile-memory":
+        return f"tile {_figure(m.tile)}: {_figure(m.bytes_used)} B used of {_figure(m.bytes_per_tile)} B"
+    if m.kind == "variables":
+        saved = f" (profile: {m.saved_path})" if m.saved_path else ""
+        return f"variables do not fit onto one or more tiles{saved}"
+    if m.kind == "profile-saved":
+        return f"out of memory; profile: {m.saved_path}" if m.saved_path else "out of memory (no profile path printed)"
+    if m.kind == "report-saved":
+        return f"out of memory; summary saved to {m.saved_path}"
+    if m.kind == "exchange":
+        return f"tile {_figure(m.tile)} receives more data than it has memory (exchange '{m.exchange}')"
+    if m.kind == "code":
+        return f"tile {_figure(m.tile)}: too much code ({_figure(m.code_offset)} B from the start of memory)"
+    return "a host stream buffer does not fit (host memory)"
+
+
+def _figure(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from .liveness import ProgramLiveness
 from .symbols import TileSymbols
@@ -42,13 +42,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from .tensor_map import TensorMap
     from .variables import Variables
 
+_R = TypeVar("_R", bound="MemoryReport")
 OOM_MESSAGES_FORMAT = "oom-messages"  # a log's out-of-memory messages, with no summary (a SummaryReport)
+# A compile log's stated outcome: Poplar's "Graph compilation finished: zero tiles overflowed." (or "N tiles
+# overflowed") with its "Target info:" line, no summary (a SummaryReport whose printed out-of-memory count is N).
+COMPILE_LOG_FORMAT = "poplar-compile-log"
 # What each report format is called in what people read.
 FORMAT_NAMES: Mapping[str, str] = MappingProxyType({
     "archive": "ELF archive", "thin-archive": "thin ELF archive", "elf": "ELF file",
     "poplar-text": "Poplar text summary", "json-profile": "JSON graph profile",
     "cbor-profile": "CBOR graph profile", "tensor-map": "tensor map", "pop-profile": "PopVision profile (libpva)",
-    "csv": "memreport CSV", OOM_MESSAGES_FORMAT: "out-of-memory messages",
+    "csv": "memreport CSV", OOM_MESSAGES_FORMAT: "out-of-memory messages", COMPILE_LOG_FORMAT: "Poplar compile log",
     "lowered-vars": "lowered-variables report",
 })
 BREAKDOWN_KINDS = ("section", "category", "data type", "tensor", "item")
@@ -64,6 +68,12 @@ class ReportName:
     index: int | None = None
     count: int = 1
     line: int | None = None
+    place: str | None = None  # its first line's place in a notebook (``cell 7 [4], line 12``)
+
+    @property
+    def where(self) -> str | None:
+        """Its first line as a reader shows it: ``line 12,345``, or in a notebook ``cell 7 [4], line 12``."""
+        return self.place or (f"line {self.line:,}" if self.line is not None else None)
 
     @property
     def part(self) -> str | None:
@@ -93,9 +103,9 @@ class ReportName:
         if self.module:
             return f"{self.source} (module {self.module})"
         if self.index is not None and self.count > 1:
-            return f"{self.source}#{self.index} (line {self.line:,})"
-        if self.line is not None and self.line > 1:
-            return f"{self.source} (line {self.line:,})"
+            return f"{self.source}#{self.index} ({self.where})"
+        if self.place or (self.line is not None and self.line > 1):
+            return f"{self.source} ({self.where})"
         return self.source
 
 
@@ -142,7 +152,7 @@ class MemoryReport:
         p = self.position
         if p is None:
             return ReportName(self.source, self.module)
-        return ReportName(self.source, self.module, p.index, p.count, p.line)
+        return ReportName(self.source, self.module, p.index, p.count, p.line, p.place)
 
     @property
     def label(self) -> str:
@@ -154,7 +164,7 @@ class MemoryReport:
         """The format as people call it ("ELF archive")."""
         return FORMAT_NAMES.get(self.format, self.format)
 
-    def evolve(self, **changes: Any) -> MemoryReport:
+    def evolve(self: _R, **changes: Any) -> _R:
         """A copy with ``changes`` (checked like any new report)."""
         import dataclasses
         return dataclasses.replace(cast(Any, self), **changes)

@@ -5,6 +5,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .programs import FilePrograms
+
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np  # imported where used: `memreport --version` and `--help` need no numpy
 
@@ -140,7 +142,9 @@ class OutOfMemoryMessage:
     memory, not tile memory). ``bytes_used`` is the figure the message calls
     "bytes used", which Poplar does not define further (neither "including"
     nor "excluding gaps"); ``bytes_per_tile`` the capacity it states.
-    ``archive`` is an ``archive.a`` found beside a saved profile.
+    ``archive`` is an ``archive.a`` found beside a saved profile. ``place``
+    is where the message is in a notebook (``cell 7 [4], line 12``; None in
+    a plain log, where ``line`` says it): :attr:`where` gives either.
     """
 
     kind: str
@@ -155,6 +159,7 @@ class OutOfMemoryMessage:
     buffer_index: int | None = None
     saved_path: str | None = None
     archive: str | None = None
+    place: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in OOM_KINDS:
@@ -175,6 +180,11 @@ class OutOfMemoryMessage:
     def tile_memory(self) -> bool:
         """Whether it is about tile memory (every kind but a host stream buffer)."""
         return self.kind != "host-stream"
+
+    @property
+    def where(self) -> str:
+        """Its place as a reader shows it: ``line 1,234``, or in a notebook ``cell 7 [4], line 12``."""
+        return self.place or f"line {self.line:,}"
 
 
 @dataclass(frozen=True)
@@ -208,16 +218,35 @@ class LogRun:
 @dataclass(frozen=True)
 class ReportPosition:
     """Where a report lies in the file that holds it: its first line and its place among the file's reports;
-    for a log of several runs (or a failed one), the run it comes from."""
+    for a log of several runs (or a failed one), the run it comes from.
+
+    ``program`` is the 1-based index of the compilation it belongs to among
+    the file's compilations (the order ``memreport compiles`` lists them;
+    None when the log has no compile lines); ``programs`` the record of all
+    the file's programs (:class:`~.programs.FilePrograms`), the same for
+    every report of that file; ``place`` its first line's place in a
+    notebook (``cell 7 [4], line 12``; None in a plain log).
+    """
 
     line: int   # 1-based line of the report's first line
     index: int  # 1-based, in file order
     count: int  # how many reports the file holds
     run: LogRun | None = None
+    program: int | None = None
+    programs: FilePrograms | None = None
+    place: str | None = None
+
+    @property
+    def where(self) -> str:
+        """Its first line as a reader shows it: ``line 12,345``, or in a notebook ``cell 7 [4], line 12``."""
+        return self.place or f"line {self.line:,}"
 
     def __post_init__(self) -> None:
         if not (self.line >= 1 and 1 <= self.index <= self.count):
             raise ValueError(f"a report position needs line >= 1 and 1 <= index <= count, not {self}")
+        if self.program is not None and (self.program < 1 or (self.programs is not None and
+                                                              self.program > self.programs.count)):
+            raise ValueError(f"a report's program is 1-based among its file's programs, not {self.program}")
 
 
 @dataclass(frozen=True)

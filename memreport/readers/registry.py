@@ -49,6 +49,7 @@ class Reader:
     read: Callable[[str, bytes, ReadOptions], list[MemoryReport]]
     extensions: tuple[str, ...] = ()
     compressed: bool = False  # reads gzip, xz, bz2 and zstd files itself (streamed): others are told to decompress
+    decisive: bool = False  # its content test is specific: when it accepts, the file's extension does not matter
 
 
 _READERS: list[Reader] = []
@@ -80,12 +81,13 @@ def _builtin_rank(reader: Reader) -> int:
 
 # The built-in reader modules by their path under this package (family.module), in registration order, which is
 # sniffing order. They are loaded by name (Pillow's plugin habit): the registry knows the list and the file
-# extensions each module's readers claim, not their code, and each module registers itself on import. Text
-# comes last: it takes any text the others leave.
+# extensions each module's readers claim, not their code, and each module registers itself on import. A Jupyter
+# notebook is claimed before the JSON readers see a JSON object; text comes last: it takes any text the others leave.
 _PACKAGE = __package__ or "memreport.readers"
-BUILTIN = ("elf.ar", "elf.file", "documents.saved_csv", "documents.saved", "documents.lowered_vars",
+BUILTIN = ("elf.ar", "elf.file", "text.ipynb", "documents.saved_csv", "documents.saved", "documents.lowered_vars",
            "documents.profile", "documents.pva", "text.poplar_text")
-BUILTIN_EXTENSIONS = {"elf.ar": (".a",), "elf.file": (".elf", ".o"), "documents.saved_csv": (".csv",),
+BUILTIN_EXTENSIONS = {"elf.ar": (".a",), "elf.file": (".elf", ".o"), "text.ipynb": (".ipynb",),
+                      "documents.saved_csv": (".csv",),
                       "documents.saved": (".json",), "documents.lowered_vars": (".json",),
                       "documents.profile": (".json", ".cbor"),
                       "documents.pva": (".pop",), "text.poplar_text": (".txt", ".rep", ".log")}
@@ -123,13 +125,16 @@ def _sniffed(prefix: bytes, suffix: str) -> Reader | None:
             importlib.import_module(f"{_PACKAGE}.{name}")  # thread-safe: a module is imported once
             accepting += [r for r in _READERS if _builtin_rank(r) == position and r.accept(prefix)]
             later = others or any(suffix in BUILTIN_EXTENSIONS[n] for n in BUILTIN[position + 1:])
-            if any(suffix in r.extensions for r in accepting) or (accepting and not later):
+            if any(suffix in r.extensions or r.decisive for r in accepting) or (accepting and not later):
                 return _chosen(accepting, suffix)
     return _chosen([r for r in readers() if r.accept(prefix)], suffix)  # every reader: then those of others
 
 
 def _chosen(accepting: list[Reader], suffix: str) -> Reader | None:
-    return next((r for r in accepting if suffix in r.extensions), accepting[0] if accepting else None)
+    """The first decisive reader that accepts (a notebook named ``.json`` is a notebook), else the first that
+    claims the extension, else the first that accepts."""
+    return next((r for r in accepting if r.decisive), None) or \
+        next((r for r in accepting if suffix in r.extensions), accepting[0] if accepting else None)
 
 
 def read_prefix(path: str) -> bytes:

@@ -13,7 +13,8 @@ from tests.synth.archive import tile_elf
 
 
 def test_every_builtin_reader_registers_in_sniffing_order():
-    assert [r.name for r in readers()] == ["ar", "elf", "saved-csv", "saved", "lowered-vars", "json", "cbor", "pva",
+    assert [r.name for r in readers()] == ["ar", "elf", "ipynb", "saved-csv", "saved", "lowered-vars", "json", "cbor",
+                                           "pva",
                                            "poplar-text"]
 
 

@@ -16,6 +16,7 @@ from . import hostile
 from . import logs as synth_logs
 from . import lowered as synth_lowered
 from . import profile as synth_profile
+from . import programs as synth_programs
 from . import text as synth_text
 from .archive import ar_archive, bss, cxx_archive, data, demangling_bomb, elf_file, note, text, tile_elf
 
@@ -25,6 +26,7 @@ SUFFIXES = {
     "cbor_profile": ".cbor", "cbor_typed": ".cbor", "tensor_map": ".json", "text_summary": ".txt",
     "json_profile_bulk": ".json", "cbor_profile_bulk": ".cbor",
     "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv", "run_log": ".log", "archive_cxx": ".a",
+    "program_log": ".log", "notebook": ".ipynb",
     "lowered_vars": ".json",
     "archive_names": ".a", "json_profile_names": ".json", "run_log_names": ".log", "saved_csv_names": ".csv",
     "json_profile_ipus": ".json",
@@ -133,6 +135,8 @@ def seeds() -> dict[str, bytes]:
         # a profile declaring one tile per IPU (issue 33 item 15: 376,832 IPUs), 12 of them
         "json_profile_ipus": synth_profile.encode_json(synth_profile.wrap(synth_profile.build_profile(
             1_000 * np.arange(1, 13), num_ipus=12, tiles_per_ipu=1, bytes_per_tile=8_000))),
+        "program_log": _program_log().log().encode(),
+        "notebook": _notebook(),
     }
 
 
@@ -156,3 +160,23 @@ def _run_log() -> str:
             + synth_logs.tagged(synth_logs.popart_error(message), 0, "stderr")
             + "Graph compilation: 100%|##########| 100/100 [00:04<00:00]"
             + synth_logs.tagged(summary_text(), 0) + "[1,0]<stdout>:[INFO] Epoch 1\n")
+
+
+def _program_log() -> synth_programs.Run:
+    """A PopTorch process at its default level (issue #30): a model compiled (its bar, a warning glued after a
+    frame), one that does not fit (PopART's error from two loggers, PopTorch's error line, the traceback), then
+    the script printing ``getSummaryReport()``."""
+    run = synth_programs.Run()
+    run.compile_model(20, warnings=1)
+    run.out_of_memory(tile=1, used=700_000)
+    run.out(_small_summary())
+    return run
+
+
+def _notebook() -> bytes:
+    """The same in a notebook: two cells (the second's streams, picture and IPython traceback), \r applied."""
+    first = synth_programs.Run()
+    first.compile_model(20, warnings=1)
+    return synth_programs.notebook([synth_programs.markdown_cell("# seed\n"),
+                                    synth_programs.code_cell(1, first, extra=[synth_programs.PNG]),
+                                    synth_programs.code_cell(2, _program_log())])

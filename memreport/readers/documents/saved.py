@@ -276,7 +276,8 @@ def _messages(r: Node) -> tuple[OutOfMemoryMessage, ...]:
     messages = []
     for m in r.nodes("out_of_memory_messages"):
         numbers: dict[str, Any] = {key: m.whole(key) for key in _MESSAGE_NUMBERS}
-        texts: dict[str, Any] = {key: m.text(key, required=False) for key in ("exchange", "saved_path", "archive")}
+        texts: dict[str, Any] = {key: m.text(key, required=False) for key in ("exchange", "saved_path", "archive",
+                                                                               "place")}
         messages.append(OutOfMemoryMessage(kind=m.text("kind"), line=m.whole("line", required=True),
                                            text=m.text("text"), **numbers, **texts))
     return tuple(messages)
@@ -286,7 +287,8 @@ def _position(node: Node | None) -> ReportPosition | None:
     if node is None:
         return None
     line, index, count = (node.whole(key, required=True) for key in ("line", "index", "count"))
-    return ReportPosition(line=line, index=index, count=count)
+    return ReportPosition(line=line, index=index, count=count, program=node.whole("program", positive=True),
+                          place=node.text("place", required=False))
 
 
 def _detailed(r: Node) -> tuple[TileDetail, ...]:

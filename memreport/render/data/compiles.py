@@ -25,7 +25,8 @@ def compilation_dict(c: Compilation) -> dict:
             "executable_hash": c.executable_hash, "result": c.result, "cache": c.cache, "duration_s": c.duration_s,
             "duration_from": c.duration_from, "peak_rss_mb": c.peak_rss_mb, "tiles_overflowed": c.tiles_overflowed,
             "target": target, "cache_file": c.cache_file, "not_cacheable": c.not_cacheable, "notes": list(c.notes),
-            "unfinished": c.unfinished, "not_in_log": list(c.not_in_log), "peak_rss_unit": c.peak_rss_unit}
+            "unfinished": c.unfinished, "not_in_log": list(c.not_in_log), "peak_rss_unit": c.peak_rss_unit,
+            "failure": c.failure_text, "report": c.report, "place": c.place}
 
 
 def compiles_dict(summary: CompileSummary) -> dict:
@@ -37,7 +38,7 @@ def compiles_dict(summary: CompileSummary) -> dict:
                   "loads": log.loads} for log in summary.history.logs],
         "compilations": [compilation_dict(c) for c in summary.history.compilations],
         "loads": [{"source": ld.source, "line": ld.line, "end_line": ld.end_line, "process": ld.process,
-                   "time": ld.time, "duration_s": ld.duration_s, "reload": ld.reload}
+                   "time": ld.time, "duration_s": ld.duration_s, "reload": ld.reload, "place": ld.place}
                   for ld in summary.history.loads],
         "findings": [{"kind": f.kind, "message": f.message, "lines": [_ref(r) for r in f.lines]}
                      for f in summary.findings],
@@ -59,7 +60,8 @@ def render_json(summary: CompileSummary, options: RenderOptions | None = None) -
 
 CSV_COLUMNS = ("source", "line", "end_line", "process", "framework", "time", "module", "hash", "executable_hash",
                "result", "cache", "duration_s", "duration_from", "peak_rss_mb", "tiles_overflowed", "arch", "ipus",
-               "tiles_per_ipu", "cache_file", "not_cacheable", "unfinished", "peak_rss_unit")
+               "tiles_per_ipu", "cache_file", "not_cacheable", "unfinished", "peak_rss_unit", "failure", "report",
+               "place")
 
 
 def render_csv(summary: CompileSummary, options: RenderOptions | None = None) -> str:

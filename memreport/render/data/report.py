@@ -76,7 +76,8 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
         "source": report.source,
         "module": report.module,
         **({} if position is None else {"position": {"line": position.line, "index": position.index,
-                                                     "count": position.count,
+                                                     "count": position.count, "place": position.place,
+                                                     "program": position.program,
                                                      **({"run": asdict(position.run)} if position.run else {})}}),
         "format": report.format,
         "per_tile": report.per_tile,
@@ -139,7 +140,7 @@ def message_json(m: OutOfMemoryMessage) -> dict:
             "bytes_per_tile": m.bytes_per_tile, "exchange": m.exchange, "code_offset": m.code_offset,
             "stream_bytes": m.stream_bytes, "buffer_index": m.buffer_index, "saved_path": m.saved_path,
             "archive": m.archive, "next_command": next_command(m), "description": message_description(m),
-            "text": m.text}
+            "text": m.text, "place": m.place}
 
 
 def render_json(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:

@@ -61,7 +61,7 @@ def which_report(side: BuildSummary) -> str:
     name = side.name
     if side.module:
         return f" (module {side.module})"
-    return f" (#{name.index}, line {name.line:,})" if name is not None and name.index is not None and name.line else ""
+    return f" (#{name.index}, {name.where})" if name is not None and name.index is not None and name.line else ""
 
 
 def diff_notes(diff: Diff) -> tuple[str, ...]:

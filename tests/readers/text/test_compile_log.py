@@ -175,7 +175,7 @@ def test_a_real_sdk33_excerpt(tmp_path):
                          hash="4961678486983961202", result="compiled", cache="miss", duration_s=75.253,
                          duration_from="phase timings", peak_rss_mb=12008.5, peak_rss_unit="MiB",
                          tiles_overflowed=0, target=IPU2,
-                         cache_file="/tmp/exe_cache/3.3.0/4961678486983961202.popef")]
+                         cache_file="/tmp/exe_cache/3.3.0/4961678486983961202.popef", report=1)]
     # 28,661 ms of graph construction + 46,592 ms of lowerProgsAndCompileGraph; linkObjs printed max RSS 12008.5.
     assert loads == [ExecutableLoad(path, 67, None, "2023-06-29T16:16:13.990326Z", 1.063, False, 88)]
     assert (info.compilations, info.loads) == (1, 1)
@@ -210,7 +210,7 @@ def test_a_cold_and_a_warm_poptorch_run_under_poprun(tmp_path):
                    hash="4961678486983961202", result="compiled", cache="miss", duration_s=75.253,
                    duration_from="phase timings", peak_rss_mb=12008.5, peak_rss_unit="MiB", tiles_overflowed=0,
                    target=IPU2,
-                   cache_file="/tmp/exe_cache/4961678486983961202.popef")
+                   cache_file="/tmp/exe_cache/4961678486983961202.popef", report=1)  # Poplar's stated outcome
     loaded = row(paths[1], 6, end_line=14, process="1,0", framework="popart", time="2023-06-29T17:16:14.126239Z",
                  hash="4961678486983961202", result="loaded", cache="hit", duration_s=0.412,
                  duration_from="timestamps", cache_file="/tmp/exe_cache/4961678486983961202.popef")
@@ -249,8 +249,8 @@ def test_a_tensorflow_run_that_recompiles_when_the_batch_size_changes(tmp_path):
                 hash="0x5f1e0b9c3a7d2e11", executable_hash="0x9c4d2a7b18e0f3", result="compiled", cache="miss",
                 duration_s=41.0, duration_from="phase timings", peak_rss_mb=6120.5, peak_rss_unit="MiB",
                 tiles_overflowed=0, target=IPU2,
-                cache_file="/data/tf_cache/9c4d2a7b18e0f3.poplar_exec")
-    second = dataclasses.replace(first, line=71, end_line=117, time="2023-06-29T18:15:41.323239",
+                cache_file="/data/tf_cache/9c4d2a7b18e0f3.poplar_exec", report=1)
+    second = dataclasses.replace(first, line=71, end_line=117, time="2023-06-29T18:15:41.323239", report=2,
                                  hash="0xa27c04e9d51b6f3", executable_hash="0x3e81f0c2d97a5b4", duration_s=39.5,
                                  peak_rss_mb=6011.25, peak_rss_unit="MiB",
                                  cache_file="/data/tf_cache/3e81f0c2d97a5b4.poplar_exec")
@@ -270,9 +270,12 @@ def test_sdk2_poplar_lines_alone(tmp_path):
     _, found, loads = read_compile_log(path)
     assert found == [
         row(path, 1, end_line=22, framework="poplar", time="18:14:57.810", result="compiled", duration_s=30.0,
-            duration_from="phase timings", peak_rss_mb=2440.24, peak_rss_unit="MB", tiles_overflowed=0, target=IPU2),
-        row(path, 25, end_line=46, framework="poplar", time="18:15:28.417", result="compiled", duration_s=28.0,
-            duration_from="phase timings", peak_rss_mb=2500.5, peak_rss_unit="MB", tiles_overflowed=3, target=IPU2)]
+            duration_from="phase timings", peak_rss_mb=2440.24, peak_rss_unit="MB", tiles_overflowed=0, target=IPU2,
+            report=1),
+        # Poplar states 3 tiles overflowed: the compilation is out of memory, as `memreport sdk2.log` (#2) says
+        row(path, 25, end_line=46, framework="poplar", time="18:15:28.417", result="out of memory", duration_s=28.0,
+            duration_from="phase timings", peak_rss_mb=2500.5, peak_rss_unit="MB", tiles_overflowed=3, target=IPU2,
+            failure="3 tile(s) overflowed, as Poplar states", report=2)]
     assert [(ld.line, ld.time, ld.duration_s, ld.reload) for ld in loads] == [
         (23, "18:15:27.810", 0.607, False), (47, "18:15:56.417", 0.612, False), (49, "18:15:57.029", 0.607, True)]
 

@@ -114,7 +114,8 @@ def test_a_log_of_messages_only_is_a_report_of_what_they_state(tmp_path):
         "exchange": None, "code_offset": None, "stream_bytes": None, "buffer_index": None, "saved_path": None,
         "archive": None, "next_command": None,
         "description": "tile 5: 700,001 B used, tiles have 638,976 B: out of memory by 61,025 B",
-        "text": "Memory allocation error : " + logs.tile_memory_message(5, 700_001, CAPACITY)}  # header off
+        "text": "Memory allocation error : " + logs.tile_memory_message(5, 700_001, CAPACITY),  # header off
+        "place": None}
     assert any(n.startswith("out-of-memory count: at least 4 tile(s)") for n in doc["notes"])
     csv = CliRunner().invoke(main, [str(path), "--format", "csv"]).stdout.splitlines()
     assert csv == ["tile,ipu,member,excluding_gaps,including_gaps,out_of_memory,oom_message,oom_bytes_used,stated_by",

@@ -70,12 +70,12 @@ def test_runs_in_json_key_by_key(tmp_path):
     doc = json.loads(CliRunner().invoke(main, [str(write(tmp_path, text)), "--format", "json"]).stdout)
     what = [no for no, line in enumerate(text.splitlines(), 1) if "what():" in line]
     assert [r["position"] for r in doc["reports"]] == [
-        {"line": what[0], "index": 1, "count": 2, "run": {"index": 2, "count": 3, "first_line": 7,
-                                                          "last_line": what[0], "process": None,
-                                                          "failure": TERMINATE}},
-        {"line": what[1], "index": 2, "count": 2, "run": {"index": 3, "count": 3, "first_line": what[0] + 2,
-                                                          "last_line": what[1], "process": None,
-                                                          "failure": TERMINATE}}]
+        {"line": what[0], "index": 1, "count": 2, "place": None, "program": None,
+         "run": {"index": 2, "count": 3, "first_line": 7, "last_line": what[0], "process": None,
+                 "failure": TERMINATE}},
+        {"line": what[1], "index": 2, "count": 2, "place": None, "program": None,
+         "run": {"index": 3, "count": 3, "first_line": what[0] + 2, "last_line": what[1], "process": None,
+                 "failure": TERMINATE}}]
     assert [r["out_of_memory_messages"][0]["bytes_used"] for r in doc["reports"]] == [525_496, 525_496]
 
 

@@ -24,7 +24,7 @@ from memreport.errors import ReadError
 from memreport.model import Bin, ReportPosition, TileBytes
 from memreport.readers import ReadOptions, read_path
 from memreport.readers.text import logtext
-from memreport.readers.text.poplar_text import scan
+from memreport.readers.text.poplar_text import region, scan
 from tests.readers.text.test_poplar_text import ELIDED, EXCLUDING, SMALL_TEXT, facts, small_summary
 from tests.synth import excerpts, logs
 from tests.synth import text as synth
@@ -58,7 +58,11 @@ def test_summaries_after_a_long_log_one_report_each_in_order(tmp_path, alone):
     first, second = read_path(path)
     assert (facts(first), facts(second)) == alone
     start1, start2 = logs.line_of(text, "Target:"), logs.line_of(text, "Target:", logs.line_of(text, "Target:"))
-    assert (first.position, second.position) == (ReportPosition(start1, 1, 2), ReportPosition(start2, 2, 2))
+    programs = first.position.programs
+    assert (first.position, second.position) == (ReportPosition(start1, 1, 2, programs=programs),
+                                                 ReportPosition(start2, 2, 2, programs=programs))
+    assert (programs.count, programs.unit, [(f.index, f.outcome, f.report) for f in programs.failed]) == \
+        (2, "program", [(1, "out of memory", 1), (2, "out of memory", 2)])  # each printed tiles out of memory
     assert first.label == f"{path}#1 (line {start1:,})" and second.label == f"{path}#2 (line {start2:,})"
     assert first.source == second.source == str(path)
     assert memreport.read(path).position.index == 1  # the largest (both print the same totals: the first)
@@ -66,7 +70,8 @@ def test_summaries_after_a_long_log_one_report_each_in_order(tmp_path, alone):
 
 def test_a_summary_alone_in_its_file_keeps_the_plain_name(tmp_path):
     report = memreport.read(write(tmp_path, SMALL_TEXT, "summary.txt"))
-    assert report.position == ReportPosition(1, 1, 1) and report.label == str(tmp_path / "summary.txt")
+    assert report.position == ReportPosition(1, 1, 1, programs=report.position.programs)
+    assert report.label == str(tmp_path / "summary.txt")
 
 
 def test_no_blank_line_before_the_summary(tmp_path, alone):
@@ -319,7 +324,7 @@ def test_blank_lines_after_a_summary_end_it(tmp_path, alone):
 
 
 def test_a_summary_that_runs_on_is_an_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(scan, "MAX_SUMMARY_LINES", 500)
+    monkeypatch.setattr(region, "MAX_SUMMARY_LINES", 500)
     path = write(tmp_path, "Memory Usage:\n  Total:\n    Including Gaps: 10 B\n" + "      x y\n" * 1000)
     with pytest.raises(ReadError) as info:
         read_path(path)

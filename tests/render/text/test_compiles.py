@@ -93,10 +93,10 @@ def test_json_record():
         "result": "compiled", "cache": "miss", "duration_s": 75.253, "duration_from": "phase timings",
         "peak_rss_mb": 12008.5, "tiles_overflowed": 0, "target": {"arch": "ipu2", "ipus": 1, "tiles_per_ipu": 1472},
         "cache_file": CACHE_FILE, "not_cacheable": False, "notes": [], "unfinished": False, "not_in_log": [],
-        "peak_rss_unit": "MiB"}
+        "peak_rss_unit": "MiB", "failure": None, "report": None, "place": None}
     assert doc["compilations"][1]["target"] is None and doc["compilations"][1]["notes"] == [WARM.notes[0]]
     assert doc["loads"][1] == {"source": "warm.log", "line": 24, "end_line": 35, "process": "1,0", "time": None,
-                               "duration_s": None, "reload": False}
+                               "duration_s": None, "reload": False, "place": None}
     assert doc["findings"] == [] and doc["notes"] == []
     assert doc["totals"] == {"compilations": 2, "compiled": 1, "loaded": 1, "skipped": 0, "unfinished": 0,
                              "compile_s": 75.253, "compile_untimed": 0, "cache_load_s": 0.412,
@@ -117,11 +117,11 @@ def test_csv():
     assert render_csv(summarize_compiles(HISTORY)) == (
         "source,line,end_line,process,framework,time,module,hash,executable_hash,result,cache,duration_s,"
         "duration_from,peak_rss_mb,tiles_overflowed,arch,ipus,tiles_per_ipu,cache_file,not_cacheable,unfinished,"
-        "peak_rss_unit\n"
+        "peak_rss_unit,failure,report,place\n"
         f'cold.log,8,40,"1,0",popart,2023-06-29T16:14:57.810215Z,,{HASH},,compiled,miss,75.253,phase timings,12008.5,'
-        f"0,ipu2,1,1472,{CACHE_FILE},false,false,MiB\n"
+        f"0,ipu2,1,1472,{CACHE_FILE},false,false,MiB,,,\n"
         f'warm.log,6,14,"1,0",popart,2023-06-29T17:16:14.126239Z,,{HASH},,loaded,hit,0.412,timestamps,,,,,,'
-        f"{CACHE_FILE},false,false,\n")
+        f"{CACHE_FILE},false,false,,,,\n")
 
 
 def test_declared_in_the_registry():
@@ -155,5 +155,22 @@ def test_unfinished_and_undetermined_compilations():
         (True, ["start"], "MB"), (False, [], None)]
     assert (doc["totals"]["unfinished"], doc["totals"]["compiled_or_loaded"], doc["totals"]["compiled_or_loaded_s"],
             doc["totals"]["compiled_or_loaded_untimed"]) == (1, 1, 12.5, 0)
-    assert render_csv(summary).splitlines()[1:] == ["a.log,3,,,poplar,,,,,compiled,,,,2440.24,,,,,,false,true,MB",
-                                                    "a.log,40,,,popart,,,,,,,12.5,script timing,,,,,,,false,false,"]
+    assert render_csv(summary).splitlines()[1:] == ["a.log,3,,,poplar,,,,,compiled,,,,2440.24,,,,,,false,true,MB,,,",
+                                                    "a.log,40,,,popart,,,,,,,12.5,script timing,,,,,,,false,false,,,,"]
+
+
+def test_json_and_csv_carry_a_failed_compilations_outcome_report_and_place(tmp_path):
+    """Issue #30: a notebook's compilation that ran out of memory says so, what its error states, which memory
+    report of the file holds the error (#N as `memreport NB.ipynb` numbers them) and where it is."""
+    from memreport.readers.text.compile_log import read_compile_logs
+    from tests.synth.programs import course_notebook
+    path = tmp_path / "course.ipynb"
+    path.write_bytes(course_notebook()[0])
+    summary = summarize_compiles(read_compile_logs([str(path)]))
+    doc = json.loads(render_json(summary))
+    assert [(c["result"], c["failure"], c["report"], c["place"]) for c in doc["compilations"]][4:] == [
+        ("compiled", None, None, "cell 5 [3], line 1"),
+        ("out of memory", "tile 12: 702,344 B used of 638,976 B", 1, "cell 5 [3], line 4"),
+        ("out of memory", "variables do not fit onto one or more tiles", 2, "cell 6 [4], line 1")]
+    assert render_csv(summary).splitlines()[6].endswith(
+        ',out of memory,,,,,,,,,,false,true,,"tile 12: 702,344 B used of 638,976 B",1,"cell 5 [3], line 4"')

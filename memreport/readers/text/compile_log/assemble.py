@@ -28,12 +28,14 @@ ALWAYS_TOP_LEVEL = (*LOAD_PHASES, "lowerProgsAndCompileGraph")
 class Process:
     """The state of one process of one log."""
 
-    def __init__(self, source: str, process: str | None) -> None:
+    def __init__(self, source: str, process: str | None, all_frames: bool = False) -> None:
         self.source, self.process = source, process
         self.drafts: list[Draft] = []
         self.loads: list[ExecutableLoad] = []
         self.current: Draft | None = None        # the compilation Poplar's lines belong to
         self.stack: list[Phase] = []
+        self.open_names: dict[str, int] = {}        # phases on the stack by name (an Ending line with no start is
+        #                                             passed over at once: a log of unmatched phases is linear)
         self.perf: dict[str, Record] = {}          # PO:PERF timings by phase name, until their Ending line
         self.prepare: tuple[Phase, float | None] | None = None  # a "Preparing to load executable" just ended
         self.since_load = False                     # a compilation came since the last executable load
@@ -48,8 +50,9 @@ class Process:
         self.open_drafts: list[Draft] = []
         self.open_tf: list[Draft] = []
         self.open_tf_by_module: dict[str | None, list[Draft]] = {}
-        self.timings = ScriptTimings()              # PopTorch's bar and a script's Compiled/Loaded lines
+        self.timings = ScriptTimings(all_frames)    # PopTorch's bar and a script's Compiled/Loaded lines
         self.tf_seen = False                        # a TensorFlow compilation was opened
+        self.cache_created: str | None = None       # PopART created the cache directory: what it compiled missed
 
     # -- compilations ------------------------------------------------------------------------------------
 
@@ -237,6 +240,8 @@ class Process:
             self._close(draft, no, stamp)
         elif kind in ("popart-saving", "popart-sdk1-saving"):
             self._cache_write(record)
+        elif kind == "popart-cache-created":
+            self.cache, self.cache_created = "on", record.file or "?"
 
     def _take_notes(self, draft: Draft) -> None:
         draft.notes.extend(self.pending_notes)
@@ -281,11 +286,13 @@ class Process:
             assert record.name is not None
             if record.name in ALWAYS_TOP_LEVEL and self.stack:
                 self.stack.clear()
+                self.open_names.clear()
                 if draft is not None:  # a top-level phase's time is lost: the phase timings no longer add up
                     draft.phase_unknown = True
             if not self.stack:
                 self._top_level_start(record, no)
             self.stack.append(Phase(record.name, no, stamp))
+            self.open_names[record.name] = self.open_names.get(record.name, 0) + 1
         elif kind == "phase-end":
             self._phase_end(record, no)
         elif kind == "perf":
@@ -319,7 +326,8 @@ class Process:
 
     def _phase_end(self, record: Record, no: int) -> None:
         assert record.name is not None
-        at = next((i for i in range(len(self.stack) - 1, -1, -1) if self.stack[i].name == record.name), None)
+        at = next((i for i in range(len(self.stack) - 1, -1, -1) if self.stack[i].name == record.name), None) \
+            if self.open_names.get(record.name) else None
         perf = self.perf.pop(record.name, None)
         rss = [(v, unit) for v, unit in ((record.rss, record.rss_unit),
                                          (perf.rss, perf.rss_unit) if perf is not None else (None, None))
@@ -336,6 +344,8 @@ class Process:
                 keep_peak(draft, rss)
             return
         phase = self.stack[at]
+        for gone in self.stack[at:]:
+            self.open_names[gone.name] -= 1
         del self.stack[at:]
         if ms is None:
             seconds = seconds_between(phase.stamp, record.line.stamp)
@@ -388,7 +398,12 @@ class Process:
         self._close_poplar(at_end=True)
         found = [self._compilation(d) for d in self.drafts]
         shown = [(c.line, c.end_line or c.line) for c in found]
-        return found + self.timings.compilations(self.source, self.process, shown), self.loads
+        found += self.timings.compilations(self.source, self.process, shown)
+        if self.cache_created is not None:  # the cache was on and empty: whatever compiled was a miss
+            note = f"PopART created the cache directory {self.cache_created!r}: the cache was on and empty (a miss)"
+            found = [dataclasses.replace(c, cache="miss", notes=c.notes + (note,))
+                     if c.cache is None and c.result in ("compiled", "precompiled") else c for c in found]
+        return found, self.loads
 
     def _compilation(self, draft: Draft) -> Compilation:
         result = draft.result

@@ -18,7 +18,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from ....model import Compilation
-from .lines import POPART, BarFrame
+from .lines import POPART, BarFrame, new_bar
 
 
 @dataclass
@@ -35,18 +35,31 @@ class _Timing:
 class ScriptTimings:
     """The bars and timing lines of one process, in line order."""
 
-    def __init__(self) -> None:
+    def __init__(self, all_frames: bool = False) -> None:
         self.found: list[_Timing] = []
         self.bar: _Timing | None = None    # the bar being drawn, until a timing line claims it
+        self.drawn: _Timing | None = None  # the bar last drawn, claimed or not
+        self.last: tuple[BarFrame, int] | None = None  # its last frame that counts, and that frame's line
         self.previous_timing = 0           # the line of the previous timing line
+        self.all_frames = all_frames       # every frame may begin a bar (a notebook's text keeps last states only)
 
     def frame(self, frame: BarFrame, no: int) -> None:
-        """One frame of the bar, at line ``no``: a new bar when it counts back (a new compilation)."""
-        bar = self.bar
-        if bar is None or frame.n < bar.n:
-            bar = self.bar = _Timing(no, no)
-            self.found.append(bar)
-        bar.n, bar.total, bar.elapsed_s, bar.end_line = frame.n, frame.total, frame.elapsed_s, no
+        """One frame of the bar, at line ``no``: a new bar (a new compilation) when it counts back or follows a
+        bar that reached its total on an earlier line (lines.new_bar, the rule ..programs counts by too). In a
+        log only frames at 0 and at the total count (a frame between them only says how far its bar got): the
+        rule ``memreport LOG``, which sees those frames alone, counts by."""
+        counts = self.all_frames or frame.n == 0 or frame.n >= frame.total
+        bar = self.drawn
+        if counts:
+            if bar is None or self.last is None or new_bar(self.last[0], self.last[1], frame, no):
+                bar = self.bar = self.drawn = _Timing(no, no)
+                self.found.append(bar)
+            self.last = (frame, no)
+        elif bar is None:
+            return  # a bar whose start the log does not show (its 0 frame): no compilation of its own
+        bar.end_line = max(bar.end_line, no)
+        if frame.n >= bar.n or bar.n < bar.total:  # close()'s redraw of a finished bar keeps what it reached
+            bar.n, bar.total, bar.elapsed_s = frame.n, frame.total, frame.elapsed_s
 
     def script_timing(self, seconds: float, no: int, shown: bool) -> None:
         """``Compiled/Loaded model in X secs`` at line ``no``; ``shown``: other lines show what it timed."""

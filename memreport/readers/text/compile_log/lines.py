@@ -173,6 +173,10 @@ _MESSAGES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("popart-load-failed", (POPART,), r"Failed to load cached PopART executable from (?P<file>.+?): (?P<text>.*)$"),
     ("popart-save-dir", (POPART,), r".+ is a directory, saving serialized Executablex to (?P<file>.*\S)"),
     ("popart-saving", (POPART,), r"Saving serialized Executablex to (?P<file>.*\S)"),
+    # devicex, WARN, when it saves to a cache directory that does not exist yet (its quotes and trailing space are
+    # real): the run's cache is on and was empty, so what it compiled was no hit.
+    ("popart-cache-created", (POPART,), r"Specified (?:cache )?directory not found\. Creating \"?(?P<file>.*?)\"? "
+                                        r"directory\s*$"),
     ("popart-sdk1-saving", (POPART,), r"Saving poplar Executable to '(?P<file>.*)'"),
     ("popart-sdk1-loading", (POPART,), r"Loading poplar Executable from '(?P<file>.*)'"),
     ("popart-sdk1-unable", (POPART,), r"Unable to load cached poplar::Executable, (?P<text>.*)$"),
@@ -212,41 +216,85 @@ _SCRIPT_TIMING = re.compile(r"Compiled/Loaded model in (\d+(?:\.\d*)?(?:[eE][-+]
 # desc="Graph compilation" and bar_format "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}]", so
 # "Graph compilation:  45%|████▌     | 45/100 [00:31<01:11]"; elapsed is tqdm's format_interval, [H:]MM:SS.
 # Each update is redrawn after a "\r" on the same line, and a log line written meanwhile is glued after it.
-_BAR_FRAME = re.compile(r"Graph compilation: *\d{1,3}%\|[^|\r\n]*\| *(\d+)/(\d+) "
-                        r"\[(?:(\d+):)?(\d\d):(\d\d)<[^\]\r\n]*\]")
+# A frame's figures are tqdm's: n and total under ten digits, hours too (a longer run of digits is no frame, and
+# is never turned into a number: ``memreport LOG`` reads bars as well, issue #30).
+_BAR_FRAME = re.compile(r"Graph compilation: *\d{1,3}%\|[^|\r\n]*\| *(\d{1,9})/(\d{1,9}) "
+                        r"\[(?:(\d{1,9}):)?(\d\d):(\d\d)<[^\]\r\n]*\]")
 MAX_PARSED = 16384  # characters of a line looked at: no line memreport reads is longer (a long one is cut here)
 _TARGET_PARTS = (re.compile(r'arch: "?([^",\s]+)"?'), re.compile(r"IPUs: (\d[\d,]*)"),
                  re.compile(r"tiles per IPU: (\d[\d,]*)"))
 _OVERFLOWED = re.compile(r"(zero|no|\d[\d,]*) tiles? overflowed")
 
 
-def _number(text: str) -> int:
-    return int(text.replace(",", ""))
+def _number(text: str) -> int | None:
+    """A count as printed (thousands separators allowed); None past 19 digits (no real count is that long, and
+    Python refuses to convert past 4,300)."""
+    digits = text.replace(",", "")
+    return int(digits) if len(digits) <= 19 else None
 
 
 @dataclass(frozen=True)
 class BarFrame:
     """One drawing of PopTorch's compilation bar: the launcher rank before it, ``n`` of ``total``, and
-    the elapsed time it shows, in seconds."""
+    the elapsed time it shows, in seconds; ``glued``: other text follows it on its line before any next frame
+    (a log line written while the bar was drawn, §8.5)."""
 
     process: str | None
     n: int
     total: int
     elapsed_s: int
+    glued: bool = False
+
+
+_TAGS = re.compile(r"\[(?:[\w.-]+@)?\d+,\d+\]<std(?:out|err|diag)>: ?")
 
 
 def bar_frames(text: str) -> list[BarFrame]:
-    """Every frame of PopTorch's compilation bar in a line, in order (redraws after ``\\r`` included)."""
+    """Every frame of PopTorch's compilation bar in a line, in order (redraws after ``\\r`` included).
+
+    A frame's rank is the launcher tag before it; with none before it, the
+    tag glued after the bar (poprun's BERT run, *seen* [alcf-ug]: ``Graph
+    compilation: 100%|...| 100/100 [10:11<00:00][1,0]<stderr>:``, the tag of
+    tqdm's closing newline, then ``[1,0]<stderr>:Compiled/Loaded model in
+    683.66 secs``).
+    """
     if "\x1b" in text:
         text = clean(text.replace("\r", "\n")).replace("\n", "\r")  # colours gone, every redraw kept
     tag, _ = split_tag(text) if "]<" in text else (UNTAGGED, text)
+    text = text[:MAX_PARSED]
+    matches = list(_BAR_FRAME.finditer(text))
+    if not tag.process and matches and "]<" in text[matches[-1].end():]:
+        after_bar = _TAGS.search(text, matches[-1].end())
+        tag, _ = split_tag(after_bar[0]) if after_bar is not None else (tag, text)
     frames = []
-    for match in _BAR_FRAME.finditer(text[:MAX_PARSED]):
+    for k, match in enumerate(matches):
         process = _tag_before(text[:match.start()]) if "]<" in text else None
         hours, minutes, seconds = (int(g) if g else 0 for g in match.groups()[2:])
+        after = text[match.end():matches[k + 1].start() if k + 1 < len(matches) else len(text)]
+        glued = bool(after.strip()) and bool(_TAGS.sub("", after).strip())
         frames.append(BarFrame(process or tag.process or None, int(match[1]), int(match[2]),
-                               hours * 3600 + minutes * 60 + seconds))
+                               hours * 3600 + minutes * 60 + seconds, glued))
     return frames
+
+
+def new_bar(last: BarFrame, last_line: int, frame: BarFrame, no: int) -> bool:
+    """Whether ``frame`` (at line ``no``) begins a new bar after ``last`` (at ``last_line``) of its process.
+
+    A bar counting back is a new one, and so is a frame at 0 on a later line
+    (tqdm draws 0 once, as the bar opens: two bars stopped at 0, or seen only
+    at 0 and at their totals, are two); so is a frame on a later line after a
+    bar that reached its total (two compilations' bars, with lines between
+    them or not, as a notebook keeps each bar's last state), except the
+    redraw ``close()`` makes at the same elapsed time on a line of its own,
+    after a last frame with a log line glued to it or on the next line
+    (graphcore/poptorch's ProgressBar closes the bar as it reaches its total).
+    """
+    if no != last_line and last.n >= last.total and frame.n > 0 and not frame.glued and \
+            abs(frame.elapsed_s - last.elapsed_s) <= 1 and (last.glued or no == last_line + 1):
+        return False  # close()'s redraw (a notebook seen showing 97/100 there: the state tqdm last drew)
+    if frame.n < last.n or (frame.n == 0 and no != last_line):  # tqdm draws a bar's 0 once, as it opens
+        return True
+    return last.n >= last.total and no != last_line
 
 
 def parse(text: str) -> Record | None:

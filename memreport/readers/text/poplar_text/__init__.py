@@ -22,6 +22,7 @@ this module sniffs, opens files and registers the reader.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ....errors import ReadError
 from ....model import MemoryReport
@@ -77,6 +78,14 @@ def read_poplar_text(path: str, prefix: bytes, options: ReadOptions) -> list[Mem
                 raise ReadError(log.cut)
             reports = [r.evolve(notes=r.notes + (f"{log.cut}: what follows is missing",)) for r in reports]
         return reports
+
+
+def read_notebook_text(text_path: str, source: str, places: Callable[[int], str | None],
+                       options: ReadOptions) -> list[MemoryReport]:
+    """The reports in the text a notebook's cells printed (written to ``text_path`` by ..ipynb), named after
+    the notebook (``source``), their lines placed in it (``places``: ``cell 7 [4], line 12``)."""
+    with LogFile(text_path) as log:
+        return LogScan(log, source, options.progress, places=places, all_frames=True).run()
 
 
 READER = register(Reader(FORMAT, "text: a Poplar summary, a TensorFlow .rep trace or a log", accept,

@@ -12,11 +12,12 @@ import warnings
 from typing import Any
 
 from ....errors import ReadError
-from ....model import MemoryReport
+from ....model import MemoryReport, SummaryReport
 from ..logtext import UNTAGGED, LogFile, LogLine
+from .placing import positioned
 from .prefixes import Signature
+from .region import read_region
 from .report import summary_report
-from .scan import positioned, read_region
 from .values import INT, integer
 
 # A .rep event: a rule of 70 dashes, then "=> @ <time>: <event>" (the rule is found on the first bytes).
@@ -30,7 +31,7 @@ _BARE = Signature(UNTAGGED, False)
 
 def read_rep(log: LogFile, source: str, progress=None) -> list[MemoryReport]:
     """The summary of every ``Compile end`` event, in file order."""
-    reports: list[tuple[int, MemoryReport]] = []
+    reports: list[tuple[int, SummaryReport]] = []
     skipped = 0
     for hit in log.find((b"=> @",), progress=progress):
         if not hit.text.lstrip().startswith("=>"):
@@ -71,9 +72,9 @@ def _first_content(log: LogFile, event: LogLine, info: dict[str, Any]) -> LogLin
 
 
 def _summaries(log: LogFile, start: LogLine, source: str, module: str | None,
-               info: dict[str, Any]) -> list[tuple[int, MemoryReport]]:
+               info: dict[str, Any]) -> list[tuple[int, SummaryReport]]:
     """Every summary of one event's report (several when it holds several Targets), with its first line."""
-    reports: list[tuple[int, MemoryReport]] = []
+    reports: list[tuple[int, SummaryReport]] = []
     line: LogLine | None = start
     while line is not None:
         region = read_region(log, line, line.text, _BARE, log.encoding != "utf-8", stop=RULE)

@@ -12,7 +12,11 @@ from typing import Any
 
 from ....errors import ReadError
 from ....model import (
+    ARCHES,
+    COMPILE_LOG_FORMAT,
+    MAX_TILES,
     OOM_MESSAGES_FORMAT,
+    CompileTarget,
     Histogram,
     OutOfMemoryMessage,
     PrintedSummary,
@@ -215,3 +219,31 @@ def _spans(messages: Sequence[OutOfMemoryMessage], target: Target) -> list[str]:
         return []
     return [f"tile {max(tiles):,} is past one {target.arch or 'IPU'}'s {per_ipu:,} tiles: the program spans at least "
             f"{min_ipus(max(tiles), per_ipu):,} IPUs"]
+
+
+def stated_report(count: int | None, text: str | None, line: int, target: CompileTarget | None,
+                  source: str) -> SummaryReport:
+    """What a compile log states of one compilation, as a report: Poplar's ``Graph compilation finished:
+    zero tiles overflowed.`` (or ``N tiles overflowed``: its printed out-of-memory count; None when the
+    wording is another) and its ``Target info: arch: "ipu2", IPUs: 1, tiles per IPU: 1472`` line
+    (docs/FORMATS.md §8.8). Nothing else: no tile's bytes."""
+    arch = target.arch if target is not None and target.arch in ARCHES else None
+    ipus = target.ipus if target is not None else None
+    per_ipu = target.tiles_per_ipu if target is not None else None
+    notes = [f"per-tile values: none; the log states only the outcome of the compilation ('Graph compilation "
+             f"finished: {text}' at line {line:,}), no memory summary"]
+    if ipus is None or per_ipu is None or not 0 < ipus * per_ipu <= MAX_TILES:
+        ipus = per_ipu = None
+    if target is None:
+        notes.append("the tile count is unknown (no 'Target info:' line before it)")
+    elif ipus is None:
+        notes.append("the tile count is unknown (the 'Target info:' line does not state a usable one)")
+    if count is None:
+        notes.append(f"how many tiles overflowed is not stated in a wording memreport knows ('{text}')")
+    stated = StatedTarget(num_tiles=ipus * per_ipu if ipus and per_ipu else 0, arch=arch,
+                          arch_basis="named by Poplar's Target info line" if arch else None, num_ipus=ipus,
+                          tiles_per_ipu=per_ipu, source_kind="Target info line",
+                          bytes_unknown_reason=None if arch else "the log names no known arch")
+    return SummaryReport(source=source, format=COMPILE_LOG_FORMAT, target=resolve_target(stated)[0],
+                         printed=PrintedSummary(tiles_out_of_memory=count), breakdown_kind="data type",
+                         notes=tuple(notes), stated=stated)

@@ -44,17 +44,19 @@ programs that print ids are told apart by their errors only. A compilation's sta
 compilation``, ``Compiling``) is not a launch: one process compiles many
 graphs (TensorFlow one per cluster, PopART one per session).
 
-Only the lines the scan's needles find are looked at, plus a few lines
-after an error's first line to find where the error ends.
+Only the lines the scan's needles find are looked at, plus the lines
+after an error's first line to find where the error ends (its own
+process's lines, read once for all errors: :mod:`.error_ends`).
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ....model import LogRun
 from ..logtext import LogFile, LogLine
-from .prefixes import split_line
+from .error_ends import TERMINATE, TRACEBACK, ErrorEnds, opens_traceback
 
 CYCLES = b"Total cycles"  # an execution summary's first figure (the scan names a summary of cycles only)
 # The launch needles share the anchors "IPU" and " ve" (the needle search compares the text's 16-bit words once
@@ -71,13 +73,8 @@ _POPRUN = re.compile(r"\d\d:\d\d:\d\d\.\d{3} \d+ POPRUN +\[I\] Running command: 
 # The process id in a logger header: SDK 2.3+ ``...Z popart:devicex 79.79 I: `` (pid.tid), old style
 # ``09:38:52.878 15288 PO:ENGINE   [I] `` (docs/FORMATS.md §8.4).
 _PID = re.compile(r"\d\dZ \S+ +(?P<new>\d+)\.\d+ [TDIWEC]: |\d\d\.\d{3} (?P<old>\d+) \S+ +\[[TDIWEC]\] ")
-_TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<type>[^']{1,200})'")
-_TRACEBACK = "Traceback (most recent call last):"
-_CHAINED = ("During handling of the above exception", "The above exception was the direct cause")
-TRACEBACK_LINES = 400   # a traceback's final line is at most this far below its first
 MAX_RUNS = 100_000      # runs kept per log (more are counted)
 MAX_SHOWN = 20          # failed runs named in the log's note
-MAX_TEXT = 120          # characters of an error kept
 
 
 def boundary_worth_reading(buf: bytearray, at: int) -> bool:
@@ -96,6 +93,7 @@ class _Run:
     content: bool = False           # memory text seen in it
     oom: bool = False               # ... an out-of-memory message among it
     failure: str | None = None      # what ended it
+    failure_line: int | None = None  # ... its first line
     closes_at: int | None = None    # the error's last line
     dead: bool = False              # ended by a C++ abort: nothing more can come from it
     index: int = 0                  # 1-based, in file order (0: past MAX_RUNS, counted only)
@@ -106,6 +104,8 @@ class Runs:
 
     def __init__(self, log: LogFile) -> None:
         self.log = log
+        self.ends = ErrorEnds(log)
+        self.on_failure: Callable[[str, int, str], object] | None = None  # told of every error (its program's)
         self.kept: list[_Run] = []
         self.count = 0
         self.failed = 0
@@ -126,13 +126,13 @@ class Runs:
         """Note a line that begins or ends a run; False when it is neither (a line of memory text, perhaps)."""
         if "Tr" in body or "version" in body or "ttached to" in body or "Running c" in body:
             launch = _LAUNCH.search(body)
-            if launch is not None and not body.startswith(_TRACEBACK):
+            if launch is not None and not body.startswith(TRACEBACK):
                 self._launch(hit, process, launch, body)
                 return True
-        if body.startswith(_TRACEBACK) or body.endswith(_TRACEBACK):
+        if opens_traceback(body):
             self._fail(hit, process, None)
             return True
-        terminate = _TERMINATE.search(body) if "terminate called" in body else None
+        terminate = TERMINATE.search(body) if "terminate called" in body else None
         if terminate is not None:
             self._fail(hit, process, terminate["type"])
             return True
@@ -167,39 +167,19 @@ class Runs:
         run.pid = pid or run.pid
         run.last = max(run.last, no)
 
-    def _fail(self, hit: LogLine, process: str, thrown: str | None) -> None:
+    def _fail(self, hit: LogLine, process: str, thrown: str | None) -> _Run:
         run = self.current.get(process)
         if run is None or self._ended(run, hit.no) or run.dead:
             run = self._new(process, hit.no)
-        end, text = self._error_end(hit, process, thrown)
+        end, text = self.ends.end_of(hit, thrown)
         if run.failure is None:
             self.failed += 1
+            run.failure_line = hit.no
         run.failure, run.closes_at, run.dead = text, end, thrown is not None
         run.last = max(run.last, end)
-
-    def _error_end(self, hit: LogLine, process: str, thrown: str | None) -> tuple[int, str]:
-        """Where an error that starts at ``hit`` ends (its message's line), and what it says."""
-        if thrown is not None:
-            what = _short(f"terminate called after throwing an instance of '{thrown}'")
-            for no, body in _lines(self.log, hit, 3, process):
-                if "what():" in body:
-                    return no, what
-            return hit.no, what
-        final, after = None, 0
-        for no, body in _lines(self.log, hit, TRACEBACK_LINES, process):
-            text = body.strip()
-            if final is not None:  # after the final line: a chained exception's next traceback, or the end
-                after += 1
-                if text.startswith(_CHAINED):
-                    final = None
-                elif text or after > 2:
-                    break
-                continue
-            if text and not body[:1].isspace() and not text.startswith(_TRACEBACK):
-                final, after = (no, body), 0
-        if final is None:
-            return hit.no + TRACEBACK_LINES, "a Python traceback (its final line is not in the log)"
-        return final[0], _short(f"Python error: {final[1].strip()}")
+        if self.on_failure is not None:
+            self.on_failure(process, hit.no, text)
+        return run
 
     def at(self, no: int, process: str, summary: bool) -> _Run:
         """The run memory text at line ``no`` of ``process`` belongs to (a new one after a run that ended)."""
@@ -230,24 +210,22 @@ class Runs:
         return f"the log holds {self.count:,} runs (programs){across}{failures}"
 
 
-def run_note(run: LogRun) -> str:
-    """Which run of its log a report comes from, and how that run ended."""
+def run_note(run: LogRun, places: Callable[[int], str | None] | None = None) -> str:
+    """Which run of its log a report comes from, and how that run ended (``places``: a notebook's places)."""
     process = f", rank {run.process}" if run.process else ""
-    lines = f"line {run.first_line:,}" if run.first_line == run.last_line else \
-        f"lines {run.first_line:,}-{run.last_line:,}"
     ended = f"it failed: {run.failure}" if run.failure else "no error seen in it"
-    return f"run {run.index:,} of {run.count:,} in the log ({lines}{process}): {ended}"
+    return f"run {run.index:,} of {run.count:,} in the log ({span(run.first_line, run.last_line, places)}{process}): " \
+        f"{ended}"
 
 
-def _lines(log: LogFile, hit: LogLine, limit: int, process: str):
-    """(line number, text without tag and logger header) of up to ``limit`` lines of ``process`` from ``hit``."""
-    for seen, ln in enumerate(log.lines(hit.offset, hit.no), 1):
-        if seen > limit:
-            return
-        line = split_line(ln.text)
-        if line.tag.process == process:
-            yield ln.no, line.body
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 3] + "..."
+def span(first: int, last: int, places: Callable[[int], str | None] | None = None) -> str:
+    """Lines ``first`` to ``last`` in words: ``lines 3-9``, or in a notebook ``cell 5 [3], lines 4-17``."""
+    if places is not None:
+        start, end = places(first), places(last)
+        if start is not None and end is not None:
+            if first == last:
+                return start
+            cell, _, line = start.rpartition(", line ")
+            other, _, last_line = end.rpartition(", line ")
+            return f"{cell}, lines {line}-{last_line}" if cell == other else f"{start} to {end}"
+    return f"line {first:,}" if first == last else f"lines {first:,}-{last:,}"

@@ -10,38 +10,46 @@ its lines stop, passing over the lines of other processes and streams
 (another rank's tag, a logger line inside the summary). A document's prose,
 rst markup or a few lines of log between two parts of one summary are
 passed over too, when a part that can follow comes within
-:data:`MAX_GAP_LINES` lines. Memory is bounded by the largest summary and
-time is linear in the file.
+:data:`~.region.MAX_GAP_LINES` lines (:mod:`.region`). Memory is bounded by
+the largest summary and time is linear in the file.
 
 Out-of-memory messages belong to the summary that follows them in the same
-process (PopART prints its ``getSummaryReport()`` after the error); those
-after the last summary form a report of their own, which holds nothing but
-them.
+process and program (PopART prints its ``getSummaryReport()`` after the
+error); those after the last summary form a report of their own, which
+holds nothing but them. The same pass feeds the lines that begin and end a
+compilation to ..programs (the segmentation ``memreport compiles`` shares)
+and the lines that begin and end a run to :mod:`.runs`; :mod:`.placing`
+puts the reports in order with their programs.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
-from collections.abc import Iterator
+import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ....errors import ReadError, Truncated
-from ....model import MemoryReport, OutOfMemoryMessage, ReportPosition
+from ....errors import ReadError
+from ....model import MemoryReport, OutOfMemoryMessage
+from .. import programs
 from ..logtext import UNTAGGED, LogFile, LogLine
-from .demux import Passed, TagIndex
+from ..programs import Program, Segmenter
+from .demux import TagIndex
 from .messages import Unread, find_messages
-from .parser import Parser, heading_kind, summary_like
+from .parser import heading_kind, summary_like
+from .placing import Placed, place_reports
 from .prefixes import Signature, literal_prefix, split_line
+from .region import Region, read_region
 from .report import MESSAGES_FORMAT, messages_report, summary_report
 from .runs import NEEDLES as RUN_NEEDLES
 from .runs import Runs, boundary_worth_reading, run_note
-from .summary import Summary
-from .values import ELISION, Line
 from .walk import Walk, walk_back
 
-NEEDLES = (b"emory", *RUN_NEEDLES)  # memory text; where runs begin and end (.runs)
+# Memory text; where runs begin and end (.runs); where programs begin and end (..programs).
+NEEDLES = (b"emory", *RUN_NEEDLES, *programs.NEEDLES)
 # Around the needle ("emory" at ``at``), what a line must hold to be read at all: the words of _START and of
 # the messages (.messages). Looked at in the raw bytes, a few around the needle, so a log that often says
 # "memory" for other reasons stays fast.
@@ -51,8 +59,11 @@ _HOST_BUFFER = re.compile(rb"buffer \d+ $")
 
 
 def worth_line(buf: bytearray, at: int) -> bool:
-    """Whether the needle at ``buf[at]`` is worth its line: "emory" in memory text's words, or a run's edge."""
-    return worth_reading(buf, at) if buf[at] == 0x65 else boundary_worth_reading(buf, at)
+    """Whether the needle at ``buf[at]`` is worth its line: "emory" in memory text's words, a run's edge, or a
+    line that may begin or end a program (the sift has turned away the bar frames and paths that cannot)."""
+    if buf[at] == 0x65:
+        return worth_reading(buf, at)
+    return boundary_worth_reading(buf, at) or buf.startswith(programs.NEEDLES, at)
 
 
 def worth_reading(buf: bytearray, at: int) -> bool:
@@ -85,16 +96,16 @@ def may_be_worth_reading(window: np.ndarray, at: np.ndarray) -> np.ndarray:
     return np.concatenate([at[at < 3], near[(c1 == 0x4D) | digit | after_word | host_buffer | other]])
 
 
+def sifter(all_frames: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The scan's sift: the programs' (..programs.sift: most of a log's "ompil" go), then
+    :func:`may_be_worth_reading`."""
+    def sift(window: np.ndarray, at: np.ndarray) -> np.ndarray:
+        return may_be_worth_reading(window, at[programs.sift(window, at, all_frames)])
+    return sift
+
+
 LOOKBACK_LINES = 400            # a summary's first heading is at most this far above its first "emory"
 LOOKBACK_BYTES = 256 << 10      # ...within this much of the file (a tagged summary's: 400 of its own lines)
-MAX_GAP_LINES = 40              # prose or log lines between two parts of one summary
-MAX_BLANK_RUN = 40              # blank or elided lines in a row before a summary counts as paused
-MAX_FOREIGN_LINES = 20_000      # lines of other processes or streams passed over after a summary's last line
-# ...but no more than this many, plus FOREIGN_PER_RUN times the widest run of them between two of the summary's
-# own lines: after the last rank's summary, the other ranks' summaries are not read again for each (issue #26).
-FOREIGN_SLACK = 256
-FOREIGN_PER_RUN = 4
-MAX_SUMMARY_LINES = 250_000     # no summary Poplar prints is this long
 MAX_REPORTS = 1_000             # per file
 MAX_MESSAGES = 1_000            # per report
 MAX_REFUSED = 1_000             # lines remembered as not starting a summary
@@ -113,18 +124,6 @@ _LOOKED_FOR = ("a Poplar memory summary (Target, Memory Usage or By Tile section
 
 
 @dataclass
-class Region:
-    """One summary read from a log: what it printed, where it lies, what its lines share."""
-
-    summary: Summary
-    signature: Signature
-    first: int             # line number of its first line
-    end: int               # offset of the line after its last line
-    ended_by: LogLine | None = None    # the line that ended it (None: the file's end)
-    next_start: LogLine | None = None  # a heading there that starts another summary
-
-
-@dataclass
 class _Found:
     """A report in the making: a summary or only messages, with the messages before it."""
 
@@ -133,26 +132,20 @@ class _Found:
     messages: list[OutOfMemoryMessage] = field(default_factory=list)
     dropped: int = 0
     run: object = None  # the .runs run it belongs to
-
-
-def content_line(ln: LogLine, content: str, utf16: bool) -> Line:
-    """The parser's view of a summary line: indentation (tabs expanded) and text; binary refused."""
-    bad = "\ufffd" if "\ufffd" in content else "\x00" if "\x00" in content else None
-    if bad is not None:
-        at = ln.text.find(bad)
-        offset = None if utf16 or at < 0 else ln.offset + len(ln.text[:at].encode("utf-8"))
-        what = "not UTF-8 text" if bad == "\ufffd" else "binary data (a NUL byte) in a text report"
-        raise ReadError(what, line=ln.no, offset=offset)
-    expanded = content.expandtabs(8)
-    body = expanded.lstrip()
-    return Line(ln.no, len(expanded) - len(body), body.rstrip())
+    program: Program | None = None  # the compilation it belongs to (..programs)
 
 
 class LogScan:
-    """One pass over a log, collecting its reports in file order."""
+    """One pass over a log, collecting its reports in file order, and its programs (:attr:`segmenter`).
 
-    def __init__(self, log: LogFile, path: str, progress=None) -> None:
-        self.log, self.path, self.progress = log, path, progress
+    ``places`` names a line's place in a notebook (``cell 7 [4], line 12``);
+    ``all_frames``: every frame of a compilation bar counts (a notebook's
+    text keeps a bar's last state only, ..programs).
+    """
+
+    def __init__(self, log: LogFile, path: str, progress=None, *, places: Callable[[int], str | None] | None = None,
+                 all_frames: bool = False) -> None:
+        self.log, self.path, self.progress, self.places = log, path, progress, places
         self.utf16 = log.encoding != "utf-8"
         self.source_dir = os.path.dirname(os.path.abspath(path))
         self.consumed: dict[tuple, int] = {}  # (tag, logged) -> offset after the last summary line read
@@ -163,6 +156,9 @@ class LogScan:
         self.walked: dict[Signature, Walk] = {}  # signature -> the last look back from a line of it
         self.refused: set[str] = set()  # summary texts that cannot start a summary (read_region's None at once)
         self.runs = Runs(log)
+        self.segmenter = Segmenter(all_frames)
+        self.runs.on_failure = self.segmenter.error
+        self.sift = sifter(all_frames)
         self.tags = TagIndex(log)  # tagged summaries' own lines, others' counted (ranks printing at once)
         self.cycles_only: int | None = None  # a summary's Execution part with no memory text (for the error)
         self.unread = Unread()  # out-of-memory messages not read (a number out of range): the first report's
@@ -170,7 +166,27 @@ class LogScan:
     # -- the pass
 
     def run(self) -> list[MemoryReport]:
-        for hit in self.log.find(NEEDLES, progress=self.progress, keep=worth_line, sift=may_be_worth_reading):
+        """The file's reports (a ReadError when it holds none)."""
+        reports = self.scan()
+        if reports:
+            return reports
+        found = f" (a Target section at line {self.target_only:,} gives no memory figures)" \
+            if self.target_only else f" ({self.unread.kept[0]})" if self.unread.kept else ""
+        if self.cycles_only:
+            raise ReadError(f"no memory information found: the summary at line {self.cycles_only:,} holds cycle "
+                            f"counts, no memory figures (its Execution part only); {_MEMORY_OPTION}")
+        if self.segmenter.count:
+            what = f"{self.segmenter.count:,} compilation(s) or cache load(s)"
+            raise ReadError(f"no memory information found{found}: the log holds compile lines only ({what}), no "
+                            f"memory summary, out-of-memory message or stated outcome (Poplar's 'Graph compilation "
+                            f"finished:'); `memreport compiles {_quoted(self.path)}` lists its compilations")
+        raise ReadError(f"no memory information found{found}: looked for {_LOOKED_FOR}")
+
+    def scan(self) -> list[MemoryReport]:
+        """The file's reports, in file order (none: an empty list), each knowing its program."""
+        for hit in self.log.find(NEEDLES, progress=self.progress, keep=worth_line, sift=self.sift):
+            if programs.may_mark(hit.text):
+                self.segmenter.line(hit.text, hit.no, hit.offset)
             line = split_line(hit.text)
             if self.runs.take(hit, line.tag.process, line.body):
                 self.last_body.pop(line.tag.process, None)  # the same message in the next run is news
@@ -190,31 +206,30 @@ class LogScan:
                 if region is not None:
                     self._add_summary(region, line.tag.process)
                     continue
-            if body == self.last_body.get(line.tag.process):
-                continue  # the same message again (a loop, a retry): nothing new
+            if "emory" not in body or body == self.last_body.get(line.tag.process):
+                continue  # no message, or the same message again (a loop, a retry, PopART's second logger)
             self.last_body[line.tag.process] = body
             for message in find_messages(body, hit.no, self.source_dir, self.unread):
                 self._add_message(line.tag.process, message)
         self.found.extend(f for f in self.pending.values() if f.messages)
-        if not self.found:
-            found = f" (a Target section at line {self.target_only:,} gives no memory figures)" \
-                if self.target_only else f" ({self.unread.kept[0]})" if self.unread.kept else ""
-            if self.cycles_only:
-                raise ReadError(f"no memory information found: the summary at line {self.cycles_only:,} holds cycle "
-                                f"counts, no memory figures (its Execution part only); {_MEMORY_OPTION}")
-            raise ReadError(f"no memory information found{found}: looked for {_LOOKED_FOR}")
+        self.pending.clear()
         return self._reports()
 
     def _add_summary(self, region: Region, process: str) -> None:
         self.last_body.pop(process, None)  # a message repeated after a summary is news: another compile's
         run = self.runs.at(region.first, process, summary=True)
+        program = self.segmenter.last_started(process)
         waiting = self.pending.pop(process, None)
-        if waiting is not None and waiting.run is not run:  # another program's messages: a report of their own
-            self.found.append(waiting)
+        if waiting is not None and (waiting.run is not run or
+                                    waiting.program not in (program, None)):
+            self.found.append(waiting)  # another program's messages: a report of their own
             waiting = None
-        found = _Found(region.first, region, run=run)
+        found = _Found(region.first, region, run=run, program=program)
         if waiting is not None:
             found.messages, found.dropped = waiting.messages, waiting.dropped
+            if waiting.program is None and program is not None:  # before any compilation's first line in view:
+                for message in waiting.messages:                 # the one whose summary follows (its start
+                    self.segmenter.give(program, message)        # not in the log, a bar seen at its total)
         self.found.append(found)
         self._check_count()
         self._consume(region)
@@ -224,15 +239,18 @@ class LogScan:
         self.consumed[key] = max(self.consumed.get(key, 0), region.end)
 
     def _add_message(self, process: str, message: OutOfMemoryMessage) -> None:
+        if self.places is not None:
+            message = dataclasses.replace(message, place=self.places(message.line))
         run = self.runs.at(message.line, process, summary=False)
+        program = self.segmenter.oom(process, message)
         found = self.pending.get(process)
-        if found is not None and found.run is not run:  # each program's messages are its own report
-            self.found.append(self.pending.pop(process))
+        if found is not None and (found.run is not run or found.program is not program):
+            self.found.append(self.pending.pop(process))  # each program's messages are its own report
             found = None
         if found is None:
-            found = self.pending[process] = _Found(message.line, None, run=run)
+            found = self.pending[process] = _Found(message.line, None, run=run, program=program)
             self._check_count()
-        if any(_same(message, m) for m in found.messages[-8:]):  # a message logged, then raised, then printed
+        if any(programs.same_message(message, m) for m in found.messages[-8:]):  # logged, raised, printed
             return
         if len(found.messages) >= MAX_MESSAGES:
             found.dropped += 1
@@ -244,27 +262,28 @@ class LogScan:
             raise ReadError(f"more than {MAX_REPORTS:,} memory reports in one file: split it")
 
     def _reports(self) -> list[MemoryReport]:
-        """The reports in file order, each with its position (its first line, its place among them)."""
+        """The reports in file order, each with its position (its first line, its place among them, its run and
+        program, the file's programs)."""
         self.found.sort(key=lambda f: f.line)
-        placed: list[tuple[int, MemoryReport]] = []
+        placed: list[Placed] = []
         log_note = self.runs.note()
         for k, found in enumerate(self.found):
             notes = [f"{found.dropped:,} more out-of-memory message(s) were not kept (at most {MAX_MESSAGES:,})"] \
                 if found.dropped else []
             run = self.runs.describe(found.run) if found.run is not None else None  # type: ignore[arg-type]
             if run is not None:
-                notes.append(run_note(run))
+                notes.append(run_note(run, self.places))
             if k == 0:
                 notes += [log_note, *self.unread.notes()] if log_note else self.unread.notes()
-            at = None if run is None else ReportPosition(found.line, 1, 1, run)
             if found.region is None:
-                placed.append((found.line, messages_report(found.messages, self.path, notes).evolve(position=at)))
+                placed.append(Placed(found.line, messages_report(found.messages, self.path, notes), found.run,
+                                     found.program, run))
                 continue
             for report in summary_report(found.region.summary, self.path, messages=found.messages,
                                          extra_notes=notes):
                 first = report.oom_messages[0].line if report.format == MESSAGES_FORMAT else found.line
-                placed.append((first, report.evolve(position=at)))
-        return positioned(placed)
+                placed.append(Placed(first, report, found.run, found.program, run))
+        return place_reports(placed, self.log, self.path, self.segmenter, self.runs, self.places)
 
     # -- one summary
 
@@ -340,145 +359,6 @@ class LogScan:
         return before, len(before), before[0].offset if before else -1
 
 
-def _same(a: OutOfMemoryMessage, b: OutOfMemoryMessage) -> bool:
-    """The same message again (the line number aside)."""
-    return (a.kind, a.tile, a.bytes_used, a.bytes_per_tile, a.exchange, a.code_offset, a.stream_bytes,
-            a.buffer_index, a.saved_path) == (b.kind, b.tile, b.bytes_used, b.bytes_per_tile, b.exchange,
-                                              b.code_offset, b.stream_bytes, b.buffer_index, b.saved_path)
-
-
-def read_region(log: LogFile, start: LogLine, first: str, signature: Signature, utf16: bool,
-                stop: re.Pattern[str] | None = None, tags: TagIndex | None = None) -> Region | None:
-    """Read one summary from ``start`` (whose summary text is ``first``) until its lines stop.
-
-    Lines of another signature are passed over. A line the summary cannot
-    take pauses it: it resumes if a part that can follow comes within
-    :data:`MAX_GAP_LINES` lines, and ends otherwise (or at a part that starts
-    another summary). ``stop`` matches a line that ends it whatever follows
-    (a ``.rep`` event rule). None when ``start`` does not begin a summary.
-    ``tags`` gives a tagged summary's own lines and counts the others' (.demux).
-    """
-    parser = Parser()
-    provisional = True   # the first line may carry a header the others lack
-    gap: int | None = None
-    blanks = foreign = widest = 0
-    last: LogLine | None = None
-    end: int | None = None
-    ended_by: LogLine | None = None
-    next_start: LogLine | None = None
-    demux = tags is not None and stop is None and signature.tag != UNTAGGED
-    lines = tags.lines(start, signature.tag) if demux else log.lines(start.offset, start.no)  # type: ignore[union-attr]
-    for ln in _limited(lines, start, parser):
-        if last is not None and end is None:
-            end = ln.offset
-        if isinstance(ln, Passed):  # other processes' lines, as many as one by one below
-            budget = MAX_FOREIGN_LINES if last is None else \
-                min(MAX_FOREIGN_LINES, FOREIGN_SLACK + FOREIGN_PER_RUN * widest)
-            if foreign + ln.count > budget:
-                ended_by = ended_by or tags.line(ln.no + max(0, budget - foreign))  # type: ignore[union-attr]
-                break
-            foreign += ln.count
-            continue
-        if stop is not None and ln.no != start.no and stop.fullmatch(ln.text):
-            ended_by = ended_by or ln
-            break
-        if ln.no == start.no:
-            content: str | None = first
-        else:
-            content = signature.content(ln.text)
-            if provisional:
-                if content is None:
-                    bare = signature.bare().content(ln.text)
-                    if bare is not None and bare.strip():
-                        signature, content = signature.bare(), bare
-                if content is not None and content.strip():
-                    provisional = False
-        if content is None:
-            foreign += 1
-            if foreign > MAX_FOREIGN_LINES or \
-                    (last is not None and foreign > FOREIGN_SLACK + FOREIGN_PER_RUN * widest):
-                ended_by = ended_by or ln
-                break
-            continue
-        widest = max(widest, foreign)
-        if gap is not None and ("\ufffd" in content or "\x00" in content):
-            content = ""  # undecodable text between two parts of a summary: passed over like any other
-        elif content and not content.strip("\x00"):
-            content = ""  # a run of NULs (a log's zero-filled tail after a crash) holds nothing
-            if gap is None and last is not None:
-                gap, ended_by = 0, ln
-        transcoded = utf16 or (log.utf16_from is not None and ln.offset >= log.utf16_from)  # offsets not the file's
-        line = content_line(ln, content, transcoded)
-        if gap is not None:
-            if line.text and line.text not in ELISION and parser.resumes(line):
-                gap, ended_by = None, None
-            elif line.text and heading_kind(line.text):
-                next_start = ln  # a part that starts another summary
-                break
-            else:
-                gap += 1
-                if gap > MAX_GAP_LINES:
-                    break
-                continue
-        try:
-            taken = parser.feed(line)
-        except ReadError as exc:
-            raise _cut_short(log, ln, exc) from None
-        if not taken:
-            if last is None:
-                return None
-            ended_by = ln
-            if heading_kind(line.text):
-                next_start = ln
-                break
-            gap = 0
-            continue
-        if line.text and line.text not in ELISION:
-            last, end, blanks, foreign = ln, None, 0, 0
-        else:
-            blanks += 1
-            if blanks > MAX_BLANK_RUN:
-                gap, ended_by = 0, ln
-    if last is None:
-        return None
-    first_line, end = parser.s.first_line or start.no, log.size if end is None else end
-    if not parser.s.has_figures():  # not a summary: nothing to check
-        return Region(parser.s, signature, first_line, end, ended_by, next_start)
-    try:
-        summary = parser.finish(None if ended_by is None else ended_by.no)
-    except ReadError as exc:
-        if ended_by is None and exc.line == last.no:
-            raise _cut_short(log, last, exc) from None
-        raise
-    return Region(summary, signature, first_line, end, ended_by, next_start)
-
-
-def _limited(lines: Iterator[LogLine | Passed], start: LogLine, parser: Parser) -> Iterator[LogLine | Passed]:
-    """``lines`` up to :data:`MAX_SUMMARY_LINES` from ``start``: past it, a summary in an unknown section
-    (execution steps) ends there; one in a memory section is an error."""
-    limit = start.no + MAX_SUMMARY_LINES
-    for ln in lines:
-        if isinstance(ln, Passed) and ln.no < limit <= ln.no + ln.count - 1:
-            yield Passed(ln.no, ln.offset, limit - ln.no)  # the lines before the limit, then the limit
-        if ln.no >= limit or (isinstance(ln, Passed) and ln.no + ln.count > limit):
-            if parser.state in ("skip", "top"):
-                return
-            raise ReadError(f"a memory summary runs on past {MAX_SUMMARY_LINES:,} lines: Poplar prints none so "
-                            "long", line=start.no)
-        yield ln
-
-
-def _cut_short(log: LogFile, ln: LogLine, exc: ReadError) -> ReadError:
-    """``exc`` as a Truncated error when it is about the file's last line and that line has no end."""
-    if isinstance(exc, Truncated) or exc.line != ln.no or not log.ends_unterminated(ln.offset):
-        return exc
-    return Truncated(f"the file ends mid-line (cut short?): {exc.message}", line=exc.line, offset=exc.offset)
-
-
-def positioned(placed: list[tuple[int, MemoryReport]]) -> list[MemoryReport]:
-    """Reports given with their first lines, in file order, each knowing its position (and keeping its run)."""
-    placed = sorted(placed, key=lambda p: p[0])
-    return [report.evolve(position=ReportPosition(line, k, len(placed),
-                                                  report.position.run if report.position else None))
-            for k, (line, report) in enumerate(placed, 1)]
-
+def _quoted(path: str) -> str:
+    """A path as a shell takes it (quoted when it holds anything but safe characters)."""
+    return path if re.fullmatch(r"[\w@%+=:,./-]+", path) else shlex.quote(path)
