@@ -38,7 +38,7 @@ from .model import (
     TileDetail,
     TileSymbols,
 )
-from .notebook import SummaryReport, TensorMapReport, TileReport
+from .notebook import Answer, SummaryReport, TensorMapReport, TileReport
 from .readers import ReadOptions
 
 if TYPE_CHECKING:  # numpy-backed analysis loads with the call
@@ -50,6 +50,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ARCHES",
+    "Answer",
     "Bin",
     "Column",
     "Histogram",
@@ -80,6 +81,7 @@ __all__ = [
     "read_all",
     "read_compiles",
     "trend",
+    "verdict",
 ]
 
 
@@ -170,6 +172,30 @@ def load_ipython_extension(ipython: Any) -> None:
     it writes) and the ``%memreport PATH`` line magic (needs IPython: the ``notebook`` extra)."""
     from .magic import register
     register(ipython, read_all=read_all, read_compiles=read_compiles)
+
+
+def verdict(*sources: str | os.PathLike | MemoryReport | Sequence[MemoryReport], tile_memory: int | str | None = None,
+            arch: str | None = None, skip_bad_members: bool = False, thin_root: str | os.PathLike | None = None
+            ) -> Answer:
+    """The answer over every report of ``sources`` (files, read as :func:`read_all` does with the keywords, or
+    reports, or lists of them), in programs: how many runs or compilations failed, how, and the worst; what
+    ``memreport FILE...`` prints first and its JSON's ``verdict`` holds.
+
+    >>> memreport.verdict("sweep.log").text                # doctest: +SKIP
+    '16 of 223 runs failed, out of memory; worst: run 145, tile 0, 670,344 B used of 262,144 B'
+    """
+    reports: list[MemoryReport] = []
+    for source in sources:
+        if isinstance(source, MemoryReport):
+            reports.append(source)
+        elif isinstance(source, (str, os.PathLike)):
+            reports += read_all(source, tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
+                                thin_root=thin_root)
+        else:
+            reports += list(source)
+    if not reports:
+        raise ValueError("verdict() needs a file or a report")
+    return Answer.of(reports)
 
 
 def diff(old: str | os.PathLike | MemoryReport, new: str | os.PathLike | MemoryReport, *, top: int = 20,

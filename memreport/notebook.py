@@ -11,7 +11,9 @@ imported only when asked for, so ``import memreport`` stays light.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import model
 from .errors import MemreportError
@@ -32,6 +34,13 @@ class Conveniences:
         """How many tiles exceed bytes per tile (None when the source cannot say exactly)."""
         from .analysis import count_out_of_memory
         return count_out_of_memory(self._report)
+
+    @property
+    def tiles_out_of_memory_at_least(self) -> int:
+        """How many tiles are known to exceed bytes per tile: ``tiles_out_of_memory`` when exact, else a lower
+        bound (what out-of-memory messages or a printed histogram show; 0 when nothing does)."""
+        from .analysis import out_of_memory_count
+        return out_of_memory_count(self._report).at_least
 
     def top_tiles(self, n: int = 5) -> list[TopTile]:
         """The ``n`` most memory-subscribed tiles, largest first (the stated tiles of a text summary)."""
@@ -111,3 +120,41 @@ def public(report: R) -> R:
     made: R = object.__new__(kind)
     made.__dict__.update(report.__dict__)
     return made
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The answer over reports, in programs: what ``memreport FILE...`` says first and its JSON's top-level
+    ``verdict`` holds, key for key (docs/SCHEMA.md). ``str(answer)`` is the text's first line.
+
+    ``unit`` is what a program is ("run", "compilation", "program",
+    "report"); of ``programs``, ``failed`` failed, ``out_of_memory`` of them
+    out of memory, ``unknown`` cannot say; ``failing`` has a record per failed
+    program (its ``text`` the line ``--brief`` prints), ``worst`` the worst of
+    them; ``next_command`` what to run next.
+    """
+
+    text: str
+    unit: str
+    programs: int
+    failed: int
+    out_of_memory: int
+    unknown: int
+    files: int
+    reports: int
+    worst: dict[str, Any] | None
+    failing: list[dict[str, Any]]
+    failing_left_out: int
+    next_command: str | None
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def of(cls, reports: Sequence[MemoryReport]) -> Answer:
+        """The answer over ``reports`` (every report read, in order)."""
+        from .analysis import summarize_all
+        from .render.data.report import verdict_json
+        answer = verdict_json(summarize_all(reports, names=PYTHON_NAMES))
+        assert answer is not None  # summarize_all gives every summary the answer over them all
+        return cls(**answer)

@@ -86,12 +86,18 @@ def gate_messages(results: Sequence[GateResult]) -> list[str]:
     return [gate_message(r) for r in results if r.failed]
 
 
-def _judge(results: Sequence[GateResult]) -> list[GateResult]:
-    """The results, or bad usage (UnsupportedOperation) naming the first gate that cannot judge."""
+def unjudged_messages(results: Sequence[GateResult]) -> list[str]:
+    """Why each gate that could not judge an input could not, for stderr beside the gates that failed."""
     from .render.words import gate_message
-    for r in results:
-        if r.failed is None:
-            raise UnsupportedOperation(gate_message(r))
+    return [gate_message(r) for r in results if r.failed is None]
+
+
+def _judge(results: Sequence[GateResult]) -> list[GateResult]:
+    """The results; when no gate failed, bad usage (UnsupportedOperation) naming the first that cannot judge (a
+    gate that failed on one input fails the run whatever another input cannot say: exit 3, never 2)."""
+    if not any(r.failed for r in results):
+        for message in unjudged_messages(results)[:1]:
+            raise UnsupportedOperation(message)
     return list(results)
 
 

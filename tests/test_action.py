@@ -106,7 +106,8 @@ def test_globs_name_several_reports(runner):
     step = runner.action_step({"files": "build/*.a\n main.a"})
     assert step.returncode == 0, step.stderr
     assert {k: v for k, v in step.outputs.items() if k != "markdown"} == {
-        "verdict": "3 of 3 reports have tiles out of memory", "oom-tiles": "9", "worst-tile": "1402",
+        "verdict": "3 of 3 reports have tiles out of memory; worst: build/archive.a, tile 1402, 788,976 B excluding "
+                   "gaps of 638,976 B", "oom-tiles": "9", "worst-tile": "1402",
         "exit-code": "0"}
     assert step.summary.startswith("## memreport: 3 reports\n")
     assert "| `build/archive.a` |" in step.summary.split("### ")[0] and "| `main.a` |" in step.summary
@@ -117,7 +118,7 @@ def test_what_a_source_cannot_say_is_unknown(runner):
     step = runner.action_step({"files": "sweep.log"})
     assert step.returncode == 0, step.stderr
     assert (step.outputs["verdict"], step.outputs["oom-tiles"], step.outputs["worst-tile"]) == (
-        "3 of 3 reports have tiles out of memory", "unknown", "unknown")
+        "3 of 5 runs failed, out of memory; worst: run 2, tile 0, 525,496 B used of 262,144 B", "unknown", "unknown")
 
 
 # -- what fails the step whatever fail says ---------------------------------------------------------------------

@@ -325,7 +325,7 @@ def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
             summarize_all(memreport.read_all(samples / "run.log")), summarize_all([log_report(tmp_path)])]
     documented = documented_keys("## memreport/1")
     free_form = (".extra.", ".breakdown.", ".regions.", ".sections.", ".attributed.", ".unattributed.",
-                 "breakdown_totals.", "top_tiles_pressure.")
+                 "breakdown_totals.", "top_tiles_pressure.", ".outcomes.")
     for key in set().union(*(json_keys(json.loads(render_json(d))) for d in docs)):
         name = key.rsplit(".", 1)[-1]
         if key.startswith(("reports[].info.", "reports[].detailed_tiles[].extra")) or any(f in key for f in free_form):

@@ -6,6 +6,7 @@ answers for itself (:mod:`.kinds`); :func:`summarize` computes all of a
 report's figures at once. The names below are the ones notebooks and
 renderers use.
 """
+from .closing import closing
 from .fit_plan import FitItem, FitItems, FitPlan, Shared, fit_plan, variable_items, variable_plans
 from .kinds import (
                   bins_out_of_memory,
@@ -23,6 +24,7 @@ from .kinds import (
                   total_excluding_gaps,
                   total_including_gaps,
 )
+from .overall import overall
 from .results import (
                   BuildSummary,
                   Closing,
@@ -32,6 +34,7 @@ from .results import (
                   CountReason,
                   DataTypes,
                   Diff,
+                  FailingProgram,
                   GateResult,
                   IpuSpread,
                   IpuSummary,
@@ -40,6 +43,7 @@ from .results import (
                   LivenessSummary,
                   LookInto,
                   OutOfMemoryCount,
+                  Overall,
                   Partial,
                   Summary,
                   TensorMapSummary,
@@ -69,6 +73,7 @@ __all__ = [
                   "CountReason",
                   "DataTypes",
                   "Diff",
+                  "FailingProgram",
                   "FitItem",
                   "FitItems",
                   "FitPlan",
@@ -80,6 +85,7 @@ __all__ = [
                   "LivenessSummary",
                   "LookInto",
                   "OutOfMemoryCount",
+                  "Overall",
                   "Partial",
                   "Shared",
                   "Summary",
@@ -92,6 +98,7 @@ __all__ = [
                   "bin_counts",
                   "bins_out_of_memory",
                   "choose_bin_kib",
+                  "closing",
                   "count_out_of_memory",
                   "detail_out_of_memory",
                   "fit_plan",
@@ -103,6 +110,7 @@ __all__ = [
                   "max_including_gaps",
                   "out_of_memory",
                   "out_of_memory_count",
+                  "overall",
                   "per_ipu",
                   "summarize",
                   "summarize_all",

@@ -19,5 +19,5 @@ def closing_row(summary: Summary) -> ClosingRow:
 
 
 def closing(summaries: Sequence[Summary]) -> Closing:
-    """The rows of several reports, in order."""
+    """The rows of several reports, in order, and the answer over them all, in programs."""
     return Closing.of(summaries)

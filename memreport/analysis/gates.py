@@ -104,7 +104,9 @@ def _summary_offenders(summary: TextSummary) -> tuple[Offender, ...]:
 
 
 def _check_above(summary: Summary, gate: str, limit: int, budget: object, per_tile: int | None) -> GateResult:
-    """Fail when any tile's excluding-gaps bytes exceed ``limit``, naming the worst by their excess."""
+    """Fail when any tile's excluding-gaps bytes exceed ``limit``, naming the worst by their excess: of a text
+    summary, its maximum and detailed tiles, and the bytes used its out-of-memory messages state (a log of
+    messages alone fails when one states more than ``limit``; it cannot judge otherwise)."""
     passed = GateResult(gate, summary.label, False, budget=budget, limit=limit, per_tile=per_tile,
                         partial=(summary.partial,) if summary.partial else ())
     if isinstance(summary, TileSummary):
@@ -116,15 +118,19 @@ def _check_above(summary: Summary, gate: str, limit: int, budget: object, per_ti
         return replace(passed, failed=True, failing_tiles=int(tiles.size), worst=_worst(tiles, picked, picked - limit))
     if not isinstance(summary, TextSummary):
         return replace(passed, failed=None, failing_tiles=None, why="no per-tile bytes")
-    peak = summary.max_excluding_gaps
-    if peak is None:
-        return replace(passed, failed=None, failing_tiles=None, why="no maximum")
     over = _detailed_over(summary, limit)
-    if peak.bytes > limit:
+    peak = summary.max_excluding_gaps
+    if peak is not None and peak.bytes > limit:
         over[peak.tile] = peak.bytes
+    stated = {tile: m.bytes_used for tile, m in summary.verdict.message_tiles.items()  # what a message states
+              if tile not in over and m.bytes_used is not None and m.bytes_used > limit}
+    if peak is None and not over and not stated:  # nothing printed says how large the largest tile is
+        return replace(passed, failed=None, failing_tiles=None, why="no maximum")
+    over.update(stated)
     if not over:
         return passed
-    return replace(passed, failed=True, failing_tiles=None, worst=_worst_detailed(over, limit), compared=len(over))
+    return replace(passed, failed=True, failing_tiles=None, worst=_worst_detailed(over, limit), compared=len(over),
+                   stated=len(stated))
 
 
 def check_max_tile(summary: Summary, max_bytes: int | Percent) -> GateResult:

@@ -416,6 +416,7 @@ class Summary:
     data_types: DataTypes | None = None
     top_order: str | None = None  # what ``top`` is ranked by; None: the tiles as the source printed them
     gates: tuple[GateSetting, ...] = ()  # the gates this report was judged by (the run sets them)
+    overall: Overall | None = None  # the answer over every report read with it (summarize_all; None: alone)
 
     @property
     def oom(self) -> OutOfMemoryCount:
@@ -515,15 +516,97 @@ class ClosingRow:
 
 
 @dataclass(frozen=True)
+class FailingProgram:
+    """A program of the files read that failed, as the verdict over them all lists it (issue #30).
+
+    ``source`` is its file; ``unit`` what a program is there ("run",
+    "compilation", "program"; "report" for a file that is one report) and
+    ``index`` its place among the file's ``of`` programs (None for a file that
+    is one report). ``outcome`` is "out of memory" or "failed"; ``failure``
+    what its error states in a few words (the message's tile and bytes, an
+    uncaught exception; None where a report's figures say it). ``report`` names
+    the memory report that holds it (None: none does), ``line`` and ``place``
+    where its error is. ``tile``, ``bytes`` and ``bytes_per_tile`` are its worst
+    tile: bytes used as a message states them (``stated``), else excluding gaps
+    as its report holds them; ``tiles`` how many tiles are out of memory when
+    known (at least that many when ``tiles_exact`` is False); ``look_into`` the
+    tile its report says to look into next.
+    """
+
+    source: str
+    unit: str
+    index: int | None
+    of: int | None
+    outcome: str
+    failure: str | None = None
+    report: ReportName | None = None
+    line: int | None = None
+    place: str | None = None
+    tile: int | None = None
+    bytes: int | None = None
+    bytes_per_tile: int | None = None
+    stated: bool = False
+    tiles: int | None = None
+    tiles_exact: bool = False
+    look_into: LookInto | None = None
+
+    @property
+    def over_by(self) -> int | None:
+        """Bytes its worst tile holds beyond bytes per tile (None when either is unknown)."""
+        if self.bytes is None or self.bytes_per_tile is None:
+            return None
+        return self.bytes - self.bytes_per_tile
+
+    @property
+    def where(self) -> str | None:
+        """Its error's place as a reader shows it: ``line 1,234``, ``cell 7 [4], line 12`` (None: unknown)."""
+        return self.place or (None if self.line is None else f"line {self.line:,}")
+
+
+@dataclass(frozen=True)
+class Overall:
+    """The answer over every report read, in programs (issue #30): of ``count`` programs (runs, compilations,
+    or reports: ``unit``, "program" when the files differ), how many ``failed``, how many of those ran
+    ``out_of_memory``, how many cannot say (``unknown``: a report with no count and no failure), the ``worst``
+    failure (the most bytes over its tile's memory; else the first), and the ``failing`` programs in order (at
+    most :data:`MAX_FAILING` kept: ``failed`` counts all). ``files`` and ``reports`` count what was read;
+    ``several`` says whether the answer is over more than one program (a text leads with it then)."""
+
+    unit: str
+    count: int
+    failed: int
+    out_of_memory: int
+    unknown: int
+    files: int
+    reports: int
+    failing: tuple[FailingProgram, ...] = ()
+    worst: FailingProgram | None = None
+
+    @property
+    def several(self) -> bool:
+        return self.reports > 1 or self.count > 1
+
+
+MAX_FAILING = 1_000  # failing programs the verdict over all keeps (more are counted)
+
+
+@dataclass(frozen=True)
 class Closing:
-    """The reports of a text of several, a row each: the closing table and the verdict over them all."""
+    """The reports of a text of several, a row each: the closing table and the verdict over them all
+    (``overall``: in programs, counting those that left no report)."""
 
     rows: tuple[ClosingRow, ...]
+    overall: Overall | None = None
 
     @classmethod
     def of(cls, summaries: Sequence[Summary]) -> Closing:
-        """The rows of several reports, in order."""
-        return cls(tuple(ClosingRow.of(s) for s in summaries))
+        """The rows of several reports, in order, with the answer over them all (:func:`.summarize_all`'s)."""
+        return cls(tuple(ClosingRow.of(s) for s in summaries), summaries[0].overall if summaries else None)
+
+    @property
+    def several(self) -> bool:
+        """Whether the answer is over more than one program (more than one report, when summarized alone)."""
+        return self.overall.several if self.overall is not None else len(self.rows) > 1
 
     @property
     def over(self) -> int:
@@ -796,6 +879,7 @@ class GateResult:
     old: str | None = None
     new: str | None = None
     finding: str | None = None
+    stated: int = 0                # of ``compared``, tiles judged by the bytes used an out-of-memory message states
     origin: Origin | None = None   # where the gate was set: a budget file's key and line; None: the command line
 
 

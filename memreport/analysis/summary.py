@@ -164,6 +164,12 @@ def _tiles_held(report: MemoryReport, stated: set[int]) -> str:
 
 
 def summarize_all(reports: Sequence[MemoryReport], **kwargs: Any) -> list[Summary]:
-    """:func:`summarize` for each report, in order."""
-    return [summarize(r, **kwargs) for r in reports]
+    """:func:`summarize` for each report, in order, each knowing the answer over them all (``overall``: in
+    programs, :func:`.overall.overall`)."""
+    from dataclasses import replace
+
+    from .overall import overall
+    summaries = [summarize(r, **kwargs) for r in reports]
+    answer = overall(summaries)
+    return [replace(s, overall=answer) for s in summaries]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import memreport
 from memreport.analysis import summarize_all
 from memreport.analysis.closing import closing_row
-from memreport.analysis.results import Closing, ClosingRow, OutOfMemoryCount, TilesAtLeast
-from memreport.model import ReportName, TileBytes
-from memreport.render.words import closing_verdict, count_short
+from memreport.analysis.results import ClosingRow, TilesAtLeast
+from memreport.model import TileBytes
+from memreport.render.words import count_short
 from tests import SAMPLES
 from tests.synth.logs import cpp_terminate, sweep_log, tile_memory_message
 
@@ -39,15 +39,3 @@ def test_what_a_report_without_a_tile_count_still_implies(tmp_path):
     unknown = tmp_path / "unknown.log"  # 500,000 B per tile is no arch's: tiles per IPU unknown
     unknown.write_text(cpp_terminate(tile_memory_message(1_300, 600_000, 500_000)))
     assert [s.tiles_at_least for s in summarize_all(memreport.read_all(unknown))] == [None]
-
-
-def test_the_verdict_over_several_reports_counts_at_least_and_says_how_many_cannot_say():
-    def row(count: OutOfMemoryCount) -> ClosingRow:
-        return ClosingRow(ReportName("r"), None, None, None, None, count)
-
-    exact, none, at_least, unknown = (OutOfMemoryCount(3, 3), OutOfMemoryCount(0), OutOfMemoryCount(None, 2),
-                                      OutOfMemoryCount(None))
-    assert closing_verdict(Closing((row(exact), row(none), row(at_least)))) == "2 of 3 reports have tiles out of memory"
-    assert closing_verdict(Closing((row(none), row(at_least)))) == "1 of 2 reports has tiles out of memory"
-    assert closing_verdict(Closing((row(none), row(unknown), row(unknown)))) == \
-        "0 of 3 reports have tiles out of memory (2 cannot say)"

@@ -171,9 +171,12 @@ def test_text_summary_max_tile_uses_the_printed_maximum():
     assert not gates.check_max_tile(summarize(text_summary()), 788_976).failed
 
 
-def test_text_summary_without_a_maximum_cannot_be_gated():
+def test_text_summary_without_a_maximum_cannot_be_gated_unless_a_tile_it_states_is_over():
     with pytest.raises(UnsupportedOperation, match="--max-tile: summary.txt printed no maximum"):
-        gates.check_max_tile(summarize(text_summary(peak=None)), 1024)
+        gates.check_max_tile(summarize(text_summary(peak=None)), 800_000)  # above every detailed tile
+    result = gates.check_max_tile(summarize(text_summary(peak=None)), 750_000)  # tile 1402 is over it
+    assert (result.failed, result.compared, result.stated, result.worst) == (True, 1, 0, (Offender(1402, 788_976,
+                                                                                                  38_976),))
 
 
 def test_judge_runs_every_gate_in_force_in_order_with_where_it_was_set(old, new):

@@ -74,7 +74,7 @@ def test_json_holds_the_reports_read_and_an_errors_list(files):
     result = run(*files, "--format", "json")
     assert result.exit_code == 1
     doc = json.loads(result.stdout)
-    assert list(doc) == ["schema", "reports", "errors"]
+    assert list(doc) == ["schema", "verdict", "reports", "errors"]
     assert doc["schema"] == "memreport/1"
     assert [r["source"] for r in doc["reports"]] == ["a.txt", "c.a"]
     assert doc["errors"] == [{"file": "b.log", "message": f"b.log: {NO_MEMORY}"},

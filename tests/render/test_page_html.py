@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 import memreport
 from memreport import render
-from memreport.analysis import summarize
+from memreport.analysis import summarize, summarize_all
 from memreport.cli import main
 from memreport.render.page import notebook_html, render_report_page
 from memreport.render.page.document import DATA_ID, embed_json, pack
@@ -152,9 +152,14 @@ def test_a_source_without_every_tile_says_why_where_the_chart_would_be_and_notes
 def test_several_reports_open_with_the_answer_over_them_all_and_a_row_each():
     reports = [*memreport.read_all(os.path.join(SAMPLES, "sweep.log")),
                memreport.read(os.path.join(SAMPLES, "mk1_summary.txt"))]
-    page = render_report_page([summarize(r) for r in reports])
+    page = render_report_page(summarize_all(reports))
     overview = page[page.index("<section class=overview>"):page.index("</section>")]
-    assert '<div class="verdict oom"><p class=headline>3 of 4 reports have tiles out of memory</p></div>' in overview
+    sweep = os.path.join(SAMPLES, "sweep.log")
+    assert overview.startswith(  # the words of the text's first lines: runs of the log, and the summary's program
+        f'<section class=overview><div class="verdict oom"><p class=headline>3 of 6 programs failed, out of memory; '
+        f'worst: {sweep} run 2, tile 0, 525,496 B used of 262,144 B</p><p>{sweep} run 2 (line 10): out of memory, '
+        f'tile 0, 525,496 B used of 262,144 B</p>')
+    assert f"<p>Next: <code>memreport {sweep} --module &#x27;#1&#x27;</code></p></div>" in overview
     rows = re.findall(r"<tr( class=oom)?><td class=text><a href=\"#r(\d)\">([^<]*)</a></td>(.*?)</tr>", overview)
     assert [(oom, i, os.path.basename(source)) for oom, i, source, _ in rows] == [
         (" class=oom", "0", "sweep.log#1"), (" class=oom", "1", "sweep.log#2"), (" class=oom", "2", "sweep.log#3"),

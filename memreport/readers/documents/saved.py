@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -23,8 +24,11 @@ from ...model import (
     ARCHES,
     Bin,
     Column,
+    FailedProgram,
+    FilePrograms,
     Histogram,
     Interference,
+    LogRun,
     MemoryReport,
     OutOfMemoryMessage,
     PrintedSummary,
@@ -93,7 +97,22 @@ def reports_from_document(tree: Any) -> list[MemoryReport]:
     reports = doc.get("reports")
     if not isinstance(reports, list):
         raise ReadError("reports must be a list of reports")
-    return [_report(Node(record, f"reports[{i}]")) for i, record in enumerate(reports)]
+    read = [_report(Node(record, f"reports[{i}]")) for i, record in enumerate(reports)]
+    return _shared_programs(read)
+
+
+def _shared_programs(reports: list[MemoryReport]) -> list[MemoryReport]:
+    """Each file's programs, written once on its first report, given to every report of that file again."""
+    record: dict[str, FilePrograms] = {}
+    out = []
+    for report in reports:
+        p = report.position
+        if p is not None and p.programs is not None:
+            record[report.source] = p.programs
+        elif p is not None and report.source in record:
+            report = report.evolve(position=replace(p, programs=record[report.source]))
+        out.append(report)
+    return out
 
 
 def _report(r: Node) -> MemoryReport:
@@ -287,8 +306,35 @@ def _position(node: Node | None) -> ReportPosition | None:
     if node is None:
         return None
     line, index, count = (node.whole(key, required=True) for key in ("line", "index", "count"))
+    run, programs = node.node("run"), node.node("programs")
     return ReportPosition(line=line, index=index, count=count, program=node.whole("program", positive=True),
-                          place=node.text("place", required=False))
+                          place=node.text("place", required=False), run=_run(run) if run is not None else None,
+                          programs=_programs(programs) if programs is not None else None)
+
+
+def _run(node: Node) -> LogRun:
+    """The run of a log a report comes from (docs/SCHEMA.md: ``position.run``)."""
+    return LogRun(index=node.whole("index", required=True, positive=True),
+                  count=node.whole("count", required=True, positive=True),
+                  first_line=node.whole("first_line", required=True, positive=True),
+                  last_line=node.whole("last_line", required=True, positive=True),
+                  process=node.text("process", required=False), failure=node.text("failure", required=False))
+
+
+def _programs(node: Node) -> FilePrograms:
+    """A file's programs (``position.programs``): how many, how each ended, those that failed."""
+    outcomes = node.node("outcomes")
+    counted = tuple(sorted((key, outcomes.whole(key, required=True)) for key in outcomes.map)) \
+        if outcomes is not None else ()
+    failed = tuple(FailedProgram(index=f.whole("index", required=True, positive=True), outcome=f.text("outcome"),
+                                 failure=f.text("failure"), report=f.whole("report", positive=True),
+                                 line=f.whole("line", positive=True), place=f.text("place", required=False),
+                                 process=f.text("process", required=False), tile=f.whole("tile"),
+                                 bytes_used=f.whole("bytes_used"), bytes_per_tile=f.whole("bytes_per_tile"),
+                                 profile=f.text("profile", required=False))
+                   for f in node.nodes("failed"))
+    return FilePrograms(count=node.whole("count", required=True), unit=node.text("unit"), failed=failed,
+                        failed_count=node.whole("failed_count", required=True), outcomes=counted)
 
 
 def _detailed(r: Node) -> tuple[TileDetail, ...]:

@@ -13,12 +13,20 @@ from typing import Any
 import numpy as np
 
 from ...analysis import IpuSpread, IpuSummary, Summary, TextSummary, TileSummary, TopTile
-from ...analysis.results import GateSetting
-from ...model import OutOfMemoryMessage, TileBytes
+from ...analysis.results import FailingProgram, GateSetting
+from ...model import FilePrograms, OutOfMemoryMessage, TileBytes
 from ...model.schemas import REPORT_SCHEMA
 from ...units import Percent
 from .. import RenderOptions
-from ..words import message_description, next_command, report_notes
+from ..words import (
+    failing_line,
+    message_description,
+    next_command,
+    overall_command,
+    overall_headline,
+    report_notes,
+    verdict,
+)
 from .drill import liveness_json, liveness_summary_json, symbols_json
 from .saved import Inline, saved_sections
 from .tensors import json_sections
@@ -61,10 +69,12 @@ def tile_json(tt: TopTile, symbols: int | None = None) -> dict:
             "stated_bytes_used": tt.stated_bytes_used, "symbols": symbols_json(tt.symbols, tt.excluding_gaps, symbols)}
 
 
-def report_dict(summary: Summary, options: RenderOptions | None = None, inline: Inline | None = None) -> dict:
+def report_dict(summary: Summary, options: RenderOptions | None = None, inline: Inline | None = None,
+                programs: bool = True) -> dict:
     """One report as the ``memreport/1`` record (tensor-map keys from :mod:`.tensors`).
 
-    ``inline`` collects the per-tile arrays to write on one line each (plain lists when None).
+    ``inline`` collects the per-tile arrays to write on one line each (plain lists when None); ``programs``
+    says whether its position holds its file's programs (the first report of each file does; null on others).
     """
     symbols = (options or RenderOptions()).symbols
     report = summary.report
@@ -78,6 +88,8 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
         **({} if position is None else {"position": {"line": position.line, "index": position.index,
                                                      "count": position.count, "place": position.place,
                                                      "program": position.program,
+                                                     "programs": programs_json(position.programs)
+                                                     if programs else None,
                                                      **({"run": asdict(position.run)} if position.run else {})}}),
         "format": report.format,
         "per_tile": report.per_tile,
@@ -89,6 +101,7 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
         "max_including_gaps": tile_bytes_json(summary.max_including_gaps),
         "max_excluding_gaps": tile_bytes_json(summary.max_excluding_gaps),
         "tiles_out_of_memory": summary.oom.count,
+        "tiles_out_of_memory_at_least": summary.oom.at_least,
         "histogram": None if hist is None else {
             "bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins],
             **({"elided_before": list(hist.elided_before)} if hist.elided_before else {})},
@@ -143,10 +156,46 @@ def message_json(m: OutOfMemoryMessage) -> dict:
             "text": m.text, "place": m.place}
 
 
+def programs_json(record: FilePrograms | None) -> dict | None:
+    """A file's programs: how many, what a program is, how each ended, and every one that failed."""
+    if record is None:
+        return None
+    return {"count": record.count, "unit": record.unit, "outcomes": dict(record.outcomes),
+            "failed_count": record.failed_count, "failed": [asdict(f) for f in record.failed]}
+
+
+def failing_json(f: FailingProgram, files: int) -> dict:
+    """One failing program of the verdict over all: which, how, its worst tile, in the text's words too."""
+    return {"text": failing_line(f, files), "source": f.source, "unit": f.unit, "index": f.index, "of": f.of,
+            "outcome": f.outcome, "failure": f.failure,
+            "report": f.report.short_label if f.report is not None else None,
+            "report_index": f.report.index if f.report is not None else None,
+            "line": f.line, "place": f.place, "tile": f.tile, "bytes": f.bytes, "bytes_per_tile": f.bytes_per_tile,
+            "bytes_stated": f.stated, "tiles_out_of_memory": f.tiles if f.tiles_exact else None,
+            "tiles_out_of_memory_at_least": f.tiles}
+
+
+def verdict_json(summaries: Sequence[Summary]) -> dict | None:
+    """The answer over every report read, in programs: the text's first line (one report's own verdict when it
+    is the only program), its figures, every failure (None: nothing was read)."""
+    o = summaries[0].overall if summaries else None
+    if o is None:
+        return None
+    text = overall_headline(o) if o.several else verdict(summaries[0]).headline
+    return {"text": text, "unit": o.unit, "programs": o.count, "failed": o.failed,
+            "out_of_memory": o.out_of_memory, "unknown": o.unknown, "files": o.files, "reports": o.reports,
+            "worst": failing_json(o.worst, o.files) if o.worst is not None else None,
+            "failing": [failing_json(f, o.files) for f in o.failing], "failing_left_out": o.failed - len(o.failing),
+            "next_command": overall_command(o)}
+
+
 def render_json(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
     """Every report in one ``memreport/1`` document, and the inputs that could not be read (``errors``, always
     present); per-tile arrays one line each."""
     inline = Inline()
     errors = [{"file": file, "message": message} for file, message in (options or RenderOptions()).errors]
-    doc = {"schema": REPORT_SCHEMA, "reports": [report_dict(s, options, inline) for s in summaries], "errors": errors}
+    first = {s.report.source: k for k, s in reversed(list(enumerate(summaries)))}  # each file's first report
+    doc = {"schema": REPORT_SCHEMA, "verdict": verdict_json(summaries),
+           "reports": [report_dict(s, options, inline, programs=first[s.report.source] == k)
+                       for k, s in enumerate(summaries)], "errors": errors}
     return inline.fill(json.dumps(doc, indent=2) + "\n")  # the newline before the arrays: no copy of it all

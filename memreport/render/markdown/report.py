@@ -9,21 +9,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...analysis import Closing, Summary, TensorMapSummary, TopTile
+from ...units import count
 from .. import RenderOptions
 from ..cells import closing_cells, tile_columns
 from ..layout import by_tile_block
-from ..words import closing_verdict, report_notes, target, verdict
+from ..words import Verdict, overall_verdict, report_notes, target, verdict
 from .blocks import Fitted, cell, code, gates, table
 
 HISTOGRAM_ROWS = 80  # rows of a By Tile block shown whole; beyond, its first and last rows
 
 
-def verdict_block(summary: Summary) -> str:
-    v = verdict(summary)
+def said_block(v: Verdict) -> str:
+    """A verdict in words: its headline in bold, its lines, the command to run next."""
     lines = [f"**{cell(v.headline)}**", *(cell(line) for line in v.lines)]
     if v.command:
         lines.append(f"Next: {code(v.command)}")
-    return "  \n".join(lines) + gates(summary.gates)  # two spaces: a line break inside the paragraph
+    return "  \n".join(lines)  # two spaces: a line break inside the paragraph
+
+
+def verdict_block(summary: Summary) -> str:
+    return said_block(verdict(summary)) + gates(summary.gates)
 
 
 def tiles_table(summary: Summary, tiles: Sequence[TopTile]) -> str:
@@ -65,10 +70,14 @@ def report_blocks(fitted: Fitted, summary: Summary, heading: str) -> None:
 OVERVIEW_ROWS = 20  # rows of the reports table kept when the whole table would not fit
 
 
-def overview_blocks(fitted: Fitted, summaries: Sequence[Summary]) -> None:
-    """Several reports: the answer over them all first, then the text's closing table (a row each)."""
-    rows = Closing.of(summaries)
-    fitted.add(f"## memreport: {len(rows.rows):,} reports\n\n**{cell(closing_verdict(rows))}**", "the heading")
+def overview_blocks(fitted: Fitted, rows: Closing) -> None:
+    """Several reports, or a file of several programs: the answer over them all first (in programs), then the
+    text's closing table (a row each)."""
+    if rows.overall is not None:
+        noun = "report" if len(rows.rows) > 1 or rows.overall.unit == "report" else rows.overall.unit
+        many = len(rows.rows) if noun == "report" else rows.overall.count
+        fitted.add(f"## memreport: {count(many, noun)}\n\n{said_block(overall_verdict(rows.overall))}",
+                   "the heading")
     cells = closing_cells(rows)
 
     def reports_table(n: int) -> str:
@@ -84,9 +93,11 @@ def overview_blocks(fitted: Fitted, summaries: Sequence[Summary]) -> None:
 def render_report(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
     """Every report: its verdict, top tiles, By Tile histogram and notes."""
     fitted = Fitted()
-    heading = "###" if len(summaries) > 1 else "##"
-    if len(summaries) > 1:
-        overview_blocks(fitted, summaries)
+    rows = Closing.of(summaries)
+    several = rows.several
+    heading = "###" if several else "##"
+    if several:
+        overview_blocks(fitted, rows)
     for s in summaries:
         report_blocks(fitted, s, heading)
     return fitted.text()

@@ -17,10 +17,10 @@ from ...units import plural
 from ..cells import closing_cells, tile_columns
 from ..layout import by_tile_block
 from ..words import (
-    closing_verdict,
     gates_line,
     heat_note,
     message_description,
+    overall_verdict,
     partial_reason,
     report_notes,
     target,
@@ -190,20 +190,19 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
     return "".join(parts), data
 
 
-def reports_overview(summaries: Sequence[Summary]) -> str:
-    """Several reports: the answer over them all first (how many have tiles out of memory), then the text's
-    closing table, a row each, its source a link to the report's section."""
-    rows = Closing.of(summaries)
-    level = "oom" if rows.over else "unknown" if rows.unknown else "ok"
+def reports_overview(rows: Closing) -> str:
+    """Several reports, or a file of several programs: the answer over them all first (in programs: runs,
+    compilations; the first failing ones; what to run next), then the text's closing table, a row each, its
+    source a link to the report's section."""
+    said = overall_verdict(rows.overall) if rows.overall is not None else None
     cells = closing_cells(rows)
     table = doc.table(["Report", *cells.heads],
                       ([f'<a href="#r{i}">{doc.text(r.name.short_label)}</a>', *map(doc.text, c)]
                        for i, (r, c) in enumerate(zip(rows.rows, cells.cells))),
                       cls="reports", numeric=[i + 1 for i, h in enumerate(cells.heads) if h != "Arch"], prose=(0,),
                       row_classes=["oom" if r.out_of_memory.at_least else "" for r in rows.rows])
-    headline = closing_verdict(rows)
-    return (f'<section class=overview><div class="verdict {level}"><p class=headline>{doc.text(headline)}</p>'
-            f"</div>{table}{doc.notes_list(cells.footnotes)}</section>")
+    verdict = doc.verdict(said) if said is not None else ""
+    return f"<section class=overview>{verdict}{table}{doc.notes_list(cells.footnotes)}</section>"
 
 
 def render_report_page(summaries: Sequence[Summary]) -> str:
@@ -214,6 +213,7 @@ def render_report_page(summaries: Sequence[Summary]) -> str:
         sections.append(html)
         data.append(section)
     title = summaries[0].label if len(summaries) == 1 else f"{len(summaries):,} reports"
-    overview = reports_overview(summaries) if len(summaries) > 1 else ""
+    rows = Closing.of(summaries)
+    overview = reports_overview(rows) if rows.several else ""
     body = f"<header><h1>memreport: {doc.text(title)}</h1></header><main>{overview}{''.join(sections)}</main>"
     return doc.document(f"memreport: {title}", body, page_data("report", data))

@@ -15,7 +15,7 @@ from ...units import count
 from .. import RenderOptions
 from ..cells import Column
 from ..layout import WIDTH, by_tile_block, fit_table, prose, visible
-from ..words import closing_verdict, count_phrase, ipus_heading, ipus_note, message_description, reason, target
+from ..words import count_phrase, ipus_heading, ipus_note, message_description, reason, target
 from . import drill, tensors
 from . import verdict as verdict_text
 from .closing import closing_lines
@@ -160,13 +160,21 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
 
 
 def render(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
-    """Several reports, one after another, separated by a rule; after the last, a table of them all (what a
-    terminal is given: :func:`.terminal.shown`)."""
-    text = f"\n{RULE}\n\n".join(render_report(s, options) for s in summaries)
-    color = bool(options and options.color)
-    if len(summaries) < 2:
-        return shown(text, color)
-    width = (options and options.width) or WIDTH
+    """Several reports: the answer over them all first (in programs: runs, compilations), then each report,
+    separated by a rule, then a table of them all and the answer again (what a terminal is given:
+    :func:`.terminal.shown`); ``options.brief`` keeps the answer and a line per failing program. One report of
+    one program is itself alone."""
+    options = options or RenderOptions()
+    width = options.width or WIDTH
     rows = Closing.of(summaries)
-    table = closing_lines(rows, width) + [""] + prose(verdict_text.LEAD, closing_verdict(rows), width)
-    return shown(text + f"\n{RULE}\n\n" + "\n".join(table) + "\n", color)  # its last line the verdict over all
+    if not rows.several:
+        return shown("".join(render_report(s, options) for s in summaries), options.color)
+    overall = rows.overall  # None: summarized one by one, not together (no answer over them all)
+    top = verdict_text.overall_lines(overall, width, every=options.brief) if overall is not None else []
+    if options.brief and overall is not None:  # the answer, a line per failing program, the answer again (| tail)
+        return shown("\n".join(top + [""] + verdict_text.overall_last(overall, width)) + "\n", options.color)
+    parts = (["\n".join(top) + "\n"] if top else []) + [render_report(s, options) for s in summaries]
+    text = f"\n{RULE}\n\n".join(parts)
+    table = closing_lines(rows, width) + [""] if len(summaries) > 1 else []
+    last = table + (verdict_text.overall_last(overall, width) if overall is not None else [])
+    return shown(text + f"\n{RULE}\n\n" + "\n".join(last) + "\n", options.color)  # its last line the answer

@@ -22,9 +22,19 @@ from collections.abc import Sequence
 from ...analysis import Summary
 from ...analysis.compiles import CompileSummary
 from ...analysis.diff import Diff
-from ...analysis.results import GateSetting, Trend
+from ...analysis.results import GateSetting, Overall, Trend
 from ..layout import WIDTH, prose, visible
-from ..words import Verdict, compiles_verdict, diff_verdict, gates_line, trend_verdict, verdict
+from ..words import (
+    SHOWN_FAILING,
+    Verdict,
+    compiles_verdict,
+    diff_verdict,
+    gates_line,
+    overall_headline,
+    overall_verdict,
+    trend_verdict,
+    verdict,
+)
 
 LEAD = "Verdict: "
 NBSP = "\xa0"  # holds a count to its noun when wrapped (printed as a space)
@@ -91,6 +101,18 @@ _ASIDE = re.compile(r" \((?:[^()]|\([^()]*\))*\)")  # " (why ...)", one level of
 def report_headline(summary: Summary, width: int = WIDTH) -> list[str]:
     """The verdict's first line again, for the report's last line (its asides left out when too wide)."""
     return _last(verdict(summary).headline, width)
+
+
+def overall_lines(o: Overall, width: int = WIDTH, every: bool = False) -> list[str]:
+    """The verdict over every report read, in programs, with the first failing programs (``every``: all of them,
+    what ``--brief`` shows of a file of several)."""
+    return _verdict_lines(overall_verdict(o, None if every else SHOWN_FAILING), width)
+
+
+def overall_last(o: Overall, width: int = WIDTH) -> list[str]:
+    """The verdict over all again, for the text's last line (without the worst when that is too wide)."""
+    headline = overall_headline(o)
+    return _last(headline if len(LEAD) + len(headline) <= width else overall_headline(o, worst=False), width)
 
 
 def diff_headline(diff: Diff, width: int = WIDTH) -> list[str]:

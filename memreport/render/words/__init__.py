@@ -54,6 +54,7 @@ from .gates import (
     gates_line,
     origin_phrase,
 )
+from .overall import SHOWN_FAILING, failing_line, overall_command, overall_headline, overall_verdict
 from .page import LABELS
 from .trend import (
     first_phrase,
@@ -62,7 +63,6 @@ from .trend import (
 )
 from .verdicts import (
     Verdict,
-    closing_verdict,
     headline,
     picture_partial_note,
     picture_title,
@@ -76,10 +76,10 @@ __all__ = [
     "LABELS",
     "NBSP",
     "OUT_OF_MEMORY",
+    "SHOWN_FAILING",
     "UNKNOWN",
     "Verdict",
     "basis",
-    "closing_verdict",
     "compile_totals",
     "compiles_headline",
     "compiles_verdict",
@@ -92,6 +92,7 @@ __all__ = [
     "diff_headline",
     "diff_notes",
     "diff_verdict",
+    "failing_line",
     "first_phrase",
     "gate_message",
     "gate_setting",
@@ -106,6 +107,9 @@ __all__ = [
     "next_commands",
     "origin_phrase",
     "out_of_memory_cell",
+    "overall_command",
+    "overall_headline",
+    "overall_verdict",
     "partial_reason",
     "picture_partial_note",
     "picture_title",

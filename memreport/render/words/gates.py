@@ -71,9 +71,12 @@ def _message(r: GateResult) -> str:
     if r.gate == "fail-on-growth":
         return _growth_gate(r)
     what, phrase = _budget(r), "by {excess:,} B" if r.gate == "max-tile" else "short by {excess:,} B"
-    if r.failing_tiles is None:  # a text summary: what its maximum and detailed tiles show
-        return (f"at least {r.compared or 0:,} tile(s) {what} in {r.source} (from its printed maximum "
-                f"(excluding gaps) and detailed tiles; {_partials(r)}): {_offenders(r.worst, r.compared, phrase)}")
+    if r.failing_tiles is None:  # a text summary: what its maximum, detailed tiles and messages show
+        basis = ("the bytes used its out-of-memory messages state" if r.stated == r.compared else
+                 "its printed maximum (excluding gaps), detailed tiles and the bytes used its out-of-memory messages "
+                 "state" if r.stated else "its printed maximum (excluding gaps) and detailed tiles")
+        return (f"at least {r.compared or 0:,} tile(s) {what} in {r.source} (from {basis}; {_partials(r)}): "
+                f"{_offenders(r.worst, r.compared, phrase)}")
     return f"{r.failing_tiles:,} tile(s) {what} in {r.source}: {_offenders(r.worst, r.failing_tiles, phrase)}"
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...analysis import Closing, Summary
+from ...analysis import Summary
 from ...model import Target
 from ...units import count
 from .counts import (
@@ -172,12 +172,3 @@ def printed_lines(summary: Summary) -> list[str]:
                   "archive or a graph profile of the same",
                   "program holds it."]
     return lines
-
-
-def closing_verdict(closing: Closing) -> str:
-    """The verdict over several reports: how many have tiles out of memory, and how many cannot say."""
-    over, unknown = closing.over, closing.unknown
-    line = f"{over:,} of {len(closing.rows):,} reports {'has' if over == 1 else 'have'} tiles out of memory"
-    return line + (f" ({unknown:,} cannot say)" if unknown else "")
-
-

@@ -69,11 +69,16 @@ def test_runs_in_json_key_by_key(tmp_path):
     text = logs.sweep_log(SWEEP[:3])
     doc = json.loads(CliRunner().invoke(main, [str(write(tmp_path, text)), "--format", "json"]).stdout)
     what = [no for no, line in enumerate(text.splitlines(), 1) if "what():" in line]
+    programs = {"count": 3, "unit": "run", "outcomes": {"ended": 1, "out of memory": 2}, "failed_count": 2,
+                "failed": [{"index": k, "outcome": "out of memory", "failure": "tile 0: 525,496 B used of 262,144 B",
+                            "report": report, "line": line, "place": None, "process": None, "tile": 0,
+                            "bytes_used": 525_496, "bytes_per_tile": 262_144, "profile": None}
+                           for k, report, line in ((2, 1, what[0]), (3, 2, what[1]))]}
     assert [r["position"] for r in doc["reports"]] == [
-        {"line": what[0], "index": 1, "count": 2, "place": None, "program": None,
+        {"line": what[0], "index": 1, "count": 2, "place": None, "program": None, "programs": programs,
          "run": {"index": 2, "count": 3, "first_line": 7, "last_line": what[0], "process": None,
                  "failure": TERMINATE}},
-        {"line": what[1], "index": 2, "count": 2, "place": None, "program": None,
+        {"line": what[1], "index": 2, "count": 2, "place": None, "program": None, "programs": None,  # the first's
          "run": {"index": 3, "count": 3, "first_line": what[0] + 2, "last_line": what[1], "process": None,
                  "failure": TERMINATE}}]
     assert [r["out_of_memory_messages"][0]["bytes_used"] for r in doc["reports"]] == [525_496, 525_496]
@@ -244,7 +249,10 @@ def test_a_sweeps_tile_counts_in_json_and_the_closing_table(tmp_path):
     assert [[w for w in row.split() if w.startswith(">=")] for row in rows] == [
         [">=1,216"], [">=1,216"], [">=1,216"], [">=2,432"]]
     assert text.endswith("  (>= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named)\n"
-                         "\nVerdict: 4 of 4 reports have tiles out of memory\n")
+                         "\nVerdict: 4 of 6 runs failed, out of memory; worst: run 2, tile 0, 525,496 B used of "
+                         "262,144 B\n")
+    assert text.startswith("Verdict: 4 of 6 runs failed, out of memory; worst: run 2, tile 0, 525,496 B used of "
+                           "262,144 B\n")
 
 
 def engine_banner(pid: str) -> str:

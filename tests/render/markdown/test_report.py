@@ -9,7 +9,7 @@ import numpy as np
 from click.testing import CliRunner
 
 import memreport
-from memreport.analysis import summarize
+from memreport.analysis import summarize, summarize_all
 from memreport.cli import main
 from memreport.model import Target, TileReport
 from memreport.render.markdown.blocks import LIMIT, cell, code
@@ -104,10 +104,13 @@ def test_the_text_stays_within_a_comment_at_any_scale_and_says_what_was_left_out
     wide = rng.integers(0, 16_000 * 1024, 94_208)  # 1 KiB bins: 16,000 histogram rows
     reports = [TileReport(f"pod{i}.a", "archive", Target(94_208, "ipu2", 64, 1472, 638_976), wide)
                for i in range(40)]
-    text = render_report([summarize(r, bin_kib=1) for r in reports])
+    text = render_report(summarize_all(reports, bin_kib=1))
     assert len(text) <= LIMIT
     assert text.count(" of 94,208 tiles out of memory**") == 40  # every verdict, before any histogram
-    assert text.startswith("## memreport: 40 reports\n\n**40 of 40 reports have tiles out of memory**\n\n| Report |")
+    assert text.startswith("## memreport: 40 reports\n\n**40 of 40 reports have tiles out of memory; worst: pod0.a, "
+                           "tile 45165, 16,383,717 B excluding gaps of 638,976 B**  \n"
+                           "pod0.a: out of memory, tile 45165, 16,383,717 B excluding gaps of 638,976 B  \n")
+    assert "35 more: --brief lists them  \nNext: `memreport pod0.a --tile 45165 --symbols 20`\n\n| Report |" in text
     assert text.count("| `pod") == 40  # the table of reports, whole, before any report's own blocks
     assert text.count(" rows left out)") == 10  # ten histograms cut to their first and last rows
     assert text.count("... (15,845 rows left out)") == 2 and text.count("... (15,989 rows left out)") == 8
@@ -122,8 +125,9 @@ def test_the_text_stays_within_a_comment_at_any_scale_and_says_what_was_left_out
 def test_a_table_of_reports_too_long_for_a_comment_keeps_its_first_rows():
     reports = [TileReport(f"logs/rank-{i:04d}-of-1024/build/archive.a", "archive", Target(4, "ipu2", 1, 4, 638_976),
                           np.array([1, 2, 3, 700_000])) for i in range(1024)]
-    text = render_report([summarize(r) for r in reports])
+    text = render_report(summarize_all(reports))
     assert len(text) <= LIMIT
-    assert "**1024 of 1024 reports have tiles out of memory**" in text.replace(",", "")
+    assert text.startswith("## memreport: 1,024 reports\n\n**1,024 of 1,024 reports have tiles out of memory; worst: "
+                           "logs/rank-0000-of-1024/build/archive.a, tile 3, 700,000 B excluding gaps of 638,976 B**")
     assert text.count("| `logs/rank-") == 20 and "... and 1,004 more reports" in text
     assert "part of the table of reports" in text.rstrip("\n").splitlines()[-1]

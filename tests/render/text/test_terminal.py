@@ -84,7 +84,7 @@ def test_a_category_table_counts_the_escapes(files):
 
 
 def test_the_closing_table_counts_the_escapes(files):
-    lines = run("b\u202ez.a", f"e{hostile.CLEAR}y.a", "r\rx.a", "--brief").splitlines()
+    lines = run("b\u202ez.a", f"e{hostile.CLEAR}y.a", "r\rx.a").splitlines()
     start = lines.index("Reports (3):")
     assert lines[start + 1:start + 5] == [
         "  Source             Line  Arch  Tiles  Worst tile    Bytes  OOM tiles",
