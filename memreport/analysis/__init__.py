@@ -6,7 +6,7 @@ answers for itself (:mod:`.kinds`); :func:`summarize` computes all of a
 report's figures at once. The names below are the ones notebooks and
 renderers use.
 """
-from .fit_plan import FitItem, FitItems, FitPlan, Shared, fit_plan, variable_items, variable_plans
+from .fit_plan import fit_plan, variable_items, variable_plans
 from .kinds import (
                   bins_out_of_memory,
                   count_out_of_memory,
@@ -32,14 +32,21 @@ from .results import (
                   CountReason,
                   DataTypes,
                   Diff,
+                  FitChange,
+                  FitItem,
+                  FitItems,
+                  FitNeeds,
+                  FitPlan,
                   GateResult,
                   IpuSummary,
                   Largest,
                   Liveness,
+                  LivenessCurve,
                   LivenessSummary,
                   LookInto,
                   OutOfMemoryCount,
                   Partial,
+                  Shared,
                   Summary,
                   TensorMapSummary,
                   TextSummary,
@@ -68,13 +75,16 @@ __all__ = [
                   "CountReason",
                   "DataTypes",
                   "Diff",
+                  "FitChange",
                   "FitItem",
                   "FitItems",
+                  "FitNeeds",
                   "FitPlan",
                   "GateResult",
                   "IpuSummary",
                   "Largest",
                   "Liveness",
+                  "LivenessCurve",
                   "LivenessSummary",
                   "LookInto",
                   "OutOfMemoryCount",
