@@ -64,6 +64,7 @@ __all__ = [
     "GAP",
     "NODE_LIMIT",
     "NOT_ALWAYS_LIVE",
+    "PLANS_MAX",
     "SHARED_NODE_LIMIT",
     "UNKNOWN",
     "FitItem",
@@ -90,7 +91,8 @@ ALWAYS_LIVE_STORAGE = frozenset({
     "vectorlistdescriptors", "vertexfielddata", "controltable", "controlid", "constant", "constants", "stack",
     "hostexchangepacketheader", "hostexchangepacketheaders", "globalexchangepacketheader",
     "globalexchangepacketheaders", "instrumentationresults", "sharedcodestorage", "shareddatastorage"})
-SYMBOL_TILES = 1_000  # tiles over whose symbol tables are read for their plans (worst first: 0.3 ms each)
+PLANS_MAX = 1_000  # tiles over a report plans, the worst first (a pod whose every tile is over: 90,000 plans)
+SYMBOL_TILES = PLANS_MAX  # tiles over whose symbol tables are read for their plans (0.3 ms each)
 CODE_SECTIONS = (".text",)  # an ELF's code: always live (a tile's program is loaded whole)
 
 

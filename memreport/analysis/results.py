@@ -471,12 +471,19 @@ class FitChange:
     new: FitPlan
 
     @property
+    def items_compared(self) -> bool:
+        """Whether the two plans' items are of one kind (both symbols, both variables...), so their counts compare."""
+        return self.old.source == self.new.source != "" and bool(self.old.candidates) == bool(self.new.candidates)
+
+    @property
     def grew(self) -> bool:
-        return len(self.new.items) > len(self.old.items) or self.new.over_by > self.old.over_by
+        more = self.items_compared and len(self.new.items) > len(self.old.items)
+        return more or self.new.over_by > self.old.over_by
 
     @property
     def shrank(self) -> bool:
-        return len(self.new.items) < len(self.old.items) or self.new.over_by < self.old.over_by
+        fewer = self.items_compared and len(self.new.items) < len(self.old.items)
+        return not self.grew and (fewer or self.new.over_by < self.old.over_by)
 
 
 # -- one report's figures ---------------------------------------------------------------------------------------
@@ -569,7 +576,9 @@ class Summary:
     lower bound on a tile count the source does not give; ``name`` the
     report's name among its file's reports. ``fit_plans`` say what to move
     off each tile over its limit (or short of ``headroom`` free bytes),
-    worst first; ``fit_needs`` why they name no items, where they do not.
+    worst first (``fit_over`` tiles are over in all: past a thousand, the
+    plans are of the worst); ``fit_needs`` why they name no items, where
+    they do not.
     """
 
     kind: str
@@ -600,6 +609,7 @@ class Summary:
     top_order: str | None = None  # what ``top`` is ranked by; None: the tiles as the source printed them
     fit_plans: tuple[FitPlan, ...] | None = None  # a plan per tile over, worst first ([] none over; None: cannot)
     fit_needs: FitNeeds | None = None  # why the plans name no items (or there are none), and what would name them
+    fit_over: int | None = None  # tiles over in all: the plans are of the worst (fit_plan.PLANS_MAX) of them
     headroom: int | None = None  # bytes a tile must leave free (--min-headroom), the plans' budget
 
     @property

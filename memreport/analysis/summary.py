@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import UnsupportedOperation
 from ..model import CLI_NAMES, MemoryReport, OptionNames, TileBytes, min_ipus
 from ..units import Percent
-from .fit_plan import fit_plan
+from .fit_plan import PLANS_MAX, fit_plan
 from .kinds import Kind, Tiles, kind_of
 from .results import DataTypes, FitItems, FitNeeds, FitPlan, Largest, Summary, TilesAtLeast, TopTile
 from .verdict import judge
@@ -67,20 +67,21 @@ def headroom_bytes(report: MemoryReport, headroom: int | Percent | None) -> int 
 
 
 def fit_plans(kind: Kind, headroom: int | None = None, tensor_map: TensorMap | None = None
-              ) -> tuple[tuple[FitPlan, ...] | None, FitNeeds | None]:
-    """A plan for each tile above bytes per tile (less ``headroom``), worst first, and why they name no items
-    where they do not; no plans (None) where the kind cannot say which tiles are over."""
+              ) -> tuple[tuple[FitPlan, ...] | None, FitNeeds | None, int | None]:
+    """A plan for each of the :data:`.fit_plan.PLANS_MAX` worst tiles above bytes per tile (less ``headroom``),
+    worst first; why they name no items where they do not; how many tiles are over in all. No plans (None)
+    where the kind cannot say which tiles are over."""
     needs = kind.fit_needs(tensor_map)
     over = kind.fit_over(headroom or 0)
     per_tile = kind.report.target.bytes_per_tile
     if over is None or per_tile is None:
-        return None, needs
+        return None, needs, None
     target, budget = per_tile - (headroom or 0), "headroom" if headroom else "limit"
     plans = []
-    for tile, size in zip(*(a.tolist() for a in over)):
+    for tile, size in zip(*(a[:PLANS_MAX].tolist() for a in over)):
         items = kind.fit_items(tile, tensor_map) or FitItems(tile, ())
         plans.append(fit_plan(items, size - target, ipu=kind.report.target.ipu_of(tile), budget=budget))
-    return tuple(plans), needs
+    return tuple(plans), needs, int(over[0].size)
 
 
 def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
@@ -130,7 +131,7 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
         "breakdown_totals": kind.breakdown_totals(), "liveness": kind.liveness([t.tile for t in top_tiles]),
         "notes": notes, "data_types": program_data_types(report),
         "top_order": kind.top_order(), "headroom": headroom_bytes(report, headroom)}
-    figures["fit_plans"], figures["fit_needs"] = fit_plans(kind, figures["headroom"], tensor_map)
+    figures["fit_plans"], figures["fit_needs"], figures["fit_over"] = fit_plans(kind, figures["headroom"], tensor_map)
     if isinstance(kind, Tiles):
         figures.update(out_of_memory=over, top_order=kind.top_order(), symbols_readable=symbols_readable)
     elif kind.name == "tensor-map":

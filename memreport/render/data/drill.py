@@ -92,4 +92,5 @@ def fit_json(summary: Summary) -> dict:
     plans = summary.fit_plans
     return {"fit_plan": None if plans is None else [
                 {**p.as_json(), "description": plan_sentence(p, summary.fit_needs, summary.headroom)} for p in plans],
-            "fit_plan_needs": needs_json(summary.fit_needs), "fit_plan_headroom": summary.headroom}
+            "fit_plan_needs": needs_json(summary.fit_needs), "fit_plan_headroom": summary.headroom,
+            "fit_plan_tiles_over": summary.fit_over}

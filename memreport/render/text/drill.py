@@ -153,9 +153,9 @@ def sparkline(values: list[int], columns: int) -> tuple[str, int, int]:
     """``values`` as one line of :data:`BLOCKS` at most ``columns`` wide (each column the most of the steps it
     stands for, so the peak stays), from the least (▁) to the most (█); with those two figures."""
     columns = max(1, columns)
-    if len(values) > columns:
-        per = -(-len(values) // columns)
-        values = [max(values[i:i + per]) for i in range(0, len(values), per)]
+    if len(values) > columns:  # column c stands for steps [c n / columns, (c + 1) n / columns)
+        n = len(values)
+        values = [max(values[c * n // columns:(c + 1) * n // columns]) for c in range(columns)]
     low, high = min(values), max(values)
     top = len(BLOCKS) - 1
     line = "".join(BLOCKS[top if high == low else (v - low) * top // (high - low)] for v in values)

@@ -95,33 +95,40 @@ def plan_lines(summary: Summary, shown: int = PLANS_SHOWN) -> list[str]:
     is over, or the report cannot plan)."""
     plans = summary.fit_plans or ()
     lines = [plan_sentence(p, summary.fit_needs, summary.headroom) for p in plans[:shown]]
-    if len(plans) > shown:
-        lines.append(more_plans(len(plans) - shown))
+    over = max(summary.fit_over or 0, len(plans))
+    if over > shown:
+        lines.append(more_plans(over - shown, len(plans) - shown))
     needs = summary.fit_needs
     why = needs_phrase(needs) if plans and needs is not None else None
     return lines + ([why] if why else [])
 
 
-def more_plans(n: int) -> str:
-    return f"{count(n, 'more tile')}: --format json lists every plan."
+def more_plans(n: int, planned: int | None = None) -> str:
+    """``N more tiles: --format json lists every plan`` (of the ``planned`` worst of them, when not of all)."""
+    if planned is None or planned >= n:
+        return f"{count(n, 'more tile')}: --format json lists every plan."
+    return f"{count(n, 'more tile')}: --format json lists the plans of the {planned:,} worst of them."
 
 
 def plan_change(change: FitChange) -> str:
     """A tile over in both builds: how its plan changed (items, bytes over)."""
     old, new = change.old, change.new
     word = "grew" if change.grew else "shrank" if change.shrank else "held"
-    return (f"tile {change.tile}: {count(len(old.items), 'item')}, {old.over_by:,} B over -> "
+    if not change.items_compared:  # one side names no items, or names other things: only the gap compares
+        word += f"; items not compared: OLD's are {old.source or 'not named'}, NEW's {new.source or 'not named'}"
+    return (f"tile {change.tile}: {count(len(old.items), 'item')}, {old.over_by:,} B over → "
             f"{count(len(new.items), 'item')}, {new.over_by:,} B over ({word})")
 
 
 def plan_changes_lines(changes: Sequence[FitChange] | None, shown: int = PLANS_SHOWN) -> list[str]:
-    """A diff's plans for the tiles over in both builds: how many grew, the first few."""
+    """A diff's plans for the tiles over in both builds: how many grew in NEW, and the first few of those."""
     if not changes:
         return []
-    grew = sum(1 for c in changes if c.grew)
-    lines = [f"Fit plans of the {count(len(changes), 'tile')} over in both builds: {grew:,} grew in NEW "
-             "(more items to move or more bytes over)"]
-    lines += [plan_change(c) for c in sorted(changes, key=lambda c: (not c.grew, c.tile))[:shown]]
-    if len(changes) > shown:
-        lines.append(f"{count(len(changes) - shown, 'more tile')}: --format json lists every one.")
+    grew = [c for c in changes if c.grew]
+    lines = [f"Fit plans of the {count(len(changes), 'tile')} over in both builds: "
+             + (f"{len(grew):,} grew in NEW (more items to move or more bytes over)" if grew else
+                "none grew in NEW (no more items to move, no more bytes over)")]
+    lines += [plan_change(c) for c in grew[:shown]]
+    if len(grew) > shown:
+        lines.append(f"{count(len(grew) - shown, 'more tile')} grew: --format json lists every plan.")
     return lines

@@ -61,7 +61,7 @@ def live_at_peak(curve: LivenessCurve, shown: int = VARIABLES_SHOWN) -> str:
 
 
 def peak_change(old: LivenessCurve | None, new: LivenessCurve | None) -> str | None:
-    """A diff's liveness peak: ``Liveness peak: 1,000 B (step 3) -> 1,500 B (step 5): +500 B``; None when
+    """A diff's liveness peak: ``Liveness peak: 1,000 B (step 3) → 1,500 B (step 5): +500 B``; None when
     neither side has program steps."""
     if old is None and new is None:
         return None
@@ -70,7 +70,7 @@ def peak_change(old: LivenessCurve | None, new: LivenessCurve | None) -> str | N
         index, peak = (None, None) if curve is None else (curve.peak_index, curve.peak_bytes)
         sides.append("no program steps" if index is None or peak is None or curve is None
                      else f"{peak:,} B ({step_name(curve, index)})")
-    text = f"Liveness peak: {sides[0]} -> {sides[1]}"
+    text = f"Liveness peak: {sides[0]} → {sides[1]}"
     if old is not None and new is not None and old.peak_bytes is not None and new.peak_bytes is not None:
         if (old.always_live is None) != (new.always_live is None):
             return text + " (not compared: one side has no always-live bytes)"
