@@ -4,18 +4,19 @@
 import { COLOURS, hideTip, setupCanvas, showTip, widest } from "./dom.mjs";
 import { fill } from "./format.mjs";
 import { niceStep } from "./ticks.mjs";
-import { LIMIT_HEADROOM } from "./zoom.mjs";
 
+// The IPU's memory is drawn up to this many times the highest peak (the curves keep a quarter of the height).
+export const LIMIT_RANGE = 4;
 export const SERIES = [COLOURS.dark, "#ff7f0e"];  // a report's curve (or a diff's old), a diff's new
 
-// The top of the byte axis: the highest peak, and the limit when it is near (as the tile chart's rule).
+// The top of the byte axis: the highest peak, and the limit when within LIMIT_RANGE of it.
 export function liveTop(curves) {
   let top = 1, limit = null;
   for (const c of curves) {
     top = Math.max(top, c.live[c.peak] || 0);
     if (c.limit) limit = Math.max(limit || 0, c.limit);
   }
-  return limit !== null && limit <= LIMIT_HEADROOM * top ? Math.max(top, limit) * 1.05 : top * 1.05;
+  return limit !== null && limit <= LIMIT_RANGE * top ? Math.max(top, limit) * 1.05 : top * 1.05;
 }
 
 // Ticks of the byte axis from 0 to top, at most `count`: round numbers of the unit the labels write (MiB from

@@ -34,7 +34,9 @@ test("the step under the pointer, the highest of its pixel column, none outside 
 test("the axis reaches the IPU's memory only when it is near the peak", () => {
   const curve = (limit) => ({live: HUNDREDS, peak: 237, limit: limit});
   assert.equal(liveTop([curve(null)]), 10_000 * 1.05);
-  assert.equal(liveTop([curve(12_000)]), 12_000 * 1.05);  // within 1.5 x: its line is drawn
+  assert.equal(liveTop([curve(12_000)]), 12_000 * 1.05);  // within 4 x: its line is drawn
+  assert.equal(liveTop([curve(40_000)]), 40_000 * 1.05);  // at 4 x still
+  assert.equal(liveTop([curve(40_001)]), 10_000 * 1.05);  // beyond: said, not drawn
   assert.equal(liveTop([curve(940_572_672)]), 10_000 * 1.05);  // far above: the curve keeps the height
   assert.equal(liveTop([curve(null), {live: [1, 20_000], peak: 1, limit: null}]), 20_000 * 1.05);  // a diff's two
 });
