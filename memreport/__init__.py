@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import (
@@ -43,6 +44,7 @@ from .readers import ReadOptions
 if TYPE_CHECKING:  # numpy-backed analysis loads with the call
     from .analysis.compiles import CompileSummary
     from .analysis.diff import Diff
+    from .analysis.results import Trend
 
 __version__ = "0.1.0"
 
@@ -77,6 +79,7 @@ __all__ = [
     "read",
     "read_all",
     "read_compiles",
+    "trend",
 ]
 
 
@@ -186,3 +189,18 @@ def diff(old: str | os.PathLike | MemoryReport, new: str | os.PathLike | MemoryR
     sides = [[Read(side.source, side)] if isinstance(side, MemoryReport)
              else _reads(side, tile_memory, arch, skip_bad_members, thin_root) for side in (old, new)]
     return diff_of(sides[0], sides[1], top=top, min_change=min_change, sort=sort, thin_root=_thin_root(thin_root))[0]
+
+
+def trend(*paths: str | os.PathLike, labels: Sequence[str] = (), tile_memory: int | str | None = None,
+          arch: str | None = None, skip_bad_members: bool = False, thin_root: str | os.PathLike | None = None
+          ) -> Trend:
+    """Builds in the order given (oldest first), each read once: its figures, and when each tile out of memory in
+    the last build first went over: what ``memreport trend`` computes. Of a file holding several reports the
+    largest is the build; ``labels`` name the builds (one per path; default: the files' names); the keywords are
+    :func:`read_all`'s."""
+    from .run import trend_of
+    from .session import read_options
+    options = read_options(tile_memory=_tile_memory(tile_memory), arch=_arch(arch), names=PYTHON_NAMES,
+                           skip_bad_members=_flag(skip_bad_members, "skip_bad_members"),
+                           thin_root=_thin_root(thin_root))
+    return trend_of(paths, options, labels=list(labels))[0]

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, Union
 
 from .errors import ConfigError
-from .units import Percent, check_size, parse_budget
+from .units import BUDGET_HINT, Percent, budget_value, check_size
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -293,11 +293,9 @@ def budget(value: Any) -> Budget | None:
         return None
     if isinstance(value, str):
         try:
-            parsed = parse_budget(value)
-        except ValueError as exc:
-            message = str(exc).replace("(try 638976, 624KiB or 1MiB)", '(try "624KiB", 638976 or "90%")')
-            raise ValueError(message) from None
-        return parsed if isinstance(parsed, Percent) else check_size(parsed)
+            return budget_value(value)
+        except ValueError as exc:  # TOML's strings in quotes
+            raise ValueError(str(exc).replace(BUDGET_HINT[1], '(try "624KiB", 638976 or "90%")')) from None
     if isinstance(value, int) and not isinstance(value, bool):
         return check_size(value)
     raise ValueError(f'must be a size ("600KiB"), a whole number of bytes, a percent ("90%") or false, '

@@ -34,6 +34,7 @@ from IPython.display import display
 
 from . import run
 from .errors import MemreportError, ReadError
+from .render.layout import visible
 from .session import Read
 from .units import check_tile_memory, parse_size
 
@@ -264,7 +265,7 @@ class MemreportMagics(Magics):
             try:
                 reports += self.read_all(path, **_overrides(args))
             except (MemreportError, ValueError) as exc:
-                failed.append(f"memreport: {exc}")
+                failed.append(f"memreport: {visible(str(exc))}")
         if failed:
             print("\n".join(failed), file=sys.stderr)
         if reports:
@@ -298,7 +299,7 @@ class MemreportMagics(Magics):
                 compiles = None
         if not reports:
             said = "memreport: no memory report in this cell's output"
-            print(said + "".join(f" ({p})" for p in problems), file=sys.stderr if problems else sys.stdout)
+            print(said + "".join(f" ({visible(p)})" for p in problems), file=sys.stderr if problems else sys.stdout)
         if reports or compiles is not None:
             self._display(reports, compiles)
 

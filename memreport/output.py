@@ -1,4 +1,5 @@
-"""Write every output whole, or none: temporary files beside their targets, renamed once all are written.
+"""Write every output whole, or none: temporary files beside their targets, renamed once all are written; and the
+width and colour of text going to an output (a terminal's width, ``COLUMNS``, ``NO_COLOR``).
 
 The target is the real file behind any symlink, and an existing file keeps
 its mode; devices and FIFOs are written in place, never replaced, and so is
@@ -340,3 +341,45 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+WIDTH_FLOOR = 40  # no text is laid out narrower: a COLUMNS of 10 gets 40 columns
+DEFAULT_WIDTH = 100  # text not going to a terminal, without COLUMNS (render/layout.py WIDTH)
+
+
+def text_width(to_terminal: bool) -> int:
+    """The columns text fits: ``COLUMNS`` when set to a positive whole number, the terminal's width when
+    writing to one, 100 otherwise; never below :data:`WIDTH_FLOOR`. A bad ``COLUMNS`` (``abc``, ``0``) is
+    ignored."""
+    import shutil
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return max(WIDTH_FLOOR, columns)
+    if to_terminal:
+        return max(WIDTH_FLOOR, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+    return DEFAULT_WIDTH
+
+
+def _to_terminal(output: str) -> bool:
+    try:
+        return output == STDOUT and sys.stdout.isatty()
+    except (ValueError, OSError, AttributeError):  # a closed stdout (None): the write says so (exit 4)
+        return False
+
+
+def output_width(output: str, fmt: str) -> int | None:
+    """The width of ``--format text`` written to ``output`` (:func:`text_width`); None for the other formats
+    (Markdown, JSON and CSV are not laid out for a terminal)."""
+    return text_width(_to_terminal(output)) if fmt == "text" else None
+
+
+def terminal_options(output: str, color: str) -> tuple[int, bool]:
+    """The text's width (:func:`text_width`) and colour: colour when stdout is a terminal and the text goes
+    there. ``--color always`` colours files too; ``never``, or ``NO_COLOR`` set to anything but empty with
+    ``auto``, turns it off."""
+    to_terminal = _to_terminal(output)
+    on = color == "always" or (color == "auto" and to_terminal and not os.environ.get("NO_COLOR"))
+    return text_width(to_terminal), on

@@ -1,4 +1,5 @@
-"""A progress bar on stderr for inputs that take more than a second to read (terminals only).
+"""A progress bar on stderr for inputs that take more than a second to read (terminals only), and the warnings
+raised while reading, one line each on stderr; every name they quote as :func:`shown` (what stderr may show).
 
 Readers report ``progress(done, total)`` through :class:`ReadOptions`
 (the ar reader: bytes of the archive, every 4,096 members). The bar stays
@@ -10,6 +11,9 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Callable, TextIO
 
 import click
@@ -33,7 +37,7 @@ class ReadProgress:
         if self.bar is None:
             if total <= 0 or self.clock() - self.start < self.delay:
                 return
-            self.bar = click.progressbar(length=total, label=self.label, file=self.file, show_eta=True,
+            self.bar = click.progressbar(length=total, label=shown(self.label), file=self.file, show_eta=True,
                                          show_percent=True)
             self.bar.__enter__()
         self.bar.update(max(0, min(done, total) - self.bar.pos))
@@ -66,3 +70,52 @@ def file_progress(label: str, stream: TextIO | None = None) -> ReadProgress | No
     """A progress bar for reading one file on ``stream`` (stderr) when it is a terminal; else None."""
     stream = sys.stderr if stream is None else stream
     return ReadProgress(label, stream) if _is_terminal(stream) else None
+
+
+@contextmanager
+def file_bars(stream: TextIO | None = None) -> Iterator[Callable[[str], ReadProgress | None]]:
+    """For files read one after another (a run's logs): a callback giving each file its bar (None when ``stream``,
+    stderr, is not a terminal), the previous file's closed first; the last is closed on the way out."""
+    bars: list[ReadProgress] = []
+
+    def progress(path: str) -> ReadProgress | None:
+        while bars:  # the previous file's bar is done
+            bars.pop().close()
+        bar = file_progress(path, stream)
+        if bar is not None:
+            bars.append(bar)
+        return bar
+
+    try:
+        yield progress
+    finally:
+        while bars:
+            bars.pop().close()
+
+
+@contextmanager
+def reading(path: str, options: ReadOptions) -> Iterator[ReadOptions]:
+    """Around one file's reading (a session's ``around``): a bar on stderr for slow reads (terminals only), the
+    warnings raised one line each."""
+    file_options, bar = with_progress(options, path)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield file_options
+    finally:
+        if bar is not None:
+            bar.close()
+    echo_warnings(caught)
+
+
+def echo_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
+    """One line each on stderr, like errors (Python's format adds a source line), and each message once."""
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        click.echo(f"memreport: warning: {shown(message)}", err=True)
+
+
+def shown(message: str) -> str:
+    """``message`` as stderr may show it: the names it quotes (a file's, a member's, a module's) with their control
+    characters escaped (:func:`memreport.render.layout.visible`; issue 33 item 8)."""
+    from .render.layout import visible  # analysis (numpy) loads with it: --help stays quick
+    return visible(message)

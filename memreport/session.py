@@ -12,10 +12,13 @@ codes is the CLI's business.
 from __future__ import annotations
 
 import os
+import shutil
+import stat
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 from .errors import MemreportError, UnsupportedOperation
 from .model import CLI_NAMES, MemoryReport, OptionNames, TileReport, TileSymbols
@@ -44,6 +47,61 @@ class Read:
 
     path: str
     report: MemoryReport
+
+
+@dataclass
+class StandardInput:
+    """Standard input as one of a run's files (``-`` on the command line): copied in bounded chunks to a file
+    (:meth:`spool`), read like any other (a named FIFO or a device is still refused), and named ``<stdin>`` to the
+    user (:meth:`named`, :attr:`labels`); the regular file it was redirected from (``< run.log``: its device and
+    inode, :attr:`behind`) stands for the spool file when outputs are checked against the inputs."""
+
+    MARK, LABEL = "-", "<stdin>"
+    labels: dict[str, str] = field(default_factory=dict)              # spool file -> <stdin>
+    behind: dict[str, tuple[int, int]] = field(default_factory=dict)  # spool file -> the file stdin came from
+
+    def spool(self, directory: str, stream: Any = None) -> str:
+        """Standard input (or ``stream``) copied to a file in ``directory``: its path."""
+        stream = sys.stdin if stream is None else stream
+        path = os.path.join(directory, "stdin")
+        try:
+            st = os.fstat(stream.fileno())
+            if stat.S_ISREG(st.st_mode):
+                self.behind[path] = (st.st_dev, st.st_ino)
+        except (AttributeError, OSError, ValueError):  # closed, or no descriptor (a test's input)
+            pass
+        with open(path, "wb") as f:
+            shutil.copyfileobj(stream.buffer, f, 1 << 20)
+        self.labels[path] = self.LABEL
+        return path
+
+    def forget(self, path: str) -> None:
+        self.labels.pop(path, None)
+        self.behind.pop(path, None)
+
+    def paths(self, paths: Sequence[str], enter: Callable[[Any], Any], on_close: Callable[[Callable[[], None]], Any],
+              stream: Any = None) -> list[str]:
+        """``paths`` with ``-`` (once at most: UnsupportedOperation otherwise) replaced by a file holding standard
+        input (or ``stream``) in a temporary directory, entered with ``enter`` and forgotten with ``on_close`` (an
+        ExitStack's ``enter_context`` and ``callback``, a click Context's ``with_resource`` and ``call_on_close``)."""
+        if self.MARK not in paths:
+            return list(paths)
+        if list(paths).count(self.MARK) > 1:
+            raise UnsupportedOperation("- (standard input) can be given once")
+        import tempfile
+        spool = self.spool(enter(tempfile.TemporaryDirectory(prefix="memreport-stdin-")), stream)
+        on_close(lambda: self.forget(spool))
+        return [spool if p == self.MARK else p for p in paths]
+
+    def named(self, text: str) -> str:
+        """``text`` (a path, a message) with each spool file named as the user knows it."""
+        for spool, label in self.labels.items():
+            text = text.replace(spool, label)
+        return text
+
+    def redirected(self, paths: Iterable[str]) -> tuple[int, int] | None:
+        """The device and inode of the file standard input came from, when it is among ``paths``."""
+        return next((self.behind[p] for p in paths if p in self.behind), None)
 
 
 def read_options(*, tile_memory: int | None = None, arch: str | None = None, skip_bad_members: bool = False,
@@ -100,11 +158,11 @@ def reads_symbols(read: Read, labels: Mapping[str, str] | None = None) -> bool:
 
 def with_symbols(reads: Sequence[Read], top: int = 0, tiles: Sequence[int] = (), thin_root: str | None = None,
                  labels: Mapping[str, str] | None = None, *, fit: bool = False,
-                 headroom: int | Percent | None = None) -> list[MemoryReport]:
+                 headroom: int | Percent | Callable[[str], int | Percent | None] | None = None) -> list[MemoryReport]:
     """The reports, those of archives and ELF files holding the symbol tables of their ``top`` tiles and of
     ``tiles`` (tiles outside a report are left for the summary to refuse), and with ``fit`` those of the tiles
-    their fit plans are for (over bytes per tile, less ``headroom``); a ReadError when one cannot be read, or
-    its file changed since."""
+    their fit plans are for (over bytes per tile, less ``headroom``: one for all, or each input path's); a
+    ReadError when one cannot be read, or its file changed since."""
     from .analysis import top_tile_ids
     from .analysis.fit_plan import symbol_tiles
     from .analysis.summary import headroom_bytes
@@ -116,7 +174,8 @@ def with_symbols(reads: Sequence[Read], top: int = 0, tiles: Sequence[int] = (),
             assert isinstance(report, TileReport)
             wanted = top_tile_ids(report, top).tolist() + [t for t in tiles if t < report.num_tiles]
             if fit:
-                wanted += symbol_tiles(report, headroom_bytes(report, headroom) or 0)
+                own = headroom(read.path) if callable(headroom) else headroom
+                wanted += symbol_tiles(report, headroom_bytes(report, own) or 0)
             named = report.source
             spooled = report if read.path == named else cast(TileReport, report.evolve(source=read.path))
             report = read_symbols(spooled, wanted, thin_root).evolve(source=named)

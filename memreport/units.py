@@ -33,6 +33,7 @@ def parse_size(text: str) -> int:
 
 
 _PERCENT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%\s*")
+BUDGET_HINT = ("(try 638976, 624KiB or 1MiB)", "(try 638976, 624KiB, 1MiB or 90%)")  # a size's hint, a budget's
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,23 @@ def parse_budget(text: str) -> int | Percent:
     if len(match.group(1)) > MAX_DIGITS:
         raise ValueError(f"not a percent: {text[:20]!r}... is {len(match.group(1)):,} digits long")
     return Percent(Fraction(match.group(1)), match.group(1))
+
+
+def size_value(value: int | str, *, minimum: int = 0, what: str = "a size") -> int:
+    """A byte size as an option gives it (``638976``, ``624KiB``, ``1MiB``, or an int), checked (:func:`check_size`)."""
+    return check_size(value if isinstance(value, int) else parse_size(value), minimum=minimum, what=what)
+
+
+def budget_value(value: int | Percent | str) -> int | Percent:
+    """A gate's budget as an option gives it: a byte size (:func:`size_value`) or a percent of tile memory
+    (``90%``, ``92.5%``); a ValueError saying what it takes otherwise."""
+    if isinstance(value, (int, Percent)):
+        return value if isinstance(value, Percent) else check_size(value)
+    try:
+        parsed = parse_budget(value)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace(BUDGET_HINT[0], BUDGET_HINT[1])) from None
+    return parsed if isinstance(parsed, Percent) else check_size(parsed)
 
 
 def check_size(value: int, *, minimum: int = 0, what: str = "a size") -> int:

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Make the README's bundled inputs: a second build of the sample archive, failing runs' logs, compile logs.
+"""Make the README's bundled inputs: a second build of the sample archive, failing runs' logs, compile logs, a
+budget file.
 
 Every file is written into sample_reports/ deterministically (no clock, no
 randomness but seeded generators), so running the script again reproduces
@@ -171,6 +172,20 @@ def compile_default() -> bytes:
     return log.text().encode("utf-8")
 
 
+def budget() -> bytes:
+    """budget.toml: a repository's tile budget, as docs/CI.md's examples read it with --config."""
+    return (b"# A repository's tile budget, as memreport reads it from .memreport.toml in the working directory\n"
+            b"# (or pyproject.toml's [tool.memreport]); named budget.toml here, it gates only a command given\n"
+            b"# --config sample_reports/budget.toml.\n"
+            b"[gates]\n"
+            b"fail-on-oom = true\n"
+            b'max-tile = "95%"\n'
+            b"\n"
+            b"[[gates.files]]        # the pull request's build: no tile above 90% of tile memory\n"
+            b'match = "*_pr.a"\n'
+            b'max-tile = "90%"\n')
+
+
 SAMPLES: dict[str, Callable[[], bytes]] = {
     "mk2_1472_tiles_pr.a": pr_archive,
     "run.log": run_log,
@@ -180,6 +195,7 @@ SAMPLES: dict[str, Callable[[], bytes]] = {
     "sweep.log": sweep,
     "poprun_ranks.log": poprun_ranks,
     "compile_default.log": compile_default,
+    "budget.toml": budget,
 }
 
 

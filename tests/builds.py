@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import memreport
-from memreport.model import Target, TensorMapReport, TileReport
+from memreport.model import SkippedMember, Target, TensorMapReport, TileReport
 from memreport.model.tensor_map import TensorMap
 from tests.synth.archive import ar_archive, tile_elf
 
@@ -55,3 +55,12 @@ def complete(values, including=None, arch="ipu2", regions=None, bytes_per_tile=N
                         excluding_gaps=values,
                         including_gaps=None if including is None else np.asarray(including, dtype=np.int64),
                         regions=regions or {})
+
+
+def one_tile_per_ipu(values, over_at=(), skipped=()) -> TileReport:
+    """A report declaring one tile per IPU (issue 33 item 15), 1,000 B per tile: ``over_at`` tiles over it."""
+    values = np.asarray(values, dtype=np.int64).copy()
+    values[list(over_at)] = 2_000
+    values[list(skipped)] = 0  # a skipped member's placeholder
+    return TileReport(source="t", format="archive", target=Target(values.size, None, values.size, 1, 1_000),
+                      excluding_gaps=values, skipped=tuple(SkippedMember(t, f"t{t}", "damaged") for t in skipped))

@@ -26,6 +26,7 @@ import io
 import json
 import os
 import re
+import string
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -378,6 +379,7 @@ def check_outputs(reports: Sequence[MemoryReport], directory: str, *, png: bool 
             assert gates.check_growth(diff, 0).failed is not False, "a growth gate passed on no compared tile"
         for renderer in render.renderers("diff"):
             outputs.append((renderer.extension, _checked(renderer.name, renderer.render(diff, render.RenderOptions()))))
+    outputs += _past_the_ipus_listed(reports)
     paths = [os.path.join(directory, f"output-{i}{extension}") for i, (extension, _) in enumerate(outputs)]
     write_outputs([(path, data) for path, (_, data) in zip(paths, outputs)])
     for path, (_, data) in zip(paths, outputs):
@@ -387,9 +389,61 @@ def check_outputs(reports: Sequence[MemoryReport], directory: str, *, png: bool 
     assert not list(temporary_files(directory))
 
 
+# What a terminal acts on (a page reorders by): C0 controls but the line end, DEL, C1, the bidirectional controls,
+# the line and paragraph separators, lone surrogates (issue 33 item 8).
+HIDDEN = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                    "\ud800-\udfff]")
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs a cell that starts so (OWASP, issue 33 item 10)
+
+
+def gfm_cells(row: str) -> list[str]:
+    """A Markdown table row's cells as GitHub splits them (cmark-gfm's table extension): at every pipe not
+    escaped, a backslash escaping any ASCII punctuation (so ``\\\\|`` is an escaped backslash, then a pipe that
+    splits), in code spans too; the escaped pipes then read as pipes (issue 33 item 9)."""
+    cells, current, i = [], "", 0
+    while i < len(row):
+        if row[i] == "\\" and i + 1 < len(row) and row[i + 1] in string.punctuation:
+            current += row[i:i + 2]
+            i += 2
+            continue
+        if row[i] == "|":
+            cells.append(current)
+            current = ""
+        else:
+            current += row[i]
+        i += 1
+    cells.append(current)
+    if cells and not cells[0].strip():
+        cells = cells[1:]
+    if cells and not cells[-1].strip():
+        cells = cells[:-1]
+    return [c.strip().replace("\\|", "|") for c in cells]
+
+
+def _past_the_ipus_listed(reports: Sequence[MemoryReport]) -> list[tuple[str, str | bytes]]:
+    """The text outputs of the reports of several IPUs with the IPUs listed one by one lowered to one: their views
+    of more IPUs than are listed (issue 33 item 15: a profile declaring one tile per IPU over 376,832 tiles), which
+    the seeds' few IPUs never reach otherwise."""
+    from memreport.analysis import tiles
+    many = [r for r in reports if isinstance(r, TileReport) and r.target.tiles_per_ipu
+            and r.num_tiles > r.target.tiles_per_ipu]
+    if not many:
+        return []
+    kept = tiles.IPU_ROWS
+    tiles.IPU_ROWS = 1
+    try:
+        summaries = summarize_all(many)
+    finally:
+        tiles.IPU_ROWS = kept
+    assert all(len(s.per_ipu) <= 1 and s.ipu_spread is not None for s in summaries)
+    return [(renderer.extension, _checked(renderer.name, renderer.render(summaries, render.RenderOptions())))
+            for renderer in render.renderers("report", binary=False)]
+
+
 def _checked(fmt: str, text: str | bytes) -> str | bytes:
     """A rendered output, checked for what its format promises: strict JSON, a rectangular CSV whose header
-    names each column once."""
+    names each column once and no text cell a spreadsheet would run, text and a page with no control character
+    but line ends, Markdown tables whose rows keep their header's cells."""
     assert isinstance(text, str)
     if fmt == "json":
         json.loads(text, parse_constant=lambda name: (_ for _ in ()).throw(AssertionError(f"JSON holds {name}")))
@@ -398,6 +452,15 @@ def _checked(fmt: str, text: str | bytes) -> str | bytes:
         rows = list(csv.reader(io.StringIO(text)))
         assert len(set(rows[0])) == len(rows[0]), f"CSV columns repeat: {rows[0]}"
         assert all(len(row) == len(rows[0]) for row in rows), "CSV rows of different lengths"
+        formulas = [cell for row in rows for cell in row if cell.startswith(_FORMULA) and not re.fullmatch(
+            r"-\d+", cell)]
+        assert not formulas, f"CSV cells a spreadsheet runs: {formulas[:3]}"
+    elif fmt in ("text", "html"):
+        found = HIDDEN.search(text)
+        assert found is None, f"{fmt} holds {found[0]!r} at {found.start()}"
+    elif fmt == "markdown":
+        for table in re.findall(r"(?m)(?:^\| .*\n)+", text):
+            assert len({len(gfm_cells(row)) for row in table.splitlines()}) == 1, table[:2000]
     return text
 
 
@@ -624,6 +687,7 @@ def write_case(directory: str, name: str, data: bytes) -> str:
     return path
 
 
-__all__ = ["CXX_ARCHIVE", "FIELDS", "FORMATS", "FUZZ_FORMATS", "HOSTILE_SUFFIXES", "LOG_RANKS", "LOG_VARIANTS",
-           "SEEDS", "check_mangled", "check_outputs", "check_reading", "hostile_input", "hostile_tree",
-           "log_variants", "mangled_names", "many_ranks", "mutated", "poprun_ranks", "saved_documents", "write_case"]
+__all__ = ["CXX_ARCHIVE", "FIELDS", "FORMATS", "FUZZ_FORMATS", "HIDDEN", "HOSTILE_SUFFIXES", "LOG_RANKS",
+           "LOG_VARIANTS", "SEEDS", "check_mangled", "check_outputs", "check_reading", "gfm_cells", "hostile_input",
+           "hostile_tree", "log_variants", "mangled_names", "many_ranks", "mutated", "poprun_ranks", "saved_documents",
+           "write_case"]

@@ -190,6 +190,7 @@ def test_every_built_in_reader_is_named_by_its_full_module_path():
 
 MAX_MODULE_LINES = 500
 MAX_CLI_MODULE_LINES = 450
+MAX_CLI_LINES = 600  # memreport/cli/ in all (issue #32: 772 before the budget file and trend, which it had to fit)
 # Modules allowed past MAX_MODULE_LINES, each with why and until when. Keep this list short and dated.
 # A module allowed over the limit, with the reason.
 LONG_MODULES: dict[str, str] = {
@@ -219,9 +220,10 @@ def test_the_exceptions_to_the_size_rule_are_still_needed():
 def test_the_cli_is_a_package_of_small_click_modules():
     modules = sorted((PACKAGE / "cli").glob("*.py"))
     assert {p.stem for p in modules} >= {"__init__", "shared", "report_command", "diff_command",
-                                         "compiles_command", "export_command"}
+                                         "compiles_command", "export_command", "trend_command"}
     for path in modules:
         assert _lines(path) <= MAX_CLI_MODULE_LINES, f"{path.name}: {_lines(path)} lines"
+    assert sum(map(_lines, modules)) <= MAX_CLI_LINES, {p.name: _lines(p) for p in modules}
 
 
 def _names_from_analysis(module: str, text: str | None = None) -> list[tuple[str, str]]:

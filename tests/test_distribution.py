@@ -165,6 +165,13 @@ def test_installed_away_from_the_checkout(venv, tmp_path):
     subprocess.run([sys.executable, "-m", "memreport", sample, "--html", "page.html", "-o", os.devnull], check=True,
                    cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert (work / "page.html").read_bytes() == (tmp_path / "page.html").read_bytes()
+    # memreport trend over a saved export and an archive, its page too (its script's trend.mjs is package data).
+    exported = run(venv, str(bin_dir / "memreport"), "export", sample, "-o", "main.json")
+    assert exported.returncode == 0, exported.stderr
+    trend = run(venv, str(bin_dir / "memreport"), "trend", "main.json", str(SAMPLES / "mk2_1472_tiles_pr.a"),
+                "--label", "main", "--label", "pr", "--html", "trend.html")
+    assert trend.returncode == 0 and trend.stdout.startswith("Verdict: Tile 1024 first went over in pr\n"), trend.stderr
+    assert "<canvas class=trend id=t0-worst>" in (work / "trend.html").read_text()
     assert run(venv, str(bin_dir / "python"), "-m", "memreport", "--version").stdout == \
         f"memreport, version {memreport.__version__}\n"
     # The API, %%memreport and the GitHub Action's step.

@@ -379,3 +379,40 @@ def test_an_output_that_is_the_file_behind_standard_input_is_refused(tmp_path):
     assert str(caught.value) == f"--html {log} is the input <stdin>: memreport never writes over its inputs"
     check_outputs([str(spool)], [("--html", str(log))])  # from somewhere else (a pipe): no file of its own
     check_outputs([str(spool)], [("-o", str(tmp_path / "r.txt"))], (st.st_dev, st.st_ino))
+def test_terminal_width_and_no_color(monkeypatch):
+    from memreport.output import terminal_options
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(100, 24): os.terminal_size((132, 40)))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert terminal_options("-", "auto") == (132, True)
+    assert terminal_options("out.txt", "auto") == (100, False)  # not a terminal: 100 columns
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert terminal_options("-", "auto") == (132, False)
+    assert terminal_options("-", "always") == (132, True)
+    monkeypatch.setenv("NO_COLOR", "")
+    assert terminal_options("-", "auto") == (132, True)
+
+
+@pytest.mark.parametrize("columns,terminal,width", [
+    ("80", False, 80), ("80", True, 80), (" 120 ", False, 120),  # COLUMNS when set, to a file too
+    ("10", False, 40), ("0", True, 132), ("-5", False, 100), ("abc", True, 132), ("", False, 100),  # floor 40; bad
+    (None, True, 132), (None, False, 100)])
+def test_the_width_is_columns_then_the_terminals_then_100(monkeypatch, columns, terminal, width):
+    from memreport import output
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(100, 24): os.terminal_size((132, 40)))
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert output.text_width(terminal) == width
+    assert output.output_width("-", "markdown") is None  # Markdown, JSON and CSV are not laid out to a width
+
+
+def test_a_narrow_terminal_gets_at_least_40_columns(monkeypatch):
+    from memreport import output
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(100, 24): os.terminal_size((20, 40)))
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert output.text_width(True) == 40
+
+

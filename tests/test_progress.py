@@ -73,3 +73,17 @@ def test_cli_output_is_unchanged_without_a_terminal(tmp_path):
     result = CliRunner().invoke(cli.main, [str(path), "--format", "json"])
     assert result.exit_code == 0
     assert result.output.startswith("{")  # stdout holds the JSON alone: no bar was mixed in
+
+
+def test_files_read_one_after_another_get_a_bar_each_the_last_closed_at_the_end():
+    term = FakeTerminal()
+    closed = []
+    with progress.file_bars(term) as bar_for:
+        first = bar_for("a.log")
+        first.close = lambda: closed.append("a.log")
+        second = bar_for("b.log")  # a's bar is done once b's begins
+        second.close = lambda: closed.append("b.log")
+        assert isinstance(first, progress.ReadProgress) and second.label == "b.log" and closed == ["a.log"]
+    assert closed == ["a.log", "b.log"]
+    with progress.file_bars(io.StringIO()) as bar_for:  # not a terminal: no bar
+        assert bar_for("a.log") is None

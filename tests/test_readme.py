@@ -22,7 +22,7 @@ import click
 import pytest
 
 from memreport.analysis import summarize_all
-from memreport.cli import compiles_command, diff_command, export_command, report
+from memreport.cli import compiles_command, diff_command, export_command, report, trend_command
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -273,7 +273,7 @@ def documented_options() -> str:
 
 def test_every_option_is_documented():
     text = documented_options()
-    for command in (report, diff_command, compiles_command, export_command):
+    for command in (report, diff_command, trend_command, compiles_command, export_command):
         for param in command.params:
             if isinstance(param, click.Option):
                 for opt in param.opts:
@@ -362,6 +362,45 @@ def test_every_diff_json_key_is_in_its_schema(tmp_path):
         assert key.rsplit(".", 1)[-1] in documented, key
 
 
+def test_every_trend_json_key_csv_column_and_gate_key_is_documented(tmp_path):
+    from memreport.render.data.trend import CSV_COLUMNS
+    env = memreport_on_path(tmp_path)
+    command = (f"memreport trend {SAMPLE} sample_reports/sweep.log {SECOND_BUILD} --format json "
+               "--config sample_reports/budget.toml")
+    doc_json = json.loads(shell(f"{command} 2>/dev/null", ROOT, env))
+    assert doc_json["tiles"] and doc_json["gates"][1]["origin"]["key"] == "gates.files[0].max-tile"
+    documented = documented_keys("## memreport-trend/1") | {"gates"}
+    gate_keys = documented_keys("## Gates")
+    for key in json_keys(doc_json):
+        inside_gates = key.startswith("gates[].")
+        assert key.rsplit(".", 1)[-1] in (gate_keys if inside_gates else documented), key
+    report = json.loads(shell(f"memreport {SAMPLE} --format json --config sample_reports/budget.toml 2>/dev/null",
+                              ROOT, env))
+    assert {key.rsplit(".", 1)[-1] for key in json_keys(report) if ".gates[]." in key} <= gate_keys
+    assert '"gates": [gate]' in section(doc("SCHEMA.md"), "## memreport/1")
+    columns = section(doc("CSV.md"), "## memreport trend")
+    for column in CSV_COLUMNS:
+        assert f"`{column}`" in columns, column
+
+
+def test_the_trend_ci_step_runs_as_documented(builds, tmp_path):
+    cwd, env = builds
+    yaml, = [body for lang, body in code_blocks(section(doc("CI.md"), "## memreport trend: builds over time"))
+             if lang == "yaml"]
+    command = yaml.split("run: ", 1)[1].strip()
+    (cwd / "exports").mkdir(exist_ok=True)
+    for name in ("2026-11-01.main.json", "2026-11-02.main.json"):
+        exported = subprocess.run(["bash", "-c", f"memreport export pr.a -o exports/{name}"], cwd=cwd, env=env)
+        assert exported.returncode == 0
+    summary = tmp_path / "summary.md"
+    done = subprocess.run(["bash", "-c", command], cwd=cwd, env={**env, "GITHUB_STEP_SUMMARY": str(summary)},
+                          capture_output=True, text=True)
+    assert done.returncode == 3 and "gate failed: 3 tile(s) out of memory in build/archive.a" in done.stderr
+    assert summary.read_text().startswith("## memreport trend: 3 builds, `2026-11-01.main.json` → `archive.a`\n\n"
+                                          "**Tile 731 first went over in archive.a**")
+    assert (cwd / "trend.html").read_text().startswith("<!DOCTYPE html>")
+
+
 def test_every_compiles_json_key_and_csv_column_is_documented():
     from memreport.analysis.compiles import summarize_compiles
     from memreport.readers.text.compile_log import read_compile_logs
@@ -413,7 +452,7 @@ def test_the_notebook_extra_is_declared_and_documented():
 
 
 def test_png_naming_is_what_happens():
-    from memreport.cli import numbered_paths
+    from memreport.run import numbered_paths
     row = next(line for line in doc("USAGE.md").splitlines() if line.startswith("| `--png PATH` |"))
     assert "`--png memory.png` writes `memory-1.png`, `memory-2.png`" in row
     assert numbered_paths("memory.png", 2, ".png") == ["memory-1.png", "memory-2.png"]

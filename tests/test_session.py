@@ -86,3 +86,43 @@ def test_errors_collected_every_readable_file_read(tmp_path):
     assert errors[1].message == f"{missing}: no such file"
     with pytest.raises(UnsupportedOperation, match="holds no such report"):  # a usage error is never collected
         session.read_files([SAMPLES / "trace_two_modules.rep"], session.read_options(), module="nope", errors=[])
+
+
+class _Stdin:
+    """Standard input as a test gives it: a byte stream, from a regular file or not."""
+
+    def __init__(self, data: bytes, behind=None) -> None:
+        import io
+        self.buffer, self.behind = io.BytesIO(data), behind
+
+    def fileno(self) -> int:
+        if self.behind is None:
+            raise OSError("no descriptor")
+        return self.behind.fileno()
+
+
+def test_standard_input_is_spooled_named_and_forgotten(tmp_path):
+    from contextlib import ExitStack
+    stdin = session.StandardInput()
+    with ExitStack() as stack:
+        paths = stdin.paths(["a.a", "-"], stack.enter_context, stack.callback, stream=_Stdin(b"log text"))
+        spool = paths[1]
+        assert paths[0] == "a.a" and Path(spool).read_bytes() == b"log text"
+        assert stdin.labels == {spool: "<stdin>"} and stdin.redirected(paths) is None  # a pipe: no file behind it
+        assert stdin.named(f"{spool}: not a report") == "<stdin>: not a report"
+    assert not Path(spool).exists() and stdin.labels == {}  # removed and forgotten when the stack closes
+    assert stdin.paths(["a.a"], None, None) == ["a.a"]  # nothing to spool
+    with pytest.raises(UnsupportedOperation, match=r"- \(standard input\) can be given once"):
+        stdin.paths(["-", "-"], None, None)
+
+
+def test_standard_input_redirected_from_a_file_stands_for_that_file(tmp_path):
+    import os
+    from contextlib import ExitStack
+    behind = tmp_path / "run.log"
+    behind.write_bytes(b"memory")
+    stdin = session.StandardInput()
+    with ExitStack() as stack, open(behind, "rb") as f:
+        spool, = stdin.paths(["-"], stack.enter_context, stack.callback, stream=_Stdin(b"memory", f))
+        st = os.stat(behind)
+        assert stdin.redirected(["x.a", spool]) == (st.st_dev, st.st_ino)

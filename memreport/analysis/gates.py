@@ -16,8 +16,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..config import Gates
 from ..units import Percent
-from .results import Diff, GateResult, Offender, Summary, TextSummary, TileSummary
+from .results import Diff, GateResult, GateSetting, Offender, Summary, TextSummary, TileSummary
 
 WORST_SHOWN = 5
 
@@ -155,17 +156,43 @@ def check_min_headroom(summary: Summary, min_bytes: int | Percent) -> GateResult
     return replace(_check_above(summary, "min-headroom", per_tile - free, min_bytes, per_tile), limit=free)
 
 
-def evaluate(summaries: Sequence[Summary], *, fail_on_oom: bool = False, max_tile: int | Percent | None = None,
-             min_headroom: int | Percent | None = None) -> list[GateResult]:
-    """Every requested gate on every report, in report order."""
+# The gates each command judges, by field of :class:`memreport.config.Gates`, in the order they are judged.
+REPORT_GATES = ("fail_on_oom", "max_tile", "min_headroom")
+DIFF_GATES = ("fail_on_growth", "fail_on_oom")
+COMPILES_GATES = ("fail_on_recompile",)
+
+
+def in_force(gates: Gates, names: Sequence[str]) -> tuple[GateSetting, ...]:
+    """The gates among ``names`` (fields of ``gates``) that are on, each with its value and where it was set."""
+    found = []
+    for name in names:
+        setting = getattr(gates, name)
+        if setting.value is not None and setting.value is not False:
+            found.append(GateSetting(name.replace("_", "-"), setting.value, setting.origin))
+    return tuple(found)
+
+
+def judge(summary: Summary, gates: Gates) -> list[GateResult]:
+    """The report gates ``gates`` turns on (``--fail-on-oom``, ``--max-tile``, ``--min-headroom``), judged on one
+    report; each result names where its gate was set."""
     results = []
-    for summary in summaries:
-        if fail_on_oom:
-            results.append(check_out_of_memory(summary))
-        if max_tile is not None:
-            results.append(check_max_tile(summary, max_tile))
-        if min_headroom is not None:
-            results.append(check_min_headroom(summary, min_headroom))
+    if gates.fail_on_oom.value:
+        results.append(replace(check_out_of_memory(summary), origin=gates.fail_on_oom.origin))
+    if gates.max_tile.value is not None:
+        results.append(replace(check_max_tile(summary, gates.max_tile.value), origin=gates.max_tile.origin))
+    if gates.min_headroom.value is not None:
+        results.append(replace(check_min_headroom(summary, gates.min_headroom.value),
+                               origin=gates.min_headroom.origin))
+    return results
+
+
+def judge_diff(diff: Diff, new: Summary, gates: Gates) -> list[GateResult]:
+    """The diff's gates: ``--fail-on-growth``, and ``--fail-on-oom`` on NEW (whose summary ``new`` is)."""
+    results = []
+    if gates.fail_on_growth.value is not None:
+        results.append(replace(check_growth(diff, gates.fail_on_growth.value), origin=gates.fail_on_growth.origin))
+    if gates.fail_on_oom.value:
+        results.append(replace(check_out_of_memory(new), origin=gates.fail_on_oom.origin))
     return results
 
 

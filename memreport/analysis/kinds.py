@@ -41,6 +41,7 @@ from .results import (
     CountReason,
     FitItems,
     FitNeeds,
+    IpuSpread,
     IpuSummary,
     LivenessSummary,
     OutOfMemoryCount,
@@ -110,6 +111,10 @@ class Kind:
 
     def per_ipu(self, over: np.ndarray | None) -> list[IpuSummary]:
         return []
+
+    def ipu_spread(self, over: np.ndarray | None) -> IpuSpread | None:
+        """Every IPU in brief, when ``per_ipu`` does not list them all."""
+        return None
 
     def breakdown_totals(self) -> dict[str, int]:
         return {}
@@ -216,6 +221,9 @@ class Tiles(Kind):
 
     def per_ipu(self, over: np.ndarray | None) -> list[IpuSummary]:
         return tiles.per_ipu(self.report, over)
+
+    def ipu_spread(self, over: np.ndarray | None) -> IpuSpread | None:
+        return tiles.ipu_spread(self.report, over)
 
     def breakdown_totals(self) -> dict[str, int]:
         return tiles.breakdown_totals(self.report)

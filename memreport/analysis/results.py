@@ -14,6 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..config import Origin
 from ..model import (
     CLI_NAMES,
     CompileHistory,
@@ -183,6 +184,24 @@ class IpuSummary:
     tiles_out_of_memory: int | None
     breakdown: Mapping[str, int] = field(default_factory=dict)
     liveness: Liveness | None = None
+
+
+@dataclass(frozen=True)
+class IpuSpread:
+    """Every IPU in brief, for a report of more IPUs than are listed one by one (issue 33 item 15: a profile may
+    declare one tile per IPU over 376,832 tiles): how many IPUs hold a known tile (``ipus``), how many
+    ``Summary.per_ipu`` lists (the first ones), how many hold a tile out of memory (None when unknown), and the
+    ``largest``: the IPUs holding the largest tiles, largest first."""
+
+    ipus: int
+    listed: int
+    with_out_of_memory: int | None
+    largest: tuple[IpuSummary, ...]
+
+    @property
+    def left_out(self) -> int:
+        """IPUs that ``Summary.per_ipu`` does not list."""
+        return self.ipus - self.listed
 
 
 # -- the out-of-memory verdict ----------------------------------------------------------------------------------
@@ -599,7 +618,8 @@ class Summary:
     detailed: tuple[TopTile, ...] = ()
     stated: tuple[TopTile, ...] = ()
     selected: tuple[TopTile, ...] = ()
-    per_ipu: tuple[IpuSummary, ...] = ()
+    per_ipu: tuple[IpuSummary, ...] = ()  # the first IPUs (all but past tiles.IPU_ROWS: then ipu_spread)
+    ipu_spread: IpuSpread | None = None    # every IPU in brief, when per_ipu does not list them all
     tensor_map: TensorMap | None = None
     tensors: tuple[TileTensors, ...] | None = None
     breakdown_totals: Mapping[str, int] = field(default_factory=dict)
@@ -611,6 +631,7 @@ class Summary:
     fit_needs: FitNeeds | None = None  # why the plans name no items (or there are none), and what would name them
     fit_over: int | None = None  # tiles over in all: the plans are of the worst (fit_plan.PLANS_MAX) of them
     headroom: int | None = None  # bytes a tile must leave free (--min-headroom), the plans' budget
+    gates: tuple[GateSetting, ...] = ()  # the gates this report was judged by (the run sets them)
 
     @property
     def oom(self) -> OutOfMemoryCount:
@@ -864,6 +885,7 @@ class Diff:
     sort: str = "delta"
     # The tiles over their limit in both builds, each side's fit plan (None: a side cannot plan).
     fit: tuple[FitChange, ...] | None = None
+    gates: tuple[GateSetting, ...] = ()  # the gates NEW was judged by (the run sets them)
 
     @property
     def per_tile(self) -> str:
@@ -993,6 +1015,18 @@ class GateResult:
     old: str | None = None
     new: str | None = None
     finding: str | None = None
+    origin: Origin | None = None   # where the gate was set: a budget file's key and line; None: the command line
+
+
+@dataclass(frozen=True)
+class GateSetting:
+    """A gate in force: its option (``max-tile``), its value as given (bytes, a
+    :class:`~memreport.units.Percent`, or True for a flag) and where it was set (``origin``: a budget file's key
+    and line; None: the command line, or the Python call)."""
+
+    gate: str
+    value: object
+    origin: Origin | None = None
 
 
 # -- compilations -----------------------------------------------------------------------------------------------
@@ -1028,3 +1062,121 @@ class CompileSummary:
     findings: tuple[Finding, ...]
     totals: CompileTotals
     notes: tuple[str, ...]
+    gates: tuple[GateSetting, ...] = ()  # the gates the logs were judged by (the run sets them)
+
+
+# -- a trend over builds ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrendBuild:
+    """One build of a trend: its ``label`` (``--label``, else the file's name), the file it was read from
+    (``path``), its whole-program ``figures`` (of the file's largest report: ``figures.of_reports`` says how many
+    it holds), and which of its tiles are out of memory (``over``, ascending, with their bytes in
+    ``over_bytes``; None when it holds no per-tile status: a text summary, or bytes per tile unknown) with the
+    tiles whose bytes it does not know (``unknown``: skipped members). ``change`` is its total excluding gaps
+    minus the previous build's (None for the first build, or when either total is unknown), ``change_share``
+    that change as a fraction of the previous total (None when it is unknown or 0)."""
+
+    label: str
+    path: str
+    figures: BuildSummary
+    over: np.ndarray | None
+    over_bytes: np.ndarray | None
+    unknown: np.ndarray
+    tiles_per_ipu: int | None = None
+    change: int | None = None
+    change_share: float | None = None
+
+    @property
+    def worst(self) -> TileBytes | None:
+        """The tile holding the most bytes, excluding gaps, and its bytes (None when the source does not say)."""
+        return self.figures.max_excluding_gaps
+
+    @property
+    def share(self) -> float | None:
+        """The worst tile's bytes as a fraction of bytes per tile (None when either is unknown)."""
+        per_tile, worst = self.figures.bytes_per_tile, self.worst
+        return None if worst is None or not per_tile else worst.bytes / per_tile
+
+    @property
+    def headroom(self) -> int | None:
+        """Bytes per tile minus the worst tile's bytes: negative when it is over (None when either is unknown)."""
+        per_tile, worst = self.figures.bytes_per_tile, self.worst
+        return None if worst is None or per_tile is None else per_tile - worst.bytes
+
+    @property
+    def count(self) -> OutOfMemoryCount:
+        """How many tiles are out of memory, exact or at least (its summary's count)."""
+        oom = self.figures.oom
+        return oom if oom is not None else OutOfMemoryCount(self.figures.tiles_out_of_memory)
+
+
+@dataclass(frozen=True)
+class TileHistory:
+    """A tile out of memory in the last build, through the builds (indices into :attr:`Trend.builds`).
+
+    ``first`` is the earliest build known to have it out of memory;
+    ``first_certain`` is False when a build before it cannot say (no per-tile
+    status), so it may have been over earlier; ``went_over`` is True when the
+    build just before ``first`` had it within memory, so it went over in
+    ``first`` itself (whatever an earlier build cannot say). ``since`` starts its last
+    unbroken run out of memory (to the last build); ``stayed`` is True when it
+    was out of memory in every build from ``first`` on, False when a build
+    between had it within memory, None when a build between cannot say.
+    ``bytes`` are its bytes in the last build, excluding gaps.
+    """
+
+    tile: int
+    ipu: int | None
+    bytes: int
+    first: int
+    first_certain: bool
+    since: int
+    stayed: bool | None
+    went_over: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Trend:
+    """Builds in the order given, and the history of every tile out of memory in the last.
+
+    The histories are parallel arrays (``tiles``, ``first``, ...), ordered by
+    the build each tile first went over in, the latest first, then by tile, so a pod of tiles
+    out of memory costs no Python object per tile; :meth:`histories` builds
+    the records. ``tiles`` is None when the last build holds no per-tile
+    status (which tiles are out of memory is unknown).
+    """
+
+    builds: tuple[TrendBuild, ...]
+    tiles: np.ndarray | None
+    tile_bytes: np.ndarray
+    first: np.ndarray
+    first_certain: np.ndarray
+    since: np.ndarray
+    stayed: np.ndarray         # 1 stayed over, 0 was within memory between, -1 cannot say
+    went_over: np.ndarray      # the build before ``first`` had it within memory
+    tiles_per_ipu: int | None
+    gates: tuple[GateSetting, ...] = ()  # the gates the last build was judged by (the run sets them)
+
+    @property
+    def last(self) -> TrendBuild:
+        return self.builds[-1]
+
+    @property
+    def num_tiles(self) -> int:
+        """Tiles out of memory in the last build whose history is known (0 when ``tiles`` is None)."""
+        return 0 if self.tiles is None else int(self.tiles.size)
+
+    def histories(self, n: int | None = None) -> list[TileHistory]:
+        """The first ``n`` tiles' histories (every one when None), the latest to go over first, then by tile."""
+        if self.tiles is None:
+            return []
+        end = self.num_tiles if n is None else min(n, self.num_tiles)
+        tpi = self.tiles_per_ipu
+        stayed = {1: True, 0: False, -1: None}
+        return [TileHistory(t, None if not tpi else t // tpi, b, f, bool(c), s, stayed[k], bool(w))
+                for t, b, f, c, s, k, w in zip(self.tiles[:end].tolist(), self.tile_bytes[:end].tolist(),
+                                               self.first[:end].tolist(), self.first_certain[:end].tolist(),
+                                               self.since[:end].tolist(), self.stayed[:end].tolist(),
+                                               self.went_over[:end].tolist())]

@@ -8,7 +8,7 @@ bytes. Whether a tile is out of memory, and how many are, is decided in :mod:`.v
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -28,12 +28,17 @@ from ..model import (
 from . import verdict
 from .binning import aligned_counts, power_of_two_width
 from .liveness import span_liveness, tile_liveness
-from .results import IpuSummary, TopTile
+from .results import IpuSpread, IpuSummary, TopTile
 from .verdict import out_of_memory
 
 MAX_BINS = 128            # bins the default width gives at most (Poplar's rule)
 MAX_GIVEN_BINS = 16_384   # bins a given width may make: the text prints one line each
 MAX_BIN_KIB = 2 ** 53 - 1  # widths of 2**63 B and more are wider than any size
+# IPUs whose figures are kept one by one (a few thousand: a Bow Pod1024 has 1,024); past it, the first ones and
+# every IPU in brief (ipu_spread): a profile declaring one tile per IPU over 376,832 tiles made an object per IPU,
+# 1.3 GB, and a JSON of 140 MB (issue 33 item 15).
+IPU_ROWS = 4096
+IPUS_LARGEST = 10  # the IPUs holding the largest tiles, in brief
 
 
 def choose_bin_kib(low_bytes: int, high_bytes: int, max_bins: int = MAX_BINS) -> int:
@@ -228,16 +233,56 @@ def breakdown_totals(report: TileReport, part: slice | np.ndarray | None = None)
     return dict(items)
 
 
-def per_ipu(report: TileReport, over: np.ndarray | None = None) -> list[IpuSummary]:
-    """Per-IPU totals, maxima and out-of-memory counts (reports with every tile's bytes and known tiles per IPU)."""
+def _ipus(report: TileReport) -> int:
+    """How many IPUs the tiles span (0 without tiles per IPU or tiles)."""
     tpi = report.target.tiles_per_ipu
-    if not tpi or report.excluding_gaps.size == 0:
+    return -(-report.excluding_gaps.size // tpi) if tpi else 0
+
+
+def per_ipu(report: TileReport, over: np.ndarray | None = None) -> list[IpuSummary]:
+    """Per-IPU totals, maxima and out-of-memory counts (reports with every tile's bytes and known tiles per IPU),
+    of the first :data:`IPU_ROWS` IPUs (:func:`ipu_spread` gives every IPU in brief)."""
+    over = out_of_memory(report) if over is None else over
+    return _ipu_rows(report, over, range(min(_ipus(report), IPU_ROWS)))
+
+
+def ipu_spread(report: TileReport, over: np.ndarray | None = None) -> IpuSpread | None:
+    """Every IPU in brief when the tiles span more than :data:`IPU_ROWS` IPUs (else None: :func:`per_ipu` lists
+    them all): the IPUs with a known tile, those holding a tile out of memory, and the :data:`IPUS_LARGEST`
+    holding the largest tiles (the lowest IPU among equals). Each IPU's largest tile comes from one pass over the
+    tiles as a row per IPU, never an object per IPU."""
+    ipus = _ipus(report)
+    if ipus <= IPU_ROWS:
+        return None
+    tpi = report.target.tiles_per_ipu
+    assert tpi  # _ipus is 0 without it
+    values, known = report.excluding_gaps, report.known
+    over = out_of_memory(report) if over is None else over
+    rows = np.full(ipus * tpi, -1, dtype=np.int64)  # -1: padding past the last tile, or a skipped tile
+    rows[:values.size] = values if known is None else np.where(known, values, -1)
+    peaks = rows.reshape(ipus, tpi).max(axis=1)
+    del rows
+    held = np.flatnonzero(peaks >= 0)  # IPUs with a known tile
+    largest = held[np.lexsort((held, -peaks[held]))[:IPUS_LARGEST]]
+    with_oom = None
+    if over is not None:
+        flags = np.zeros(ipus * tpi, dtype=bool)
+        flags[:values.size] = over
+        with_oom = int(np.count_nonzero(flags.reshape(ipus, tpi).any(axis=1)))
+    listed = int(np.count_nonzero(held < IPU_ROWS))
+    return IpuSpread(int(held.size), listed, with_oom, tuple(_ipu_rows(report, over, largest.tolist())))
+
+
+def _ipu_rows(report: TileReport, over: np.ndarray | None, ipus: Iterable[int]) -> list[IpuSummary]:
+    """The figures of ``ipus`` (in that order), each IPU whose tiles are all skipped left out."""
+    tpi = report.target.tiles_per_ipu
+    if not tpi:
         return []
     values = report.excluding_gaps
-    over = out_of_memory(report) if over is None else over
     result = []
     known = report.known
-    for ipu, first in enumerate(range(0, values.size, tpi)):
+    for ipu in ipus:
+        first = ipu * tpi
         part = slice(first, min(first + tpi, values.size))
         peak = argmax(values[part], None if known is None else known[part])
         if peak is None:  # every tile of this IPU was skipped: nothing known to summarise

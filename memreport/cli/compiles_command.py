@@ -4,20 +4,21 @@ from __future__ import annotations
 import click
 
 from .. import run
-from ..progress import ReadProgress, file_progress
+from ..output import output_width
+from ..progress import file_bars
+from . import shared
 from .group import main
-from .shared import checked, exit_codes, finish, html_option, output_options, output_width, shown_path, stdin_paths
 
 
-@main.command("compiles", short_help="Every compilation, cache hit and recompilation in a run's logs.",
-              context_settings={"help_option_names": ["-h", "--help"]})
+@main.command("compiles", short_help="Every compilation, cache hit and recompilation in a run's logs.")
 @click.argument("logs", metavar="LOG...", nargs=-1, required=True)
-@output_options("compiles", "compilations")
-@click.option("--fail-on-recompile", is_flag=True,
+@shared.output_options("compiles", "compilations")
+@click.option("--fail-on-recompile", is_flag=True, default=None,
               help="Gate: exit 3 if one process compiles a module (or, unnamed, a hash) more than once, across "
                    "all the LOGs.")
-@html_option
-def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recompile: bool = False,
+@shared.config_option
+@shared.html_option
+def compiles_command(logs: tuple[str, ...], fmt: str, output: str, gates: shared.GatesPerInput,
                      html_path: str | None = None) -> None:
     """Every compilation, cache hit and recompilation in a run's logs.
 
@@ -39,24 +40,10 @@ def compiles_command(logs: tuple[str, ...], fmt: str, output: str, fail_on_recom
     compilation lines, 2 bad usage, 3 a gate failed, 4 the output could
     not be written, 128+N ended by signal N.
     """
-    logs = tuple(stdin_paths(logs))
-    checked(list(logs), [("-o", output), *([("--html", html_path)] if html_path else [])])
-    bars: list[ReadProgress] = []
-
-    def progress(path: str) -> ReadProgress | None:
-        while bars:  # the previous log's bar is done
-            bars.pop().close()
-        bar = file_progress(path)
-        if bar is not None:
-            bars.append(bar)
-        return bar
-
-    with exit_codes():
-        try:
-            summary = run.compiles_of(logs, progress=progress, names=[shown_path(p) for p in logs])
-        finally:
-            while bars:
-                bars.pop().close()
-        done = run.compiles(summary, fmt=fmt, output=output, html=html_path,
-                            gates=run.Gates(fail_on_recompile=fail_on_recompile), width=output_width(output, fmt))
-    finish(done)
+    logs = tuple(shared.prepare(logs, output, gates, html_path))
+    with shared.exit_codes():
+        with file_bars() as progress:
+            summary = run.compiles_of(logs, progress=progress, names=[shared.STDIN.named(p) for p in logs])
+        done = run.compiles(summary, fmt=fmt, output=output, html=html_path, gates=gates,
+                            width=output_width(output, fmt))
+    shared.finish(done)

@@ -3,54 +3,36 @@ from __future__ import annotations
 
 import click
 
-from .. import run, session
-from ..errors import TileCountMismatch
-from ..units import Percent
+from .. import run
+from ..output import output_width
+from . import shared
 from .group import main
-from .shared import (
-    BUDGET,
-    PERCENT_ROUNDING,
-    SIZE,
-    _spooled,
-    checked,
-    exit_codes,
-    fail,
-    finish,
-    html_option,
-    module_option,
-    output_options,
-    output_width,
-    read,
-    read_options,
-    stdin_paths,
-)
 
 
-@main.command("diff", short_help="Compare two builds tile by tile (excluding-gaps bytes).",
-              context_settings={"help_option_names": ["-h", "--help"]})
+@main.command("diff", short_help="Compare two builds tile by tile (excluding-gaps bytes).")
 @click.argument("old_path", metavar="OLD")
 @click.argument("new_path", metavar="NEW")
-@output_options("diff", "diff")
+@shared.output_options("diff", "diff")
 @click.option("--top", default=20, show_default=True, type=click.IntRange(min=0), metavar="N",
               help="How many of the largest changes the text lists (JSON and CSV list all) and shows below the tile "
                    "(what changed inside them: sections, categories, regions, liveness, symbols).")
-@click.option("--min-change", type=SIZE, default=0, metavar="SIZE",
+@click.option("--min-change", type=shared.SIZE, default=0, metavar="SIZE",
               help="Hide changes smaller than SIZE: tiles from the lists, items from below the tile (the counts "
                    "still cover every change).")
 @click.option("--sort", "sort", type=click.Choice(["delta", "growth", "new"]), default="delta", show_default=True,
               help="Order of the items below the tile: delta (largest change either way), growth (largest growth "
                    "first), new (new items, then removed, then the rest).")
-@read_options
-@click.option("--fail-on-growth", type=BUDGET, metavar="SIZE|P%",
+@shared.read_options
+@click.option("--fail-on-growth", type=shared.BUDGET, metavar="SIZE|P%",
               help="Gate: exit 3 if any tile grows by more than SIZE, or when growth x 100 > P x bytes per tile "
-                   "(NEW's). " + PERCENT_ROUNDING)
-@click.option("--fail-on-oom", is_flag=True, help="Gate: exit 3 if any tile of NEW is out of memory.")
-@html_option
-@module_option
-def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, tile_memory: int | None,
-                 arch: str | None, fail_on_growth: int | Percent | None, fail_on_oom: bool,
-                 skip_bad_members: bool = False, min_change: int = 0, sort: str = "delta",
-                 thin_root: str | None = None, module: str | None = None, html_path: str | None = None) -> None:
+                   "(NEW's). " + shared.PERCENT_ROUNDING)
+@click.option("--fail-on-oom", is_flag=True, default=None, help="Gate: exit 3 if any tile of NEW is out of memory.")
+@shared.config_option
+@shared.html_option
+@shared.module_option
+def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, options: shared.ReadOptions,
+                 gates: shared.GatesPerInput, min_change: int = 0, sort: str = "delta", module: str | None = None,
+                 html_path: str | None = None) -> None:
     """Compare two builds tile by tile (excluding-gaps bytes).
 
     OLD and NEW are any two readable reports of programs with the same tile
@@ -71,17 +53,11 @@ def diff_command(old_path: str, new_path: str, fmt: str, output: str, top: int, 
     differ, 2 bad usage, 3 a gate failed, 4 the output could not be written,
     128+N ended by signal N.
     """
-    options = session.read_options(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
-                                   thin_root=thin_root)
-    old_path, new_path = stdin_paths([old_path, new_path])
-    checked([old_path, new_path], [("-o", output), *([("--html", html_path)] if html_path else [])])
-    old, _ = read([old_path], options, module)
-    new, _ = read([new_path], options, module)
-    with exit_codes():
-        try:
-            done = run.diff(old, new, fmt=fmt, output=output, top=top, min_change=min_change, sort=sort,
-                            html=html_path, gates=run.Gates(fail_on_oom=fail_on_oom, fail_on_growth=fail_on_growth),
-                            width=output_width(output, fmt), thin_root=thin_root, labels=_spooled, check=checked)
-        except TileCountMismatch as exc:
-            fail(f"diff: {exc}")
-    finish(done)
+    old_path, new_path = shared.prepare([old_path, new_path], output, gates, html_path)
+    old, _ = shared.read([old_path], options, module)
+    new, _ = shared.read([new_path], options, module)
+    with shared.exit_codes():
+        done = run.diff(old, new, fmt=fmt, output=output, top=top, min_change=min_change, sort=sort, html=html_path,
+                        gates=gates, width=output_width(output, fmt), thin_root=options.thin_root,
+                        labels=shared.STDIN.labels, check=shared.checked)
+    shared.finish(done)

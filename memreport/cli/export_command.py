@@ -3,34 +3,21 @@ from __future__ import annotations
 
 import click
 
-from .. import run, session
+from .. import run
+from . import shared
 from .group import main
-from .shared import (
-    _spooled,
-    checked,
-    drill_options,
-    exit_codes,
-    finish,
-    module_option,
-    output_options,
-    read,
-    read_options,
-    stdin_paths,
-)
 
 
-@main.command("export", short_help="Save reports as memreport/1 JSON that memreport reads back.",
-              context_settings={"help_option_names": ["-h", "--help"]})
+@main.command("export", short_help="Save reports as memreport/1 JSON that memreport reads back.")
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)
-@output_options("report", "memreport/1 JSON", formats=False)
+@shared.output_options("report", "memreport/1 JSON", formats=False)
 @click.option("--top", default=5, show_default=True, type=click.IntRange(min=0), metavar="N",
               help="How many of the most memory-subscribed tiles to detail (with their symbols).")
-@drill_options
-@read_options
-@module_option
-def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: int | None, arch: str | None,
-                   skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
-                   symbols: int | None = None, thin_root: str | None = None, module: str | None = None) -> None:
+@shared.drill_options
+@shared.read_options
+@shared.module_option
+def export_command(files: tuple[str, ...], output: str, top: int, options: shared.ReadOptions,
+                   tiles_asked: tuple[int, ...] = (), symbols: int | None = None, module: str | None = None) -> None:
     """Save reports as memreport/1 JSON that memreport reads back as the same reports.
 
     FILE is anything memreport reads. The JSON holds every tile's values,
@@ -49,12 +36,9 @@ def export_command(files: tuple[str, ...], output: str, top: int, tile_memory: i
     saved, and named in its errors), 2 bad usage,
     4 the output could not be written, 128+N ended by signal N.
     """
-    options = session.read_options(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
-                                   thin_root=thin_root)
-    files = tuple(stdin_paths(files))
-    checked(list(files), [("-o", output)])
-    reads, failures = read(files, options, module)
-    with exit_codes():
-        done = run.export(reads, output=output, top=top, tiles_asked=tiles_asked, symbols=symbols,
-                          thin_root=thin_root, failures=failures, labels=_spooled, check=checked)
-    finish(done)
+    files = tuple(shared.prepare(files, output))
+    reads, failures = shared.read(files, options, module)
+    with shared.exit_codes():
+        done = run.export(reads, output=output, top=top, tiles_asked=tiles_asked, symbols=symbols, failures=failures,
+                          thin_root=options.thin_root, labels=shared.STDIN.labels, check=shared.checked)
+    shared.finish(done)

@@ -2,17 +2,13 @@
 a signal, a closed pipe or a bug ends a run with one line and its exit code."""
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import sys
-
 import click
 
-from ..signals import SIGPIPE, Terminated, signals_end_the_run
-from .shared import fail, unexpected
+from ..run import command_meant
+from ..signals import run_ends
+from .shared import fail
 
-COMMANDS = ("report", "diff", "compiles", "export")  # in the order --help lists them
+COMMANDS = ("report", "diff", "trend", "compiles", "export")  # in the order --help lists them
 
 
 class DefaultGroup(click.Group):
@@ -21,35 +17,17 @@ class DefaultGroup(click.Group):
     default_command = "report"
 
     def parse_args(self, ctx, args):
-        if args and args[0] not in self.commands and not os.path.lexists(args[0]):
-            import difflib
-            close = difflib.get_close_matches(args[0], [c for c in self.commands if c != self.default_command], 1)
-            if close:  # neither a file nor a command: a command mistyped, most likely
-                raise click.UsageError(f"{args[0]}: no such file or command; did you mean 'memreport {close[0]}'?",
-                                       ctx)
         if not args or args[0] not in self.commands:
+            if args and command_meant(args[0], COMMANDS):  # neither a file nor a command: a command mistyped
+                raise click.UsageError(f"{args[0]}: no such file or command; did you mean "
+                                       f"'memreport {command_meant(args[0], COMMANDS)}'?", ctx)
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
-        """Run the command; a signal or a closed pipe ends it with 128 + N, temporary files removed."""
-        with signals_end_the_run():
-            try:
-                return super().invoke(ctx)
-            except Terminated as exc:  # the stack has unwound: every temporary file is gone
-                sys.exit(128 + exc.signum)
-            except KeyboardInterrupt:
-                sys.exit(128 + signal.SIGINT)
-            except BrokenPipeError:  # the reader of stdout has gone (| head): end quietly, as SIGPIPE would
-                with contextlib.suppress(OSError, ValueError, AttributeError):
-                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
-                sys.exit(128 + SIGPIPE)
-            except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
-                raise
-            except MemoryError:  # outside the readers, which say so themselves: rendering a pod, say
-                fail("out of memory (MemoryError): the run needs more memory than this process may use")
-            except Exception as exc:  # noqa: BLE001 - the last resort: one line, never a traceback
-                fail(unexpected(exc))
+        """Run the command: a signal, a closed pipe or a bug ends it as :func:`memreport.signals.run_ends` says."""
+        with run_ends(fail, keep=(click.ClickException, click.exceptions.Exit, click.exceptions.Abort)):
+            return super().invoke(ctx)
 
 
 class ReportCommand(click.Command):
@@ -67,7 +45,6 @@ class ReportCommand(click.Command):
             formatter.write_dl(rows)
         formatter.write_paragraph()
         formatter.write_text("A file whose name is a command's is reported with a path: memreport ./diff")
-
 
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -3,68 +3,41 @@ from __future__ import annotations
 
 import click
 
-from .. import __version__, run, session
-from ..units import Percent
+from .. import __version__, run
+from ..output import terminal_options
+from . import shared
 from .group import ReportCommand, main
-from .shared import (
-    BUDGET,
-    PATH,
-    PERCENT_ROUNDING,
-    _spooled,
-    checked,
-    color_option,
-    drill_options,
-    exit_codes,
-    finish,
-    html_option,
-    module_option,
-    output_options,
-    read,
-    read_options,
-    stdin_paths,
-    terminal_options,
-)
 
 
 @main.command("report", short_help="Show the memory of every tile of a compiled IPU program.",
               cls=ReportCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)
-@output_options("report", "report")
+@shared.output_options("report", "report")
 @click.option("--top", default=5, show_default=True, type=click.IntRange(min=0), metavar="N",
               help="How many of the most memory-subscribed tiles to detail.")
-@drill_options
-@read_options
+@shared.drill_options
+@shared.read_options
 @click.option("--bin-kib", type=click.IntRange(min=1, max=2 ** 53 - 1), metavar="N",
               help="Histogram bin width in KiB (default: the smallest power of two giving at most 128 bins); at "
                    "most 16,384 bins (exit 2 beyond).")
-@click.option("--png", metavar="PATH", type=PATH,
+@click.option("--png", metavar="PATH", type=shared.PATH,
               help="Also draw each report as a PNG: memory per tile, the By Tile histogram, a per-IPU heat "
                    "map. Several reports number the files before the extension, in input order (--png m.png writes "
                    "m-1.png, m-2.png, ...); a PATH without an extension gets .png.")
-@html_option
-@click.option("--tensor-map", "tensor_map_path", metavar="PATH", type=PATH,
+@shared.html_option
+@click.option("--tensor-map", "tensor_map_path", metavar="PATH", type=shared.PATH,
               help="A tensor map (tensor_map.json): list the tensors on the top tiles, with elements and "
                    "estimated bytes of tensor data (CSV: three per-tile tensor columns).")
-@click.option("--fail-on-oom", is_flag=True,
-              help="Gate: exit 3 if any tile is out of memory (a text summary: its printed count, or what its "
-                   "maximum, histogram and detailed tiles show when that count is for other bytes per tile).")
-@click.option("--max-tile", type=BUDGET, metavar="SIZE|P%",
-              help="Gate: exit 3 if any tile uses more than SIZE, excluding gaps (a text summary: its printed "
-                   "maximum), or when bytes x 100 > P x bytes per tile. "
-                   + PERCENT_ROUNDING)
-@click.option("--min-headroom", type=BUDGET, metavar="SIZE|P%",
-              help="Gate: exit 3 if any tile has less than SIZE free below bytes per tile, or when free bytes x "
-                   "100 < P x bytes per tile. " + PERCENT_ROUNDING)
+@shared.gate_options
+@shared.config_option
 @click.option("-q", "--brief", is_flag=True,
               help="Text: the verdict and the top tiles only (no By Tile block, symbols or notes).")
-@module_option
-@color_option
+@shared.module_option
+@shared.color_option
 @click.version_option(__version__, "--version", prog_name="memreport")
-def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory: int | None,
-           arch: str | None, bin_kib: int | None, fail_on_oom: bool = False, max_tile: int | Percent | None = None,
-           min_headroom: int | Percent | None = None, tensor_map_path: str | None = None,
-           png: str | None = None, skip_bad_members: bool = False, tiles_asked: tuple[int, ...] = (),
-           symbols: int | None = None, thin_root: str | None = None, module: str | None = None,
+def report(files: tuple[str, ...], fmt: str, output: str, top: int, options: shared.ReadOptions,
+           gates: shared.GatesPerInput, bin_kib: int | None, tensor_map_path: str | None = None, png: str | None = None,
+           tiles_asked: tuple[int, ...] = (), symbols: int | None = None, module: str | None = None,
            color: str = "auto", html_path: str | None = None, brief: bool = False) -> None:
     """Show the memory of every tile of a compiled IPU program.
 
@@ -98,18 +71,13 @@ def report(files: tuple[str, ...], fmt: str, output: str, top: int, tile_memory:
     reported; it outranks a failed gate), 2 bad usage, 3 a gate failed,
     4 an output could not be written (none was), 128+N ended by signal N.
     """
-    options = session.read_options(tile_memory=tile_memory, arch=arch, skip_bad_members=skip_bad_members,
-                                   thin_root=thin_root)
-    files = tuple(stdin_paths(files))
-    inputs = [*files, *([tensor_map_path] if tensor_map_path else [])]
-    checked(inputs, [("-o", output), *([("--png", png)] if png is not None else []),
-                     *([("--html", html_path)] if html_path else [])])
-    reads, failures = read(files, options, module)
+    files = tuple(shared.prepare(files, output, gates, html_path, png,
+                                 also=[tensor_map_path] if tensor_map_path else []))
+    reads, failures = shared.read(files, options, module)
     width, colored = terminal_options(output, color) if fmt == "text" else (None, False)
-    with exit_codes():
+    with shared.exit_codes():
         done = run.report(reads, fmt=fmt, output=output, top=top, tiles_asked=tiles_asked, symbols=symbols,
-                          bin_kib=bin_kib, png=png, html=html_path, tensor_map=tensor_map_path,
-                          gates=run.Gates(fail_on_oom=fail_on_oom, max_tile=max_tile, min_headroom=min_headroom),
-                          width=width, color=colored, brief=brief, thin_root=thin_root, failures=failures,
-                          labels=_spooled, check=checked)
-    finish(done)
+                          bin_kib=bin_kib, png=png, html=html_path, tensor_map=tensor_map_path, gates=gates,
+                          width=width, color=colored, brief=brief, thin_root=options.thin_root, failures=failures,
+                          labels=shared.STDIN.labels, check=shared.checked)
+    shared.finish(done)

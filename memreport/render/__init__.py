@@ -4,7 +4,8 @@ Every output format is a :class:`Renderer` in one registry, keyed by what it
 renders (its *subject*: ``"report"`` takes a list of
 :class:`~memreport.analysis.Summary`, ``"diff"`` a
 :class:`~memreport.analysis.diff.Diff`, ``"compiles"`` a
-:class:`~memreport.analysis.compiles.CompileSummary`) and its name, which is the
+:class:`~memreport.analysis.compiles.CompileSummary`, ``"trend"`` a
+:class:`~memreport.analysis.results.Trend`) and its name, which is the
 ``--format`` value. The CLI takes its ``--format`` choices from here
 (pyinstrument's renderers and Pillow's ``register_save`` are the models).
 Built-in renderers are declared below with the module that implements them,
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..model.schemas import COMPILES_SCHEMA, DIFF_SCHEMA, REPORT_SCHEMA
+from ..model.schemas import COMPILES_SCHEMA, DIFF_SCHEMA, REPORT_SCHEMA, TREND_SCHEMA
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,11 @@ for _declared in (
                      "memreport.render.data.compiles:render_json"),
     DeclaredRenderer("csv", "compiles", ".csv", False, "CSV, one row per compilation",
                      "memreport.render.data.compiles:render_csv"),
+    DeclaredRenderer("text", "trend", ".txt", False, "the answer, a table of the builds, then the tiles",
+                     "memreport.render.text.trend:render_text"),
+    DeclaredRenderer("json", "trend", ".json", False, f"JSON (schema {TREND_SCHEMA})",
+                     "memreport.render.data.trend:render_json"),
+    DeclaredRenderer("csv", "trend", ".csv", False, "CSV, one row per build", "memreport.render.data.trend:render_csv"),
     # One report for a notebook's rich display (``_repr_html_``); not a --format: the CLI lists "report" ones.
     DeclaredRenderer("html", "notebook", ".html", False, "the report's page in a sandboxed frame",
                      "memreport.render.page:render_notebook", per_item=True),
@@ -140,7 +146,7 @@ for _declared in (
     register(_declared)
 
 # The shareable page (issue 25): one self-contained HTML file; and Markdown for a pull request or a job summary.
-for _subject in ("report", "diff", "compiles"):
+for _subject in ("report", "diff", "compiles", "trend"):
     register(DeclaredRenderer("markdown", _subject, ".md", False,
                               "GitHub Markdown (a PR comment, $GITHUB_STEP_SUMMARY)",
                               f"memreport.render.markdown.{_subject}:render_{_subject}"))

@@ -1,4 +1,5 @@
-"""Table cells built once for every output form: the tile table's, the closing table's, a compilation's.
+"""Table cells built once for every output form: the tile table's, the closing table's, a compilation's, a
+trend's builds and tiles.
 
 Each table is a list of columns (heading, cells, alignment, and the note a
 column's mark needs); the text lays them out to the terminal's width
@@ -11,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..analysis import Closing, ClosingRow, Summary, TopTile
+from ..analysis.results import TileHistory, Trend, TrendBuild
 from ..model import Compilation
 from ..units import plural
-from .words import count_short, out_of_memory_cell
+from .words import count_short, first_phrase, out_of_memory_cell
 
 UNKNOWN = "?"
 CHANGES_SHOWN = 50  # changed tiles a diff's page and Markdown list (the JSON and CSV list every one)
@@ -123,3 +125,55 @@ def closing_cells(closing: Closing) -> Cells:
 def rss(c: Compilation) -> str:
     """The peak RSS in the unit the log printed it in (MiB in SDK 3.x, "MB" in 2.x), never converted."""
     return f"{c.peak_rss_mb:,.1f}" + (f" {c.peak_rss_unit}" if c.peak_rss_unit else "")
+
+
+def change_cell(build: TrendBuild, first: bool = False) -> str:
+    """A build's total against the previous build's: ``+154,096 B (+0.03%)``; empty for the first build, ``?``
+    when either total is unknown."""
+    if first:
+        return ""
+    if build.change is None:
+        return UNKNOWN
+    return f"{build.change:+,} B" + ("" if build.change_share is None else f" ({percent_change(build.change_share)})")
+
+
+def percent_change(share: float) -> str:
+    """A change as a percent of what it changed: ``+0.03%``; ``+<0.01%`` for a change that rounds to nothing but
+    is not one."""
+    if share and abs(share) < 0.00005:
+        return ("+" if share > 0 else "-") + "<0.01%"
+    return f"{100 * share:+.2f}%"
+
+
+def trend_columns(trend: Trend) -> list[Column]:
+    """The table of builds, a row each in order: the worst tile and its bytes (``1402: 788,976 B``), its share of
+    tile memory, tiles out of memory, headroom (bytes per tile minus the worst tile), the total excluding gaps and
+    its change."""
+    builds = trend.builds
+    worst = [b.worst for b in builds]
+    return [Column("build", "Build", tuple(b.label for b in builds)),
+            Column("worst", "Worst tile", tuple(UNKNOWN if w is None else f"{w.tile}: {w.bytes:,} B" for w in worst),
+                   True),
+            Column("share", "% of tile", tuple(UNKNOWN if b.share is None else f"{100 * b.share:.1f}%"
+                                               for b in builds), True),
+            Column("oom", "OOM tiles", tuple(count_short(b.count) for b in builds), True),
+            Column("headroom", "Headroom", tuple(_bytes(b.headroom) for b in builds), True),
+            Column("total", "Total", tuple(_bytes(b.figures.total_excluding_gaps) for b in builds), True,
+                   below="total"),
+            Column("change", "Change", tuple(change_cell(b, i == 0) for i, b in enumerate(builds)), True,
+                   below="change")]
+
+
+def history_columns(trend: Trend, histories: Sequence[TileHistory]) -> list[Column]:
+    """The table of tiles out of memory in the last build: its bytes there, the build it first went over in,
+    the build since which it has stayed over, and whether it stayed over all along (``?``: a build between
+    cannot say)."""
+    stayed = {True: "yes", False: "no", None: UNKNOWN}
+    columns = [Column("tile", "Tile", tuple(str(h.tile) for h in histories), True)]
+    if trend.tiles_per_ipu:
+        columns.append(Column("ipu", "IPU", tuple(str(h.ipu) for h in histories), True))
+    return columns + [
+        Column("bytes", "Bytes", tuple(f"{h.bytes:,} B" for h in histories), True),
+        Column("first", "First over", tuple(first_phrase(h, trend) for h in histories)),
+        Column("since", "Over since", tuple(trend.builds[h.since].label for h in histories)),
+        Column("stayed", "Stayed over", tuple(stayed[h.stayed] for h in histories))]

@@ -1,10 +1,13 @@
-"""Text layout shared by every output form: Poplar's own pieces (docs/FORMATS.md §1) and the fitting of prose.
+"""Text layout shared by every output form: Poplar's own pieces (docs/FORMATS.md §1), the fitting of prose and of
+tables of cells (:func:`fit_table`, every text table's one fitter).
 
 The By Tile histogram rows (a range right-aligned in 10, a 40-star bar, the
 count in 7), the ``Maximum`` lines and the ``(X K)`` figure, and the whole
 By Tile block, written once here for the text, the page's "as Poplar prints
 it" and the Markdown; the width memreport's own prose wraps to beside them
-(:func:`prose`), and the shortening of a long name (:func:`middle_shortened`).
+(:func:`prose`), the shortening of a long name (:func:`middle_shortened`),
+and a name as it may be shown (:func:`visible`: its control characters
+escaped, as ``ls`` and git show them).
 """
 from __future__ import annotations
 
@@ -56,6 +59,33 @@ def maximum_line(label: str, peak: TileBytes) -> str:
     return f"Maximum ({label}): {peak.bytes:,} ({kib(peak.bytes)}) on tile {peak.tile}"
 
 
+# What a terminal acts on rather than shows (issue 33 item 8): the C0 and C1 controls and DEL (an escape sequence
+# sets the clipboard (OSC 52) or clears the screen, a carriage return writes over a line, even with --color never),
+# the bidirectional controls that reorder what follows them (embeddings and overrides U+202A-U+202E, isolates
+# U+2066-U+2069, the marks U+200E, U+200F and U+061C), the line and paragraph separators U+2028, U+2029 (a line
+# break to some readers), and lone surrogates (a path's bytes that are not UTF-8, which would be written back raw).
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if char in _NAMED:
+        return _NAMED[char]
+    if 0xDC80 <= code <= 0xDCFF:  # surrogateescape's stand-in for the byte it could not decode
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str, keep: str = "") -> str:
+    """``text`` as it may be shown to people: every control character, bidirectional control and lone surrogate
+    written as its escape (``\\x1b``, ``\\r``, ``\\u202e``), as ``ls`` and git show a file name, but those in
+    ``keep`` (a page's line ends); anything else (backslashes too) as it is. Text without one is returned as is."""
+    if _HIDDEN.search(text) is None:
+        return text
+    return _HIDDEN.sub(lambda m: m[0] if m[0] in keep else _escaped(m[0]), text)
+
+
 WIDTH = 100  # columns memreport's own text fits by default (Poplar's By Tile block keeps its own layout)
 
 
@@ -71,6 +101,7 @@ def prose(lead: str, text: str, width: int = WIDTH, hang: str | None = None) -> 
     """``lead`` then ``text``, wrapped at spaces to ``width`` columns, continued under the text's first
     character (or after ``hang``); a word longer than the line, a path say, stays whole on a line of its own,
     and a figure keeps its unit (``638,976 B``), an option its value (``--symbols 20``)."""
+    lead, text, hang = visible(lead), visible(text), None if hang is None else visible(hang)  # widths as shown
     glued = _OPTION.sub("\\1" + _NBSP, _UNIT.sub("\\1" + _NBSP, text))
     indent = " " * len(lead) if hang is None else hang
     lines = textwrap.wrap(glued, width, initial_indent=lead, subsequent_indent=indent,

@@ -1,6 +1,8 @@
 """Gates as pure functions: which tiles fail, by how much, and the one-line message."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,8 @@ from memreport.analysis import gates as _gates
 from memreport.analysis import summarize, summarize_all
 from memreport.analysis.diff import diff_reports
 from memreport.analysis.gates import GateResult, Offender
+from memreport.analysis.results import GateSetting
+from memreport.config import Gates, Origin, Setting
 from memreport.errors import UnsupportedOperation
 from memreport.model import (
     MemoryReport,
@@ -21,6 +25,7 @@ from memreport.model import (
     TileReport,
 )
 from memreport.render.words import gate_message
+from memreport.units import Percent
 from tests.builds import LIMIT, NEW, OLD, empty_tensor_map_report, write_build
 
 
@@ -29,7 +34,7 @@ class _Judging:
 
     def __getattr__(self, name):
         found = getattr(_gates, name)
-        if not (name.startswith("check_") or name == "evaluate"):
+        if not name.startswith(("check_", "judge")):
             return found
 
         def judged(*args, **kwargs):
@@ -171,12 +176,30 @@ def test_text_summary_without_a_maximum_cannot_be_gated():
         gates.check_max_tile(summarize(text_summary(peak=None)), 1024)
 
 
-def test_evaluate_runs_every_requested_gate_in_order(old, new):
-    results = gates.evaluate(summarize_all([old, new]), fail_on_oom=True, max_tile=640_000)
-    assert [(r.gate, r.source, r.failed, r.failing_tiles) for r in results] == [
-        ("fail-on-oom", "old.a", True, 2), ("max-tile", "old.a", True, 1),
-        ("fail-on-oom", "new.a", True, 2), ("max-tile", "new.a", True, 2)]
-    assert gates.evaluate(summarize_all([old])) == []
+def test_judge_runs_every_gate_in_force_in_order_with_where_it_was_set(old, new):
+    set_in = Origin(".memreport.toml", "gates.max-tile", 3)
+    given = Gates(max_tile=Setting(640_000, set_in)).merged(fail_on_oom=True)
+    results = [r for summary in summarize_all([old, new]) for r in gates.judge(summary, given)]
+    assert [(r.gate, r.source, r.failed, r.failing_tiles, r.origin) for r in results] == [
+        ("fail-on-oom", "old.a", True, 2, None), ("max-tile", "old.a", True, 1, set_in),
+        ("fail-on-oom", "new.a", True, 2, None), ("max-tile", "new.a", True, 2, set_in)]
+    assert gate_message(results[1]) == ("1 tile(s) above --max-tile 640,000 B in old.a: tile 7 by 60,000 B "
+                                        "(--max-tile from .memreport.toml, line 3, gates.max-tile)")
+    assert gates.judge(summarize(old), Gates()) == []
+    assert gates.judge(summarize(old), Gates().merged(fail_on_oom=False, max_tile=None)) == []  # off as given
+    assert _gates.in_force(given, _gates.REPORT_GATES) == (
+        GateSetting("fail-on-oom", True, None), GateSetting("max-tile", 640_000, set_in))
+
+
+def test_judge_diff_judges_growth_and_new_with_their_origins(old, new):
+    changes = diff_reports(old, new)
+    set_in = Origin("pyproject.toml", "tool.memreport.gates.fail-on-growth", 9)
+    given = Gates(fail_on_growth=Setting(Percent(Fraction(1), "1"), set_in)).merged(fail_on_oom=True)
+    results = gates.judge_diff(changes, summarize(new), given)
+    assert [(r.gate, r.failed, r.origin) for r in results] == [("fail-on-growth", True, set_in),
+                                                                ("fail-on-oom", True, None)]
+    assert gate_message(results[0]).endswith(
+        "(--fail-on-growth from pyproject.toml, line 9, tool.memreport.gates.fail-on-growth)")
 
 
 def test_growth_names_tiles_that_grew_by_more_than_the_limit(old, new):

@@ -17,7 +17,7 @@ from memreport.model import (
     TileDetail,
     TileReport,
 )
-from tests.builds import complete
+from tests.builds import complete, one_tile_per_ipu
 
 
 @pytest.mark.parametrize("low,high,width", [
@@ -111,6 +111,23 @@ def test_per_ipu():
                                (1, 1472, 1472, 9, TileBytes(1480, 9), 0),
                                (2, 2944, 10, 0, TileBytes(2944, 0), 0)]
     assert analysis.per_ipu(complete([1, 2], arch=None)) == []
+
+
+def test_past_the_ipus_listed_one_by_one_every_ipu_in_brief():
+    """Tiles spanning more than IPU_ROWS IPUs: the first IPU_ROWS listed, every IPU counted, those holding a tile out
+    of memory counted, and the IPUs holding the largest tiles (the lowest among equals), never an object per IPU."""
+    n = analysis.tiles.IPU_ROWS + 904
+    values = np.arange(n) % 500
+    report = one_tile_per_ipu(values, over_at=(9, 4_500, 4_999), skipped=(4_998,))
+    summary = summarize(report)
+    assert len(summary.per_ipu) == analysis.tiles.IPU_ROWS and summary.per_ipu[-1].ipu == analysis.tiles.IPU_ROWS - 1
+    spread = summary.ipu_spread
+    assert (spread.ipus, spread.listed, spread.left_out, spread.with_out_of_memory) == (n - 1, 4_096, 903, 3)
+    assert [(s.ipu, s.max_excluding_gaps.bytes, s.tiles_out_of_memory) for s in spread.largest] == [
+        (9, 2_000, 1), (4_500, 2_000, 1), (4_999, 2_000, 1), (499, 499, 0), (999, 499, 0), (1_499, 499, 0),
+        (1_999, 499, 0), (2_499, 499, 0), (2_999, 499, 0), (3_499, 499, 0)]
+    assert summarize(one_tile_per_ipu(np.ones(analysis.tiles.IPU_ROWS))).ipu_spread is None  # every IPU listed
+    assert len(summarize(one_tile_per_ipu(np.ones(analysis.tiles.IPU_ROWS))).per_ipu) == analysis.tiles.IPU_ROWS
 
 
 def test_breakdown_for_a_tile_skips_absent_and_uncounted():

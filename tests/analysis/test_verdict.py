@@ -278,6 +278,14 @@ def test_the_verdict_words_every_message_and_names_each_next_command_once():
     assert list(verdict.message_tiles) == [3, 4] and verdict.count.at_least == 2
 
 
+def test_the_next_command_quotes_the_path_a_log_names():
+    """A path a log names is one argument of the command suggested: a shell reads none of it (issue 33)."""
+    saved = OutOfMemoryMessage(kind="report-saved", line=5, text="...", saved_path="out/x; rm -rf ~|$(id).json")
+    assert words.next_command(saved) == "memreport 'out/x; rm -rf ~|$(id).json'"
+    archive = OutOfMemoryMessage(kind="profile-saved", line=5, text="...", archive="a b/archive.a")
+    assert words.next_command(archive) == "memreport 'a b/archive.a'"
+
+
 def test_the_command_to_look_into_the_worst_tile_picks_its_report_among_several(tmp_path):
     run = pathlib.Path(SAMPLE).with_name("run.log").read_text()
     log = tmp_path / "two runs.log"

@@ -155,8 +155,8 @@ def test_a_file_name_that_is_not_utf8_with_o_and_png(tmp_path):
     result = memreport(name, "-o", "report.txt", "--png", "memory.png", "--format", "csv", cwd=tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     assert (tmp_path / "report.txt").read_bytes().splitlines()[1].startswith(b"0,0,tile_0000.elf,")
-    result = memreport(name, "-o", "report.txt", cwd=tmp_path)
-    assert b"\n\nSource:   \xff\xfe.a\n" in (tmp_path / "report.txt").read_bytes()  # after the verdict and plans
+    result = memreport(name, "-o", "report.txt", cwd=tmp_path)  # the text shows the bytes escaped, as ls -b does
+    assert b"\n\nSource:   \\xff\\xfe.a\n" in (tmp_path / "report.txt").read_bytes()  # after the verdict and plans
     assert (tmp_path / "memory.png").read_bytes().startswith(b"\x89PNG")
 
 
@@ -352,3 +352,21 @@ def test_files_asked_for_are_written_when_the_reader_of_stdout_leaves(tmp_path, 
     for name in files:  # whole: a page ends with its closing tag, a PNG with its IEND chunk
         data = (tmp_path / name).read_bytes()
         assert data.endswith(b"IEND\xaeB`\x82" if name.endswith(".png") else b"</html>\n"), name
+
+
+# ---------------------------------------------------------------- names on stderr (issue 33 item 8)
+
+def test_a_name_quoted_on_stderr_is_shown_escaped(tmp_path):
+    """An unreadable file's name, a module asked for: each line on stderr shows their control characters escaped,
+    as the text does (a terminal would clear the screen, move the cursor back over the line)."""
+    from tests.synth.hostile import CLEAR, TERMINAL, archive
+    (tmp_path / f"x{CLEAR}\r.bin").write_bytes(b"garbage")
+    (tmp_path / "t.a").write_bytes(archive(TERMINAL))
+    result = memreport(f"x{CLEAR}\r.bin", "t.a", "-o", "out.txt", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (1, b"memreport: x\\x1b[2J\\x1b[H\\r.bin: no memory information "
+                                                     b"found: looked for a Poplar memory summary (Target, Memory Usage "
+                                                     b"or By Tile sections), a 'Tile # N memory usage:' block or an "
+                                                     b"out-of-memory message\n")
+    result = memreport("t.a", "--module", "\u202e#1", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == b"Error: --module \\u202e#1: t.a holds no such report; it holds 1: #1"

@@ -196,6 +196,7 @@ def test_help_lists_the_commands_and_how_to_report_a_file_named_like_one(tmp_pat
     commands = out.split("Commands (memreport COMMAND --help for each):\n")[1]
     assert commands.split("\n\n")[0] == (
         "  diff      Compare two builds tile by tile (excluding-gaps bytes).\n"
+        "  trend     Builds in order, and when each tile out of memory went over.\n"
         "  compiles  Every compilation, cache hit and recompilation in a run's logs.\n"
         "  export    Save reports as memreport/1 JSON that memreport reads back.")
     assert "A file whose name is a command's is reported with a path: memreport ./diff" in out
@@ -240,43 +241,6 @@ def test_color_is_off_for_files_and_pipes_unless_always(tmp_path, monkeypatch):
     assert "\x1b[31m" in run(SAMPLE, "--color", "always", "--format", "text").stdout
     assert "\x1b[" not in run(SAMPLE, "--color", "always", "--format", "csv").stdout
     assert run(SAMPLE, "--color", "sometimes").exit_code == 2
-
-
-def test_terminal_width_and_no_color(monkeypatch):
-    from memreport.cli import terminal_options
-    monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
-    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(100, 24): os.terminal_size((132, 40)))
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.delenv("COLUMNS", raising=False)
-    assert terminal_options("-", "auto") == (132, True)
-    assert terminal_options("out.txt", "auto") == (100, False)  # not a terminal: 100 columns
-    monkeypatch.setenv("NO_COLOR", "1")
-    assert terminal_options("-", "auto") == (132, False)
-    assert terminal_options("-", "always") == (132, True)
-    monkeypatch.setenv("NO_COLOR", "")
-    assert terminal_options("-", "auto") == (132, True)
-
-
-@pytest.mark.parametrize("columns,terminal,width", [
-    ("80", False, 80), ("80", True, 80), (" 120 ", False, 120),  # COLUMNS when set, to a file too
-    ("10", False, 40), ("0", True, 132), ("-5", False, 100), ("abc", True, 132), ("", False, 100),  # floor 40; bad
-    (None, True, 132), (None, False, 100)])
-def test_the_width_is_columns_then_the_terminals_then_100(monkeypatch, columns, terminal, width):
-    from memreport.cli import shared
-    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(100, 24): os.terminal_size((132, 40)))
-    if columns is None:
-        monkeypatch.delenv("COLUMNS", raising=False)
-    else:
-        monkeypatch.setenv("COLUMNS", columns)
-    assert shared.text_width(terminal) == width
-    assert shared.output_width("-", "markdown") is None  # Markdown, JSON and CSV are not laid out to a width
-
-
-def test_a_narrow_terminal_gets_at_least_40_columns(monkeypatch):
-    from memreport.cli import shared
-    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(100, 24): os.terminal_size((20, 40)))
-    monkeypatch.delenv("COLUMNS", raising=False)
-    assert shared.text_width(True) == 40
 
 
 def test_the_command_freezes_the_collector_on_its_way_out(monkeypatch):

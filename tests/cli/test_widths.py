@@ -3,7 +3,8 @@
 Each file in sample_reports/ goes through every text output that applies:
 the report, ``--brief``, ``--tile`` of its worst tile (of its first report
 when the file holds several), ``compiles`` of each log with compile lines,
-``diff`` of the two Mk2 archives, and several reports at once. stdout only:
+``diff`` of the two Mk2 archives, several reports at once, a ``trend``, and
+a report whose Gates line names the bundled budget file. stdout only:
 a one-line error on stderr names its file whole (the project's rule).
 Markdown, JSON and CSV are not terminal text (docs/USAGE.md).
 """
@@ -21,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 SAMPLES = sorted(p.name for p in (ROOT / "sample_reports").iterdir() if p.name != "README.md")
 S = "sample_reports/"
 COMPILE_LOGS = [name for name in SAMPLES if name.startswith("compile_")] + ["run.log"]
-REPORTS = [name for name in SAMPLES if not name.startswith("compile_")]  # a compile log holds no memory report
+BUDGET = "budget.toml"  # a budget file, read with --config: no report
+REPORTS = [name for name in SAMPLES if not name.startswith("compile_") and name != BUDGET]  # the rest hold reports
 
 
 def _tile_args(name: str) -> list[str]:
@@ -45,7 +47,9 @@ def _cases() -> list[tuple[str, list[str]]]:
               ("diff mk2", ["diff", S + "mk2_1472_tiles.a", S + "mk2_1472_tiles_pr.a"]),
               ("diff summary profile", ["diff", S + "mk1_summary.txt", S + "mk1_profile.json"]),
               ("several", [S + "sweep.log", S + "mk1_summary.txt"]),
-              ("several archives", [S + "mk2_1472_tiles.a", S + "run.log", S + "trace_two_modules.rep"])]
+              ("several archives", [S + "mk2_1472_tiles.a", S + "run.log", S + "trace_two_modules.rep"]),
+              ("trend", ["trend", S + "mk2_1472_tiles.a", S + "sweep.log", S + "mk2_1472_tiles_pr.a"]),
+              ("gated by the budget file", [S + "mk1_summary.txt", "--config", S + BUDGET])]  # passes its gates
     return cases
 
 

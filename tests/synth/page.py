@@ -8,7 +8,8 @@
   member, gaps, present flags, regions, member names, symbols, a fit plan and
   program steps), a text summary's (no tiles), the bundled archives' diff, a
   diff of two profiles with program steps (both liveness curves), the bundled
-  compile logs.
+  compile logs, a trend of three bundled builds (one a log of out-of-memory
+  messages alone: unknown values and a lower bound).
 
 ``tests/synth/test_page.py`` checks the committed files are what this module
 makes now. Regenerate them with ``python -m tests.synth.page`` from the
@@ -99,11 +100,15 @@ def pages() -> dict[str, Any]:
         diff = memreport.diff(f"{samples}/mk2_1472_tiles.a", f"{samples}/mk2_1472_tiles_pr.a", top=3)
         stepped = memreport.diff(f"{samples}/mk2_profile.json", f"{samples}/mk2_profile.json", top=1)
         compiles = memreport.read_compiles(f"{samples}/compile_cold.log", f"{samples}/compile_recompiling.log")
+        # Three builds: the middle one a log of messages alone (no worst tile, at least 1 tile out of memory).
+        trend = memreport.trend(f"{samples}/mk2_1472_tiles.a", f"{samples}/sweep.log",
+                                f"{samples}/mk2_1472_tiles_pr.a", labels=["main", "sweep", "pr"])
         return {"report": data_block(render_report_page([summarize(every_key_report())])),
                 "summary": data_block(render_report_page([summarize(summary)])),
                 "diff": data_block(render("diff", "html", diff)),
                 "diff_liveness": data_block(render("diff", "html", stepped)),
-                "compiles": data_block(render("compiles", "html", compiles))}
+                "compiles": data_block(render("compiles", "html", compiles)),
+                "trend": data_block(render("trend", "html", trend))}
     finally:
         os.chdir(cwd)
 

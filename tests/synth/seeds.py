@@ -12,6 +12,7 @@ import numpy as np
 
 from memreport.model import KIB, Bin, Histogram, TileBytes
 
+from . import hostile
 from . import logs as synth_logs
 from . import lowered as synth_lowered
 from . import profile as synth_profile
@@ -25,6 +26,8 @@ SUFFIXES = {
     "json_profile_bulk": ".json", "cbor_profile_bulk": ".cbor",
     "rep_trace": ".rep", "saved_json": ".json", "saved_csv": ".csv", "run_log": ".log", "archive_cxx": ".a",
     "lowered_vars": ".json",
+    "archive_names": ".a", "json_profile_names": ".json", "run_log_names": ".log", "saved_csv_names": ".csv",
+    "json_profile_ipus": ".json",
 }
 #: C++ names as tile ELFs hold them, and a small demangling bomb (12 levels: 47 KB of C++ name; issue #33 item 11)
 CXX_NAMES = ("_ZN6popops9BroadcastIfE7computeEv", "_ZN6poplin12OuterProductIfE3bufE",
@@ -58,7 +61,7 @@ def _tensor_map() -> dict:
     })
 
 
-def _summary(tiles: int = 8) -> str:
+def summary_text(tiles: int = 8) -> str:
     excluding = np.array([3 * KIB + 97 * i for i in range(tiles)], dtype=np.int64)
     including = excluding + 512
     summary = synth_text.summary_from_tiles(
@@ -101,7 +104,7 @@ def seeds() -> dict[str, bytes]:
     rep = synth_text.rep_trace([
         synth_text.compile_begin("2020-01-01 10:00:00 +0000", "init"),
         synth_text.compile_end("2020-01-01 10:00:01 +0000", "init", 1234, _small_summary()),
-        synth_text.compile_end("2020-01-01 10:00:02 +0000", "main", 5678, _summary()),
+        synth_text.compile_end("2020-01-01 10:00:02 +0000", "main", 5678, summary_text()),
         synth_text.execute("2020-01-01 10:00:03 +0000", "main", "{}\n"),
     ])
     return {
@@ -115,13 +118,35 @@ def seeds() -> dict[str, bytes]:
         "json_profile_bulk": synth_profile.encode_json(_bulk_profile()),
         "cbor_profile_bulk": synth_profile.encode_cbor(_bulk_profile()),
         "tensor_map": json.dumps(_tensor_map()).encode(),
-        "text_summary": _summary().encode(),
+        "text_summary": summary_text().encode(),
         "rep_trace": rep.encode(),
         **dict(zip(("saved_json", "saved_csv"), _saved(profile))),
         "run_log": _run_log().encode(),
         "archive_cxx": cxx_archive([[demangling_bomb(12, "f"), *CXX_NAMES[:3]], list(CXX_NAMES[3:])]),
         "lowered_vars": synth_lowered.encode(synth_lowered.known_overlaps()[1]),
+        # names that mean something in the outputs (issue 33 items 8-10): members, categories, a log's exchanges
+        # and paths, and memreport's CSV of them (its quotes read back)
+        "archive_names": hostile.archive(),
+        "json_profile_names": synth_profile.encode_json(synth_profile.wrap(hostile.profile())),
+        "run_log_names": hostile.run_log().encode(),
+        "saved_csv_names": _saved_names(),
+        # a profile declaring one tile per IPU (issue 33 item 15: 376,832 IPUs), 12 of them
+        "json_profile_ipus": synth_profile.encode_json(synth_profile.wrap(synth_profile.build_profile(
+            1_000 * np.arange(1, 13), num_ipus=12, tiles_per_ipu=1, bytes_per_tile=8_000))),
     }
+
+
+def _saved_names() -> bytes:
+    """memreport's CSV of the hostile names' archive and profile (names after a quote where they start like a
+    formula)."""
+    from memreport.analysis import summarize_all
+    from memreport.readers import resolve
+    from memreport.readers.documents.profile import read_tree
+    from memreport.readers.registry import ReadOptions
+    from memreport.render.data.csv import render_csv
+    profile = json.loads(synth_profile.encode_json(hostile.profile()))
+    reports = [resolve(r, ReadOptions()) for r in read_tree(profile, "=p.json", "json")]
+    return render_csv(summarize_all(reports)).encode()
 
 
 def _run_log() -> str:
@@ -130,4 +155,4 @@ def _run_log() -> str:
     return ("10:10:50.154 1 POPRUN [D] Target options from environment: {}\n"
             + synth_logs.tagged(synth_logs.popart_error(message), 0, "stderr")
             + "Graph compilation: 100%|##########| 100/100 [00:04<00:00]"
-            + synth_logs.tagged(_summary(), 0) + "[1,0]<stdout>:[INFO] Epoch 1\n")
+            + synth_logs.tagged(summary_text(), 0) + "[1,0]<stdout>:[INFO] Epoch 1\n")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import array
 import io
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -37,10 +38,17 @@ class _Decline(Exception):
     """The fast decoder will not vouch for this document."""
 
 
-def decode_json_arrays(data: bytes, under: tuple[str, ...] = ("memory",), max_brackets: int = MAX_BRACKETS
-                       ) -> Any | None:
-    """The JSON tree in ``data`` with long integer lists under the top-level keys ``under`` (a graph profile's
-    ``memory``, also inside ``graphProfile``) as arrays, or None. More than ``max_brackets`` lists: None."""
+def profile_memory(tree: Any) -> list[Any]:
+    """Where a profile keeps its per-tile lists: its ``memory`` tree (or its ``graphProfile``'s)."""
+    return [holder["memory"] for holder in (tree, tree.get("graphProfile") if isinstance(tree, dict) else None)
+            if isinstance(holder, dict) and isinstance(holder.get("memory"), dict)]
+
+
+def decode_json_arrays(data: bytes, arrays_in: Callable[[Any], list[Any]] = profile_memory,
+                       max_brackets: int = MAX_BRACKETS) -> Any | None:
+    """The JSON tree in ``data`` with long integer lists as arrays in the subtrees ``arrays_in`` names (a
+    profile's ``memory`` trees; a saved report's ``tile_values``), as lists elsewhere; or None. More than
+    ``max_brackets`` lists: None."""
     if b"\\" in data:  # an escaped quote would hide string boundaries from the bracket scan
         return None
     start = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
@@ -75,7 +83,7 @@ def decode_json_arrays(data: bytes, under: tuple[str, ...] = ("memory",), max_br
                 continue
         at = after
     tree = _skeleton_tree(pieces, view, done) if arrays else None
-    return None if tree is None else _restore(tree, arrays, under)
+    return None if tree is None else _restore(tree, arrays, arrays_in)
 
 
 def _skeleton_tree(pieces: list[bytes | memoryview], view: memoryview, done: int) -> Any | None:
@@ -114,13 +122,11 @@ def _compact(values: np.ndarray, high: int | None = None) -> np.ndarray:
     return values
 
 
-def _restore(tree: Any, arrays: list[np.ndarray], under: tuple[str, ...]) -> Any:
-    """Put the arrays back: as arrays under the keys ``under``, as lists anywhere else."""
+def _restore(tree: Any, arrays: list[np.ndarray], arrays_in: Callable[[Any], list[Any]]) -> Any:
+    """Put the arrays back: as arrays in the subtrees ``arrays_in`` names, as lists anywhere else."""
     used = [0]
-    for holder in (tree, tree.get("graphProfile") if isinstance(tree, dict) else None):
-        for key in under:
-            if isinstance(holder, dict) and isinstance(holder.get(key), (dict, list, str)):
-                holder[key] = _swap(holder[key], arrays, True, used)
+    for holder in arrays_in(tree):
+        _swap(holder, arrays, True, used)
     if used[0] < len(arrays):  # long integer lists elsewhere keep their ordinary form
         _swap(tree, arrays, False, used)
     return tree
@@ -128,18 +134,23 @@ def _restore(tree: Any, arrays: list[np.ndarray], under: tuple[str, ...]) -> Any
 
 def _swap(node: Any, arrays: list[np.ndarray], as_array: bool, used: list[int]) -> Any:
     """``node`` with each placeholder in it replaced by its array (as a list unless ``as_array``), counted in
-    ``used[0]``. Recursive at module level: a nested function calling itself would hold ``arrays`` in a
-    reference cycle until the garbage collector runs."""
+    ``used[0]``; the walk stops once every placeholder is back (a saved report's 94,208 member names after its
+    arrays are never looked at). Recursive at module level: a nested function calling itself would hold
+    ``arrays`` in a reference cycle until the garbage collector runs."""
     if isinstance(node, str) and node.startswith(_PLACEHOLDER_TEXT):
         used[0] += 1
         values = arrays[int(node[len(_PLACEHOLDER_TEXT):])]
         return values if as_array else values.tolist()
     if isinstance(node, dict):
         for key, value in node.items():
+            if used[0] == len(arrays):
+                break
             if isinstance(value, (dict, list, str)):
                 node[key] = _swap(value, arrays, as_array, used)
     elif isinstance(node, list):
         for i, value in enumerate(node):
+            if used[0] == len(arrays):
+                break
             if isinstance(value, (dict, list, str)):
                 node[i] = _swap(value, arrays, as_array, used)
     return node

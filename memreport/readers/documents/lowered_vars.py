@@ -49,6 +49,11 @@ _MARKS = re.compile(rb'"(?:targetMemoryInfo|equivalenceClassInterference|allocat
                     rb'"vars"\s*:\s*\[\s*\{\s*"(?:var|info)"\s*:')
 _VARS = "\0memreport:vars"  # what the list is replaced by while the rest of the document is decoded
 _TOP_ARRAYS = ("equivalenceClassInterference", "allocationOrderByTile")
+
+
+def _top_arrays(tree: object) -> list:
+    """Where a lowered-variables document keeps its long integer lists (arrays there, as read)."""
+    return [tree[key] for key in _TOP_ARRAYS if isinstance(tree, dict) and isinstance(tree.get(key), (list, dict))]
 SLOW_SHARE = 0.5  # records of a batch left to orjson beyond which it decodes the whole batch at once
 FALLBACK = 1 << 9  # bytes read the reference way after a record the template does not read (a record or two;
 #                     doubling while the template keeps failing, up to a chunk)
@@ -135,7 +140,7 @@ def _streamed(data: bytes, source: str, chunk: int) -> TileReport:
         at, fallback = batch.end, min(2 * fallback, chunk)
     skeleton = data[:open_at] + b'"\\u0000memreport:vars"' + data[close + 1:]
     try:
-        tree = decode_json_arrays(skeleton, _TOP_ARRAYS, max_brackets=1 << 20)
+        tree = decode_json_arrays(skeleton, _top_arrays, max_brackets=1 << 20)
         tree = decode_json(skeleton) if tree is None else tree
     except ReadError:
         raise Malformed("the document around vars") from None

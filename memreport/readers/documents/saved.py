@@ -65,10 +65,17 @@ def is_saved(tree: Any) -> bool:
     return isinstance(tree, Mapping) and tree.get("schema") in (SCHEMA, DIFF_SCHEMA)
 
 
+def tile_values(tree: Any) -> list[Any]:
+    """Where a saved document keeps its per-tile lists: each report's ``tile_values`` (arrays there, as read)."""
+    reports = tree.get("reports") if isinstance(tree, dict) else None
+    return [r["tile_values"] for r in reports if isinstance(r, dict) and isinstance(r.get("tile_values"), dict)] \
+        if isinstance(reports, list) else []
+
+
 def read_saved(path: str, prefix: bytes, options: ReadOptions) -> list[MemoryReport]:
     """Every report of a memreport/1 JSON document, in order."""
     data = file_bytes(path)
-    tree = decode_json_arrays(data)  # per-tile lists straight to arrays; None: decode the ordinary way
+    tree = decode_json_arrays(data, tile_values)  # per-tile lists straight to arrays; None: the ordinary way
     tree = decode_json(data) if tree is None else tree
     del data
     return reports_from_document(tree)

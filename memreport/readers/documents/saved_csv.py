@@ -8,7 +8,10 @@ towards a tile's bytes is not written either; it is settled exactly when the
 columns' sums allow it (they must add up to ``excluding_gaps`` on every
 tile), else every column counts and a note says so; an archive's CSV
 written since issue #24 states it: its section columns after
-``not_counted`` are not counted. A text summary's CSV
+``not_counted`` are not counted. A name (a column's, a member's, a
+source's, a module's) that starts with a quote is read without it: the
+writer puts one before a name a spreadsheet would run as a formula
+(:func:`~memreport.model.schemas.csv_text`; docs/CSV.md, "Text cells"). A text summary's CSV
 (its detailed tiles) and a tensor map's (no bytes) are refused: save those
 as JSON (``memreport export``).
 """
@@ -20,6 +23,7 @@ import numpy as np
 
 from ...errors import ReadError
 from ...model import Column, MemoryReport, SkippedMember, StatedTarget, TileReport, resolve_target
+from ...model.schemas import csv_text_read, csv_texts
 from ..registry import Reader, ReadOptions, register
 from .csv_table import BASE, Table, read_table
 
@@ -49,7 +53,7 @@ def read_saved_csv(path: str, prefix: bytes, options: ReadOptions) -> list[Memor
     del data
     header = table.header
     several = header[-2:] == ["source", "module"]
-    names = header[len(BASE):len(header) - (2 if several else 0)]
+    names = [csv_text_read(name) for name in header[len(BASE):len(header) - (2 if several else 0)]]
     if table.rows == 0:
         raise ReadError("the CSV holds a header and no tile row (a text summary that detailed no tile?)")
     if not several:
@@ -58,7 +62,8 @@ def read_saved_csv(path: str, prefix: bytes, options: ReadOptions) -> list[Memor
     sources, modules = table.texts[len(header) - 2], table.texts[len(header) - 1]
     codes = np.fromiter((groups.setdefault(key, len(groups)) for key in zip(sources, modules)), dtype=np.int64,
                         count=table.rows)
-    return [_report(source, module or None, names, table, np.flatnonzero(codes == code))
+    return [_report(csv_text_read(source), csv_text_read(module) or None, names, table,
+                    np.flatnonzero(codes == code))
             for (source, module), code in groups.items()]
 
 
@@ -82,7 +87,7 @@ def _report(source: str, module: str | None, names: list[str], table: Table, row
     if not known.any():
         raise ReadError("no tile has excluding_gaps: a tensor map's CSV counts elements, not bytes")
     cells = table.texts[2]
-    member = cells if rows is None else [cells[i] for i in rows.tolist()]
+    member = csv_texts(cells if rows is None else [cells[i] for i in rows.tolist()], read=True)
     skipped = tuple(SkippedMember(int(t), member[t], "skipped when the CSV was written (the CSV does not say why)")
                     for t in np.flatnonzero(~known).tolist())
     including, has_including = column(4)

@@ -7,8 +7,9 @@ import json
 
 from ...analysis.compiles import CompileSummary
 from ...model import Compilation, LineRef
-from ...model.schemas import COMPILES_SCHEMA
+from ...model.schemas import COMPILES_SCHEMA, csv_text
 from .. import RenderOptions
+from .report import gates_json
 
 
 def _ref(ref: LineRef) -> dict:
@@ -47,6 +48,7 @@ def compiles_dict(summary: CompileSummary) -> dict:
                    "compiled_or_loaded": t.compiled_or_loaded, "compiled_or_loaded_s": t.compiled_or_loaded_s,
                    "compiled_or_loaded_untimed": t.compiled_or_loaded_untimed},
         "notes": list(summary.notes),
+        "gates": gates_json(summary.gates),
     }
 
 
@@ -71,5 +73,6 @@ def render_csv(summary: CompileSummary, options: RenderOptions | None = None) ->
         row.update(arch=target.get("arch"), ipus=target.get("ipus"), tiles_per_ipu=target.get("tiles_per_ipu"))
         row["not_cacheable"] = "true" if c.not_cacheable else "false"
         row["unfinished"] = "true" if c.unfinished else "false"
-        writer.writerow(["" if row[k] is None else row[k] for k in CSV_COLUMNS])
+        writer.writerow(["" if row[k] is None else csv_text(row[k]) if isinstance(row[k], str) else row[k]
+                         for k in CSV_COLUMNS])  # a log's words: text, after a quote when they start like a formula
     return out.getvalue()

@@ -1,13 +1,14 @@
-"""Reports as CSV: one row per tile (per stated tile of a text summary), blank where unknown (docs/CSV.md)."""
+"""Reports as CSV: one row per tile (per stated tile of a text summary), blank where unknown (docs/CSV.md); a name
+that starts like a spreadsheet formula is written after a quote (:func:`~memreport.model.schemas.csv_text`)."""
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 
 import numpy as np
 
 from ...analysis import Summary, TensorMapSummary, TextSummary, TileSummary, TopTile
 from ...model import TileReport
+from ...model.schemas import csv_text, csv_texts
 from .. import RenderOptions
 from . import csvlines
 from .tensors import CSV_COLUMNS as TENSOR_COLUMNS
@@ -141,7 +142,7 @@ def _complete_columns(summary: TileSummary, labels: list[str], own: list[Spec], 
     blank = csvlines.Text(constant="")
     columns = [csvlines.Integers(tiles),
                csvlines.Integers(tiles // t.tiles_per_ipu) if t.tiles_per_ipu else blank,
-               csvlines.Text(list(report.tile_names)) if report.tile_names is not None else blank,
+               csvlines.Text(csv_texts(report.tile_names)) if report.tile_names is not None else blank,
                csvlines.Integers(report.excluding_gaps, report.known),
                csvlines.Integers(report.including_gaps, report.known) if report.including_gaps is not None
                else blank]
@@ -199,21 +200,18 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
         if not several:
             return own
         line = [] if not ambiguous else [str(report.position.line) if report.position else ""]
-        return [*own, report.source, report.module or "", *line]
+        return [*own, csv_text(report.source), csv_text(report.module or ""), *line]
 
     header = BASE_COLUMNS + list(columns) + (["stated_by"] if stated else []) + \
         (["source", "module"] if several else []) + (["report_line"] if ambiguous else [])
-    out = io.StringIO()
-    out.write(csvlines.row(header) + "\n")
+    out = [csvlines.row([csv_text(name) for name in header]) + "\n"]  # categories and sections: names
     for summary, own in zip(summaries, per_report):
         report = summary.report
         tensor_columns = {} if tensor_map is None else per_tile_columns(tensor_map, report.num_tiles)
         if isinstance(summary, TileSummary):  # every tile: column-wise
             labels = list(columns) if shared else [label for label, _, _ in own]
-            body = csvlines.lines(_complete_columns(summary, labels, own, tail(summary), tensor_columns),
-                                  report.num_tiles)
-            if body:
-                out.write("\n".join(body) + "\n")
+            out += csvlines.blocks(_complete_columns(summary, labels, own, tail(summary), tensor_columns),
+                                   report.num_tiles)
             continue
         rows = _summary_rows(summary, own)
         if shared:
@@ -223,5 +221,5 @@ def render_csv(summaries: Sequence[Summary], options: RenderOptions | None = Non
                     + row[6 + len(own):] + tail(summary) for row in rows]
         else:
             rows = [row + tail(summary) for row in rows]
-        out.writelines(csvlines.row(cells) + "\n" for cells in rows)
-    return out.getvalue()
+        out += (csvlines.row(cells) + "\n" for cells in rows)
+    return "".join(out)  # blocks of rows joined once (a StringIO's value is a copy of all it holds)

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 
 from ...analysis.diff import BuildSummary, Diff
 from ...analysis.diff_items import ItemChange
-from ...model.schemas import DIFF_SCHEMA
+from ...model.schemas import DIFF_SCHEMA, csv_text
 from .. import RenderOptions
 from ..words import diff_notes
 from .drill import curve_json
-from .report import tile_bytes_json
+from .report import gates_json, tile_bytes_json
 
 TILES_PLACEHOLDER = "\0memreport-diff tiles\0"  # no file name holds a NUL
 
@@ -80,6 +80,7 @@ def diff_dict(diff: Diff, *, tiles: bool = True) -> dict:
             {"tile": c.tile, "ipu": c.ipu, "old": c.old.as_json(), "new": c.new.as_json(), "grew": c.grew}
             for c in diff.fit],
         "liveness_peak": {"old": curve_json(diff.old.curve), "new": curve_json(diff.new.curve)},
+        "gates": gates_json(diff.gates),
     }
 
 
@@ -103,7 +104,8 @@ def render_csv(diff: Diff, options: RenderOptions | None = None) -> str:
     """One row per listed changed tile (largest change first, ``kind`` "tile"), then one per item below the tile.
 
     An item row repeats its tile and IPU; ``old``, ``new`` and ``delta`` are
-    the item's (blank where it is new or removed); ``kind`` is the item's kind.
+    the item's (blank where it is new or removed); ``kind`` is the item's kind; a name that starts like a
+    spreadsheet formula after a quote (:func:`~memreport.model.schemas.csv_text`).
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -112,5 +114,6 @@ def render_csv(diff: Diff, options: RenderOptions | None = None) -> str:
     for tile in diff.below:
         ipu = "" if tile.ipu is None else tile.ipu
         writer.writerows((tile.tile, ipu, "" if item.old is None else item.old, "" if item.new is None else item.new,
-                          item.delta, item.kind, item.name, item.section or "", item.status) for item in tile.items)
+                          item.delta, item.kind, csv_text(item.name), csv_text(item.section or ""), item.status)
+                         for item in tile.items)
     return out.getvalue()

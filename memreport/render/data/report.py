@@ -12,9 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ...analysis import Summary, TextSummary, TileSummary, TopTile
+from ...analysis import IpuSpread, IpuSummary, Summary, TextSummary, TileSummary, TopTile
+from ...analysis.results import GateSetting
 from ...model import OutOfMemoryMessage, TileBytes
 from ...model.schemas import REPORT_SCHEMA
+from ...units import Percent
 from .. import RenderOptions
 from ..words import message_description, next_command, report_notes
 from .drill import fit_json, liveness_json, liveness_summary_json, symbols_json, variables_json
@@ -40,6 +42,14 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return str(value)
+
+
+def gates_json(settings: Sequence[GateSetting]) -> list[dict]:
+    """The gates a report (a diff, a trend...) was judged by: each gate's option, its value (bytes, a percent of
+    tile memory as written, or true for a flag) and where it was set (null: the command line)."""
+    return [{"gate": s.gate, "value": str(s.value) if isinstance(s.value, Percent) else s.value,
+             "origin": None if s.origin is None else {"file": s.origin.path, "line": s.origin.line,
+                                                      "key": s.origin.key}} for s in settings]
 
 
 def tile_json(tt: TopTile, symbols: int | None = None) -> dict:
@@ -83,11 +93,8 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
             "bin_kib": hist.bin_kib, "bins": [asdict(b) for b in hist.bins],
             **({"elided_before": list(hist.elided_before)} if hist.elided_before else {})},
         "top_tiles": [tile_json(tt, symbols) for tt in summary.top],
-        "per_ipu": [{"ipu": s.ipu, "first_tile": s.first_tile, "num_tiles": s.num_tiles,
-                     "excluding_gaps": s.excluding_gaps, "including_gaps": s.including_gaps,
-                     "max_excluding_gaps": tile_bytes_json(s.max_excluding_gaps),
-                     "tiles_out_of_memory": s.tiles_out_of_memory, "breakdown": dict(s.breakdown),
-                     "liveness": liveness_json(s.liveness)} for s in summary.per_ipu],
+        "per_ipu": [ipu_json(s) for s in summary.per_ipu],
+        **ipu_spread_json(summary.ipu_spread),
         "breakdown_kind": report.breakdown_kind,
         "detailed_tiles": [{"tile": d.tile, "including_gaps": d.including_gaps,
                             "excluding_gaps": d.excluding_gaps, "breakdown": dict(d.breakdown),
@@ -105,8 +112,27 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
         "breakdown_totals": dict(summary.breakdown_totals),
         "liveness": liveness_summary_json(summary.liveness),
         **fit_json(summary),
+        "gates": gates_json(summary.gates),
         **saved_sections(report, inline),
     }
+
+
+def ipu_json(s: IpuSummary) -> dict:
+    """One IPU's figures."""
+    return {"ipu": s.ipu, "first_tile": s.first_tile, "num_tiles": s.num_tiles, "excluding_gaps": s.excluding_gaps,
+            "including_gaps": s.including_gaps, "max_excluding_gaps": tile_bytes_json(s.max_excluding_gaps),
+            "tiles_out_of_memory": s.tiles_out_of_memory, "breakdown": dict(s.breakdown),
+            "liveness": liveness_json(s.liveness)}
+
+
+def ipu_spread_json(spread: IpuSpread | None) -> dict:
+    """How many IPUs ``per_ipu`` leaves out (0: it lists every one), and every IPU in brief (null then)."""
+    if spread is None:
+        return {"per_ipu_left_out": 0, "ipu_spread": None}
+    return {"per_ipu_left_out": spread.left_out,
+            "ipu_spread": {"ipus": spread.ipus, "listed": spread.listed,
+                           "with_out_of_memory": spread.with_out_of_memory,
+                           "largest": [ipu_json(s) for s in spread.largest]}}
 
 
 def message_json(m: OutOfMemoryMessage) -> dict:

@@ -6,7 +6,7 @@ from ...analysis.compiles import CompileSummary
 from ...units import count
 from .. import RenderOptions
 from ..words import compile_totals
-from .blocks import Fitted, cell, code, table
+from .blocks import Fitted, cell, code, gates, table
 
 
 def render_compiles(summary: CompileSummary, options: RenderOptions | None = None) -> str:
@@ -16,8 +16,9 @@ def render_compiles(summary: CompileSummary, options: RenderOptions | None = Non
     findings = summary.findings
     head = (f"**{count(len(findings), 'finding')}**" if findings
             else "**No findings**: no recompilation, the cache works")
-    fitted.add(f"## memreport compiles: {logs}\n\n{head}  \n{cell(compile_totals(summary.totals))}", "the heading",
-               f"## memreport compiles: {len(summary.history.logs):,} logs\n\n{head}")
+    judged = gates(summary.gates)
+    fitted.add(f"## memreport compiles: {logs}\n\n{head}  \n{cell(compile_totals(summary.totals))}{judged}",
+               "the heading", f"## memreport compiles: {len(summary.history.logs):,} logs\n\n{head}{judged}")
     items = [f"- **{cell(f.kind)}**: {cell(f.message)}" for f in findings]
     if items:
         shorter = ("\n".join(items[:n]) + f"\n- ... and {len(items) - n:,} more findings"

@@ -8,7 +8,7 @@ from ..cells import CHANGES_SHOWN
 from ..words import diff_notes, diff_verdict, side_count
 from ..words.fit import plan_changes_lines
 from ..words.liveness import peak_change
-from .blocks import Fitted, cell, code, table
+from .blocks import Fitted, cell, code, gates, table
 
 
 def _signed(value: int | None, unit: str = " B") -> str:
@@ -21,7 +21,7 @@ def render_diff(diff: Diff, options: RenderOptions | None = None) -> str:
     fitted = Fitted()
     said = diff_verdict(diff)
     fitted.add(f"## memreport diff: {code(diff.old.label)} → {code(diff.new.label)}\n\n**{cell(said.headline)}**"
-               + "".join(f"  \n{cell(line)}" for line in said.lines), "the heading")
+               + "".join(f"  \n{cell(line)}" for line in said.lines) + gates(diff.gates), "the heading")
     old, new = diff.old, diff.new
 
     def peak(side) -> str:

@@ -14,7 +14,7 @@ from ..cells import closing_cells, tile_columns
 from ..layout import by_tile_block
 from ..words import closing_verdict, report_notes, target, verdict
 from ..words.fit import plan_lines
-from .blocks import Fitted, cell, code, table
+from .blocks import Fitted, cell, code, gates, table
 
 HISTOGRAM_ROWS = 80  # rows of a By Tile block shown whole; beyond, its first and last rows
 
@@ -24,7 +24,7 @@ def verdict_block(summary: Summary) -> str:
     lines = [f"**{cell(v.headline)}**", *(cell(line) for line in v.lines)]
     if v.command:
         lines.append(f"Next: {code(v.command)}")
-    return "  \n".join(lines)  # two spaces: a line break inside the paragraph
+    return "  \n".join(lines) + gates(summary.gates)  # two spaces: a line break inside the paragraph
 
 
 def tiles_table(summary: Summary, tiles: Sequence[TopTile]) -> str:
@@ -76,7 +76,7 @@ def overview_blocks(fitted: Fitted, summaries: Sequence[Summary]) -> None:
     cells = closing_cells(rows)
 
     def reports_table(n: int) -> str:
-        body = [[code(r.name.short_label), *map(cell, c)] for r, c in zip(rows.rows[:n], cells.cells[:n])]
+        body = [[code(r.name.short_label, table=True), *map(cell, c)] for r, c in zip(rows.rows[:n], cells.cells[:n])]
         more = f"\n\n... and {len(rows.rows) - n:,} more reports" if n < len(rows.rows) else ""
         right = [i + 1 for i, h in enumerate(cells.heads) if h != "Arch"]
         return (table(["Report", *cells.heads], body, right=right) + more +

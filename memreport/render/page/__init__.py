@@ -1,4 +1,5 @@
-"""The shareable page: one self-contained HTML file per run (report, diff or compiles), and the notebook's display.
+"""The shareable page: one self-contained HTML file per run (report, diff, compiles or trend), and the notebook's
+display.
 
 Charts are plain canvas (the ES modules of ``js/``, joined into the page's
 one script by :mod:`.script`; the data they draw is declared in
@@ -21,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...analysis import Summary
     from ...analysis.compiles import CompileSummary
     from ...analysis.diff import Diff
+    from ...analysis.results import Trend
 
 
 def render_report_page(summaries: Sequence[Summary]) -> str:
@@ -41,6 +43,12 @@ def render_compiles_page(compiles: CompileSummary) -> str:
     return page(compiles)
 
 
+def render_trend_page(trend: Trend) -> str:
+    """The builds over time: a line chart per figure, the tiles' histories."""
+    from .trend import render_trend_page as page
+    return page(trend)
+
+
 def render_report(summaries: Sequence[Summary], options: RenderOptions) -> str:
     return render_report_page(summaries)
 
@@ -51,6 +59,10 @@ def render_diff(diff: Diff, options: RenderOptions) -> str:
 
 def render_compiles(compiles: CompileSummary, options: RenderOptions) -> str:
     return render_compiles_page(compiles)
+
+
+def render_trend(trend: Trend, options: RenderOptions) -> str:
+    return render_trend_page(trend)
 
 
 def render_notebook(summary: Summary, options: RenderOptions) -> str:

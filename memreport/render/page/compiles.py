@@ -11,7 +11,7 @@ from ...analysis.compiles import CompileSummary
 from ...model import Compilation, ExecutableLoad
 from ...units import count
 from ..cells import rss
-from ..words import compile_totals
+from ..words import Verdict, compile_totals, gates_line
 from . import document as doc
 from .contract import page_data
 
@@ -128,8 +128,7 @@ def render_compiles_page(summary: CompileSummary) -> str:
     kept = _bounded(events.lines, named)
     rows = [events.row(i) for i in kept]
     parts = [f"<header><h1>memreport compiles: {doc.text(logs)}</h1></header><main><section class=report id={sid}>",
-             f'<div class="verdict {level}"><p class=headline>{doc.text(headline)}</p>'
-             f"<p>{doc.text(compile_totals(t))}</p></div>"]
+             doc.verdict(Verdict(level, headline, (compile_totals(t),), None), gates_line(summary.gates))]
     if rows:
         parts.append("<h3>Timeline</h3><p class=legend><span><i class='sw compiled'></i>compiled</span>"
                      "<span><i class='sw precompiled'></i>pre-compiled</span>"

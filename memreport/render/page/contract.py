@@ -3,7 +3,7 @@ page kind (report, diff, compiles), and the labels the script shows.
 
 The data block (``<script type="application/json" id="memreport-data">``)
 is ``{"kind", "labels", "sections"}``. The builders in ``report.py``,
-``diff.py`` and ``compiles.py`` make it; :func:`.document.document` checks
+``diff.py``, ``compiles.py`` and ``trend.py`` make it; :func:`.document.document` checks
 it against :data:`PAGE` before embedding it (:func:`problems`), so a key the
 declaration lacks, a missing one or a wrong type is a bug found at once, not
 a chart that stays blank. The script reads the block in one place
@@ -181,6 +181,8 @@ REPORT_SECTION = Obj((
     SECTION_ID,
     Field("bytes_per_tile", Nullable(INTEGER), "tile memory (the limit), null when unknown"),
     TILES_PER_IPU,
+    Field("heat_tiles_per_ipu", Nullable(INTEGER), "tiles per IPU of the heat map's grids, a grid an IPU; null: every "
+          "tile in one grid (tiles per IPU unknown, or more IPUs than the page lists one by one)"),
     Field("breakdown_heading", STRING, "the heading of a tile's breakdown in its panel (Sections, Categories...)"),
     Field("histogram", ListOf(Obj((
         Field("low_kib", NUMBER, "the bin's lower bound, KiB"),
@@ -234,6 +236,20 @@ COMPILES_SECTION = Obj((
     ))), "the timeline's rows, in log order"),
 ))
 
+TREND_SECTION = Obj((
+    SECTION_ID,
+    Field("builds", ListOf(STRING), "each build's name, in the order given (the charts' x axis)"),
+    Field("worst_tiles", ListOf(Nullable(INTEGER)), "each build's worst tile; null where unknown"),
+    Field("charts", ListOf(Obj((
+        Field("key", OneOf(("worst", "headroom", "oom", "total")), "the figure; its canvas is #ID-KEY"),
+        Field("unit", OneOf(("bytes", "tiles")), "what its values count"),
+        Field("values", ListOf(Nullable(INTEGER)), "a value per build; null where the build does not say"),
+        Field("limit", ListOf(Nullable(INTEGER)),
+              "the limit per build, drawn as a line (tile memory; 0 B of headroom); null where there is none"),
+        Field("at_least", ListOf(BOOLEAN), "true where the value is a lower bound (at least N tiles)"),
+    ))), "a line chart per figure"),
+))
+
 
 PAGE: Mapping[str, Obj] = {
     kind: Obj((
@@ -242,7 +258,8 @@ PAGE: Mapping[str, Obj] = {
               "every word the script shows"),
         Field("sections", ListOf(section), "what the script draws, a section each"),
     ))
-    for kind, section in (("report", REPORT_SECTION), ("diff", DIFF_SECTION), ("compiles", COMPILES_SECTION))
+    for kind, section in (("report", REPORT_SECTION), ("diff", DIFF_SECTION), ("compiles", COMPILES_SECTION),
+                          ("trend", TREND_SECTION))
 }
 
 

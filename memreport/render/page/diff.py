@@ -7,7 +7,7 @@ from typing import Any
 from ...analysis.diff import Diff
 from ...analysis.diff_items import TileItems
 from ..cells import CHANGES_SHOWN
-from ..words import diff_notes, diff_verdict
+from ..words import diff_notes, diff_verdict, gates_line
 from ..words.fit import plan_changes_lines
 from ..words.liveness import peak_change
 from . import document as doc
@@ -78,9 +78,7 @@ def _tiles_list(tiles: tuple[int, ...] | None, what: str) -> str:
 def render_diff_page(diff: Diff) -> str:
     """The diff as one self-contained page."""
     sid = "d0"
-    said = diff_verdict(diff)
-    verdict = (f'<div class="verdict {said.level}"><p class=headline>{doc.text(said.headline)}</p>'
-               + "".join(f"<p>{doc.text(x)}</p>" for x in said.lines) + "</div>")
+    verdict = doc.verdict(diff_verdict(diff), gates_line(diff.gates))
     n = diff.new.num_tiles if diff.new.num_tiles is not None else diff.old.num_tiles
     chartable = bool(n) and (diff.num_changed == 0 or int(diff.tile_ids.max()) < (n or 0))
     parts = [f"<header><h1>memreport diff: {doc.text(diff.old.label)} → {doc.text(diff.new.label)}</h1></header>",

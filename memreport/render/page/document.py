@@ -7,7 +7,9 @@ The script is the ES modules of ``js/`` joined into one (:mod:`.script`).
 Everything from a file (source names, symbols, messages) reaches the page
 escaped: as HTML text in the tables, and inside the data block as JSON with
 every ``<`` written ``\\u003c``, so neither ``</script>`` nor ``<!--`` can end
-or change the block. Per-tile arrays are packed: the narrowest little-endian
+or change the block; in both, its control characters and bidirectional
+controls as the text shows them (``\\u202e``: :func:`..layout.visible`), so
+a name cannot reorder the figures after it (issue 33 item 8). Per-tile arrays are packed: the narrowest little-endian
 integer type that holds them, gzip-compressed, base64; the page unpacks them
 with the browser's own ``DecompressionStream``.
 """
@@ -25,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from ..layout import visible
+from ..words import Verdict
 from . import contract
 from .script import bundle
 
@@ -87,8 +91,20 @@ def packed_size(packed: dict[str, str] | None) -> int:
 
 
 def text(value: object) -> str:
-    """Any value as HTML text."""
-    return escape(str(value), quote=True)
+    """Any value as HTML text, its control characters but line ends shown escaped (:func:`..layout.visible`)."""
+    return escape(visible(str(value), keep="\n"), quote=True)
+
+
+def shown(data: Any) -> Any:
+    """The page's data with every string as :func:`text` shows it (the script shows names from it: a symbol's, a
+    category's, a member's)."""
+    if isinstance(data, str):
+        return visible(data)
+    if isinstance(data, dict):
+        return {key: shown(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [shown(value) for value in data]
+    return data
 
 
 def number(value: int | None, unit: str = " B", unknown: str = "unknown") -> str:
@@ -112,6 +128,18 @@ def table(head: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "", 
             f"<tbody>{''.join(body)}</tbody></table>")
 
 
+def verdict(said: Verdict, gates: str | None = None, plans: Sequence[str] = ()) -> str:
+    """A verdict block: its headline, its lines, the command to run next, the fit plans (``plans``: the words of
+    :func:`..words.fit.plan_lines`) and the gates judged (``gates``: the words of :func:`..words.gates_line`), as
+    HTML."""
+    lines = "".join(f"<p>{text(line)}</p>" for line in said.lines)
+    command = f"<p>Next: <code>{text(said.command)}</code></p>" if said.command else ""
+    planned = "<div class=plans>" + "".join(f"<p>{text(p)}</p>" for p in plans) + "</div>" if plans else ""
+    judged = f"<p class=gates>Gates: {text(gates)}</p>" if gates else ""
+    headline = f"<p class=headline>{text(said.headline)}</p>"
+    return f'<div class="verdict {said.level}">{headline}{lines}{command}{planned}{judged}</div>'
+
+
 def notes_list(notes: Iterable[str]) -> str:
     notes = [n for n in notes if n]
     if not notes:
@@ -131,5 +159,5 @@ def document(title: str, body: str, data: Any) -> str:
             '<meta name=viewport content="width=device-width, initial-scale=1">'
             f"<meta name=generator content=memreport><title>{text(title)}</title><style>{style}</style></head>\n"
             f"<body>{body}\n<div id=tip class=tip hidden></div>\n"
-            f'<script type="application/json" id="{DATA_ID}">{embed_json(data)}</script>\n'
+            f'<script type="application/json" id="{DATA_ID}">{embed_json(shown(data))}</script>\n'
             f"<script>{script}</script></body></html>\n")

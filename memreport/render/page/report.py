@@ -16,7 +16,16 @@ from ...model import TileReport
 from ...units import plural
 from ..cells import closing_cells, tile_columns
 from ..layout import by_tile_block
-from ..words import closing_verdict, message_description, partial_reason, report_notes, target, verdict
+from ..words import (
+    closing_verdict,
+    gates_line,
+    heat_note,
+    message_description,
+    partial_reason,
+    report_notes,
+    target,
+    verdict,
+)
 from ..words.fit import plan_lines, plan_sentence
 from . import document as doc
 from .contract import page_data
@@ -31,14 +40,9 @@ DATA_BUDGET_PER_TILE = 28
 
 
 def verdict_html(summary: Summary) -> str:
-    """The verdict block: the text's words (:func:`.verdict.verdict`), as HTML, with the fit plans of the worst
-    tiles over."""
-    v = verdict(summary)
-    lines = "".join(f"<p>{doc.text(line)}</p>" for line in v.lines)
-    cmd = f"<p>Next: <code>{doc.text(v.command)}</code></p>" if v.command else ""
-    plans = "".join(f"<p>{doc.text(line)}</p>" for line in plan_lines(summary))
-    plans = f"<div class=plans>{plans}</div>" if plans else ""
-    return f'<div class="verdict {v.level}"><p class=headline>{doc.text(v.headline)}</p>{lines}{cmd}{plans}</div>'
+    """The verdict block: the text's words (:func:`.verdict.verdict`), the fit plans of the worst tiles over
+    and the gates judged, as HTML."""
+    return doc.verdict(verdict(summary), gates_line(summary.gates), plan_lines(summary))
 
 
 def tiles_table(summary: Summary, tiles: Sequence[TopTile], section: str) -> str:
@@ -126,7 +130,9 @@ def section_data(summary: Summary, sid: str) -> tuple[dict[str, Any], list[str]]
     report = summary.report
     target = report.target
     kind = plural(report.breakdown_kind)
+    spread = summary.ipu_spread  # more IPUs than are listed one by one: one grid of every tile
     data: dict[str, Any] = {"id": sid, "bytes_per_tile": target.bytes_per_tile, "tiles_per_ipu": target.tiles_per_ipu,
+                            "heat_tiles_per_ipu": target.tiles_per_ipu if spread is None else None,
                             "breakdown_heading": kind[:1].upper() + kind[1:], "histogram": [],
                             "drilled": _symbols([*summary.top, *summary.selected]), "tiles": None,
                             **_plans(summary),
@@ -136,13 +142,14 @@ def section_data(summary: Summary, sid: str) -> tuple[dict[str, Any], list[str]]
         flags = list(summary.oom_bins) + [None] * (len(summary.histogram.bins) - len(summary.oom_bins))
         data["histogram"] = [{"low_kib": b.low_kib, "high_kib": b.high_kib, "count": b.count, "out_of_memory": flag}
                              for b, flag in zip(summary.histogram.bins, flags)]
-    notes: list[str] = []
+    notes: list[str] = [] if spread is None else [heat_note(spread)]
     if isinstance(summary, TileSummary):
         report = summary.tiles
         arrays = {"excluding_gaps": doc.pack(report.excluding_gaps), "including_gaps": doc.pack(report.including_gaps),
                   "out_of_memory": doc.pack(summary.out_of_memory), "known": doc.pack(report.known)}
         budget = max(DATA_BUDGET_MIN, DATA_BUDGET_PER_TILE * report.num_tiles)
-        cols, regions, notes = _columns(report, budget - sum(doc.packed_size(a) for a in arrays.values()))
+        cols, regions, left = _columns(report, budget - sum(doc.packed_size(a) for a in arrays.values()))
+        notes += left
         data["tiles"] = {"count": report.num_tiles, **arrays, "breakdown": cols, "regions": regions,
                          "names": list(report.tile_names) if report.tile_names is not None and report.num_tiles <= 4096
                          else None}

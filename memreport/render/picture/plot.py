@@ -237,6 +237,9 @@ def _including(ax: Axes, kib: np.ndarray) -> float:
     return float(kib.max())
 
 
+IPU_LINES = 1024  # IPU boundaries drawn at most (a Bow Pod1024's): past it they would grey the plot
+
+
 def _ipu_boundaries(ax: Axes, report: TileReport) -> bool:
     """Vertical lines between IPUs and their numbers along the top (thinned at pod scale); whether drawn."""
     tpi = report.target.tiles_per_ipu
@@ -244,9 +247,12 @@ def _ipu_boundaries(ax: Axes, report: TileReport) -> bool:
     if not tpi or n <= tpi:
         return False
     num_ipus = math.ceil(n / tpi)
-    # One collection, not a line per IPU: a profile may claim one tile per IPU (100,000 IPUs took minutes).
-    ax.vlines(np.arange(1, num_ipus) * tpi - 0.5, 0, 1, transform=ax.get_xaxis_transform(), color="#999999",
-              lw=0.6 if num_ipus <= 16 else 0.4, zorder=0)
+    # One collection, not a line per IPU: a profile may claim one tile per IPU (100,000 IPUs took minutes); and
+    # none past IPU_LINES, where they would stand closer than a pixel or two and grey the plot (376,832 lines
+    # took 17 s and 120 MB to draw, issue 33 item 15): the labels still mark the IPUs.
+    if num_ipus <= IPU_LINES:
+        ax.vlines(np.arange(1, num_ipus) * tpi - 0.5, 0, 1, transform=ax.get_xaxis_transform(), color="#999999",
+                  lw=0.6 if num_ipus <= 16 else 0.4, zorder=0)
     from matplotlib.transforms import ScaledTranslation
     step = math.ceil(num_ipus / 16)
     # Text just above the axes, 1 pt clear of it (a secondary axis's tick labels, without an axis to lay out).

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...analysis import Closing
 from ..cells import Column, closing_cells
-from ..layout import WIDTH, Step, fit_table, prose
+from ..layout import WIDTH, Step, fit_table, prose, visible
 
 MIN_SOURCE = 12  # a source is never shortened below this (the table is wider than the width instead)
 
@@ -23,7 +23,7 @@ def closing_lines(closing: Closing, width: int | None = None) -> list[str]:
         return []
     width = width or WIDTH
     table = closing_cells(closing)
-    file, sources = table.file, table.sources
+    file, sources = visible(table.file or ""), [visible(s) for s in table.sources]  # as shown: the widths count escapes
     columns = [Column("source", "Source", tuple(sources))] + [
         Column(h, h, tuple(row[k] for row in table.cells), right=h != "Arch") for k, h in enumerate(table.heads)]
     laid = fit_table(columns, width, steps=[Step("source", "shorten", MIN_SOURCE)])

@@ -9,9 +9,10 @@ from ...model import Compilation, CompileTarget, ExecutableLoad, Finding
 from ...units import count
 from .. import RenderOptions
 from ..cells import UNKNOWN, Column, rss
-from ..layout import WIDTH, fit_table, prose
+from ..layout import WIDTH, fit_table, prose, visible
 from ..words import compile_totals, seconds, timed
-from .verdict import compiles_headline, compiles_lines
+from .terminal import shown
+from .verdict import compiles_headline, compiles_lines, gates_lines
 
 
 def _target(target: CompileTarget | None) -> str:
@@ -23,7 +24,7 @@ def _target(target: CompileTarget | None) -> str:
 
 
 def _cell(value: object) -> str:
-    return UNKNOWN if value is None else str(value)
+    return UNKNOWN if value is None else visible(str(value))  # a log's words as shown: the widths count escapes
 
 
 # (heading, cell, always shown): a column some row knows, or always.
@@ -58,16 +59,16 @@ def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], width: int = 
 def _compilations(compilations: Sequence[Compilation], width: int = WIDTH) -> list[str]:
     if not compilations:
         return ["Compilations: none (only executable loads)"]
-    shown = [(h, get) for h, get, always in _COLUMNS if always or any(get(c) is not None for c in compilations)]
+    columns = [(h, get) for h, get, always in _COLUMNS if always or any(get(c) is not None for c in compilations)]
     hidden = [h for h, get, always in _COLUMNS if not always and all(get(c) is None for c in compilations)]
     one_log = len({c.source for c in compilations}) == 1  # named on the Logs: line: its line numbers alone
 
     def cell(heading: str, get: Callable[[Compilation], str | None], c: Compilation) -> str:
         return f"{c.line:,}" if one_log and heading == "line" else _cell(get(c))
 
-    rows = [[str(i), *(cell(h, get, c) for h, get in shown)] for i, c in enumerate(compilations, 1)]
+    rows = [[str(i), *(cell(h, get, c) for h, get in columns)] for i, c in enumerate(compilations, 1)]
     right = _RIGHT | {"line"} if one_log else _RIGHT
-    lines = [f"Compilations ({len(compilations):,}):", *_table(["#", *(h for h, _ in shown)], rows, width, right)]
+    lines = [f"Compilations ({len(compilations):,}):", *_table(["#", *(h for h, _ in columns)], rows, width, right)]
     if any(UNKNOWN in row for row in rows):
         lines.append("  ?: the log does not say")
     if hidden:
@@ -96,16 +97,18 @@ def render_text(summary: CompileSummary, options: RenderOptions | None = None) -
     """The verdict, the compilations table, loads, findings, totals and notes, and the verdict's first line
     again last (what ``| tail -1`` shows)."""
     width = (options and options.width) or WIDTH
-    source_width = max(len(log.source) for log in summary.history.logs)
-    logs = [f"{'Logs:' if i == 0 else '':<6}{log.source:<{source_width}}  {count(log.compilations, 'compilation')}, "
-            f"{count(log.loads, 'executable load')}" for i, log in enumerate(summary.history.logs)]
+    named = [(log, visible(log.source)) for log in summary.history.logs]  # as shown: the widths count escapes
+    source_width = max(len(source) for _, source in named)
+    logs = [f"{'Logs:' if i == 0 else '':<6}{source:<{source_width}}  {count(log.compilations, 'compilation')}, "
+            f"{count(log.loads, 'executable load')}" for i, (log, source) in enumerate(named)]
     if any(len(line) > width for line in logs):  # each source on a line of its own, its counts under it
-        logs = [line for i, log in enumerate(summary.history.logs)
-                for line in (f"{'Logs:' if i == 0 else '':<6}{log.source}",
+        logs = [line for i, (log, source) in enumerate(named)
+                for line in (f"{'Logs:' if i == 0 else '':<6}{source}",
                              f"{'':<8}{count(log.compilations, 'compilation')}, {count(log.loads, 'executable load')}")]
-    sections = [compiles_lines(summary, width), logs, _compilations(summary.history.compilations, width),
+    sections = [compiles_lines(summary, width) + gates_lines(summary.gates, width), logs,
+                _compilations(summary.history.compilations, width),
                 _loads(summary.history.loads, summary.totals, width), _findings(summary.findings, width),
                 prose("", compile_totals(summary.totals), width, hang="  ")
                 + [line for n in summary.notes for line in prose("Note: ", n, width)],
                 compiles_headline(summary, width)]
-    return "\n\n".join("\n".join(s) for s in sections if s) + "\n"
+    return shown("\n\n".join("\n".join(s) for s in sections if s) + "\n")

@@ -12,11 +12,12 @@ from ...analysis.diff_items import ItemChange, TileItems
 from ...model import FORMAT_NAMES, TileBytes
 from .. import RenderOptions
 from ..cells import Column
-from ..layout import WIDTH, Step, fit_table, prose
+from ..layout import WIDTH, Step, fit_table, prose, visible
 from ..words import diff_notes
 from ..words.fit import plan_changes_lines
 from ..words.liveness import peak_change
-from .verdict import diff_headline, diff_lines
+from .terminal import shown
+from .verdict import diff_headline, diff_lines, gates_lines
 
 TILE_IDS_SHOWN = 20
 TILES_PLACEHOLDER = "\0memreport-diff tiles\0"  # no file name holds a NUL
@@ -124,7 +125,7 @@ _SORTED_BY = {"delta": "largest change first", "growth": "largest growth first",
 
 
 def _item_cells(item: ItemChange) -> tuple[str, ...]:
-    name = item.name + (f" ({item.section})" if item.section else "")
+    name = visible(item.name) + (f" ({visible(item.section)})" if item.section else "")  # as shown
     old = "-" if item.old is None else f"{item.old:,} B"
     new = "-" if item.new is None else f"{item.new:,} B"
     return (item.kind, name, old, new, f"{item.delta:+,} B", item.status if item.status in ("new", "removed") else "")
@@ -171,7 +172,7 @@ def render_text(diff: Diff, options: RenderOptions | None = None) -> str:
     header += prose("", _target_line(diff), width, hang="        ")
     for note in diff_notes(diff):
         header += prose("Note:   ", note, width)
-    sections = [diff_lines(diff, width), header, _figures_table(diff, width)]
+    sections = [diff_lines(diff, width) + gates_lines(diff.gates, width), header, _figures_table(diff, width)]
     partial = diff.per_tile == "partial"
     oom = [line for text in (_tile_ids("Newly out of memory", diff.newly_out_of_memory, partial),
                              _tile_ids("No longer out of memory", diff.no_longer_out_of_memory, partial))
@@ -191,4 +192,4 @@ def render_text(diff: Diff, options: RenderOptions | None = None) -> str:
     if after:  # the fit plans of the tiles over in both builds, the liveness peak
         sections.append(after)
     sections.append(diff_headline(diff, width))
-    return "\n\n".join("\n".join(s) for s in sections) + "\n"
+    return shown("\n\n".join("\n".join(s) for s in sections) + "\n")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ...analysis import LivenessCurve, Summary, TopTile
+from ...analysis import IpuSummary, LivenessCurve, Summary, TopTile
 from ...analysis.liveness import Liveness, LivenessSummary
 from ...model import TileSymbols, VariableRow
-from ..layout import WIDTH, prose
+from ..layout import WIDTH, prose, visible
 from ..words.liveness import live_at_peak, peak_phrase, what_is_live
 
 TEXT_SYMBOLS = 10   # symbols (and lowered variables) listed per tile in text unless --symbols says otherwise
@@ -50,12 +50,14 @@ def symbols_lines(tile: TopTile, table: TileSymbols, limit: int | None, width: i
     whole = tile.excluding_gaps
     if shown:
         size_w = max(len("Bytes"), *(len(f"{s.size:,}") for s in shown))
-        section_w = max(len("Section"), *(len(s.section) for s in shown))
+        sections = [visible(s.section) for s in shown]  # as shown: the widths count a name's escapes
+        section_w = max(len("Section"), *map(len, sections))
         lines.append(f"  {'Bytes':>{size_w}}  {'Share':>6}  {'Section':<{section_w}}  Symbol")
-        for s in shown:
-            row = f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {s.section:<{section_w}}  {s.display_name}"
+        for s, section in zip(shown, sections):
+            name = visible(s.display_name)
+            row = f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {section:<{section_w}}  {name}"
             if len(row) > width:  # the name whole on a line of its own, under the row (it is searched for)
-                row = f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {s.section}\n    {s.display_name}"
+                row = f"  {s.size:>{size_w},}  {_pct(s.size, whole):>6}  {section}\n    {name}"
             lines += [line.rstrip() for line in row.split("\n")]
     rest = (table.num_symbols or 0) - len(shown)
     if rest > 0:
@@ -89,19 +91,25 @@ def _items(breakdown: Mapping[str, int], whole: int, limit: int) -> str:
     return ", ".join(shown) + (f", +{rest} more" if rest > 0 else "")
 
 
+def shown_ipus(summary: Summary) -> Sequence[IpuSummary]:
+    """The IPUs the text shows one by one: every IPU, or past those listed, the ones holding the largest tiles."""
+    return summary.per_ipu if summary.ipu_spread is None else summary.ipu_spread.largest
+
+
 def categories_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """A profile's categories over all tiles, largest first, and per IPU on a multi-IPU program."""
     if summary.report.breakdown_kind != "category" or not summary.breakdown_totals:
         return []
-    totals = summary.breakdown_totals
-    whole = sum(totals.values())
-    name_w = max(len(name) for name in totals)
-    size_w = max(len(f"{v:,}") for v in totals.values())
+    totals = [(visible(name), size) for name, size in summary.breakdown_totals.items()]  # as shown
+    whole = sum(size for _, size in totals)
+    name_w = max(len(name) for name, _ in totals)
+    size_w = max(len(f"{size:,}") for _, size in totals)
     lines = ["Categories (all tiles, largest first):"]
-    lines += [f"  {name:<{name_w}}  {size:>{size_w},} B  {_pct(size, whole):>6}" for name, size in totals.items()]
+    lines += [f"  {name:<{name_w}}  {size:>{size_w},} B  {_pct(size, whole):>6}" for name, size in totals]
     if len(summary.per_ipu) > 1:
-        lines += ["", "Categories by IPU (largest first):"]
-        for ipu in summary.per_ipu:
+        lines += ["", "Categories by IPU (largest first):" if summary.ipu_spread is None
+                  else "Categories of the IPUs holding the largest tiles (largest first):"]
+        for ipu in shown_ipus(summary):
             lines += prose(f"  IPU {ipu.ipu}: ", _items(ipu.breakdown, ipu.excluding_gaps, CATEGORIES_BY_IPU), width)
     return lines
 
@@ -128,7 +136,7 @@ def liveness_lines(summary: Summary, width: int = WIDTH) -> list[str]:
                      for kind, n in sorted(live.top_pressure.items(), key=lambda kv: (-kv[1], kv[0]))]
             lines += prose(f"  Top {len(summary.top)} tiles: ", ", ".join(parts), width)
         if len(summary.per_ipu) > 1:
-            lines += [line for ipu in summary.per_ipu if ipu.liveness is not None
+            lines += [line for ipu in shown_ipus(summary) if ipu.liveness is not None
                       for line in prose(f"  IPU {ipu.ipu}: ", liveness_phrase(ipu.liveness), width)]
     lines += steps_lines(live, width)
     return lines
@@ -185,16 +193,17 @@ def variables_lines(tile: TopTile, rows: tuple[VariableRow, ...], limit: int | N
                   width, hang="  ")
     if not shown:
         return lines
+    names = [(visible(v.name), visible(v.category)) for v in shown]  # as shown: the widths count the escapes
     size_w = max(len("Bytes"), *(len(f"{v.bytes:,}") for v in shown))
     frees_w = max(len("Frees"), *(len(f"{v.frees:,}") for v in shown))
-    cat_w = max(len("Category"), *(len(v.category) for v in shown))
+    cat_w = max(len("Category"), *(len(category) for _, category in names))
     lines.append(f"  {'Bytes':>{size_w}}  {'Share':>6}  {'Category':<{cat_w}}  Live    Interleaved  "
                  f"{'Frees':>{frees_w}}  Variable")
-    for v in shown:
-        row = (f"  {v.bytes:>{size_w},}  {_pct(v.bytes, whole):>6}  {v.category:<{cat_w}}  "
+    for v, (name, category) in zip(shown, names):
+        row = (f"  {v.bytes:>{size_w},}  {_pct(v.bytes, whole):>6}  {category:<{cat_w}}  "
                f"{'always' if v.always_live else 'not':<6}  {'yes' if v.interleaved else 'no':<11}  "
-               f"{v.frees:>{frees_w},}  {v.name}")
-        lines.append(row if len(row) <= width else row[:len(row) - len(v.name)].rstrip() + f"\n    {v.name}")
+               f"{v.frees:>{frees_w},}  {name}")
+        lines.append(row if len(row) <= width else row[:len(row) - len(name)].rstrip() + f"\n    {name}")
     lines = [part for line in lines for part in line.split("\n")]
     rest = rows[len(shown):]
     if rest:

@@ -14,12 +14,13 @@ from ...analysis import Closing, Summary, TensorMapSummary, TopTile
 from ...units import count
 from .. import RenderOptions
 from ..cells import Column
-from ..layout import WIDTH, by_tile_block, fit_table, prose
-from ..words import closing_verdict, count_phrase, message_description, reason, target
+from ..layout import WIDTH, by_tile_block, fit_table, prose, visible
+from ..words import closing_verdict, count_phrase, ipus_heading, ipus_note, message_description, reason, target
 from . import drill, tensors
 from . import verdict as verdict_text
 from .closing import closing_lines
-from .tiles import NEAR_LIMIT, RED, RESET, YELLOW, tiles_lines
+from .terminal import RED, RESET, YELLOW, shown
+from .tiles import NEAR_LIMIT, tiles_lines
 
 __all__ = ["NEAR_LIMIT", "RED", "RESET", "RULE", "YELLOW", "by_tile_block", "render", "render_report", "tiles_lines"]
 
@@ -29,7 +30,7 @@ RULE = "=" * 78
 def header_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """Source, format, target and what the source does not hold (notes wrapped to ``width``)."""
     report = summary.report
-    lines = [f"Source:   {summary.label}", f"Format:   {report.format_name}",
+    lines = [f"Source:   {visible(summary.label)}", f"Format:   {report.format_name}",
              *prose("Target:   ", target(summary), width), f"Per tile: {report.per_tile}"]
     notes = [*report.notes, *summary.notes]
     oom = summary.oom
@@ -50,9 +51,11 @@ def totals_lines(summary: Summary) -> list[str]:
 
 
 def per_ipu_lines(summary: Summary, width: int = WIDTH) -> list[str]:
-    """One row per IPU for multi-IPU reports (complete per-tile data only)."""
-    ipus = summary.per_ipu
-    if len(ipus) < 2:
+    """One row per IPU for multi-IPU reports (complete per-tile data only); past the IPUs listed one by one,
+    those holding the largest tiles and a line on them all (:attr:`Summary.ipu_spread`)."""
+    spread = summary.ipu_spread
+    ipus = drill.shown_ipus(summary)
+    if spread is None and len(ipus) < 2:
         return []
     columns = [Column("ipu", "IPU", tuple(str(s.ipu) for s in ipus), True, 5),
                Column("tiles", "Tiles", tuple(f"{s.num_tiles:,}" for s in ipus), True, 6),
@@ -61,7 +64,9 @@ def per_ipu_lines(summary: Summary, width: int = WIDTH) -> list[str]:
                Column("bytes", "Max bytes", tuple(f"{s.max_excluding_gaps.bytes:,} B" for s in ipus), True, 11),
                Column("oom", "OOM tiles", tuple("?" if s.tiles_out_of_memory is None else f"{s.tiles_out_of_memory:,}"
                                                 for s in ipus), True, 9)]
-    return ["By IPU:", *fit_table(columns, width).lines]
+    heading = "By IPU:" if spread is None else f"By IPU ({ipus_heading(spread)}):"
+    return [heading, *fit_table(columns, width).lines,
+            *([] if spread is None else prose("  ", ipus_note(spread) + ".", width, hang="  "))]
 
 
 def top_tiles_lines(summary: Summary, items: int = 3, options: RenderOptions | None = None) -> list[str]:
@@ -89,7 +94,7 @@ def data_types_lines(summary: Summary) -> list[str]:
     types = summary.data_types
     if types is None:
         return []
-    rows = [(name, size) for name, size in types.largest]
+    rows = [(visible(name), size) for name, size in types.largest]
     if types.rest:
         rows.append((f"{types.rest:,} more", types.rest_bytes))
     name_w = max(len(name) for name, _ in rows)
@@ -125,7 +130,7 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
     tiles), the verdict's first line again last; with ``options.brief`` the verdict and the top tiles only."""
     options = options or RenderOptions()
     width = options.width or WIDTH
-    verdict = verdict_text.report_lines(summary, width)
+    verdict = verdict_text.report_lines(summary, width) + verdict_text.gates_lines(summary.gates, width)
     plans = verdict_text.plan_lines(summary, width)
     if options.brief:
         return "\n\n".join("\n".join(s) for s in [verdict, plans, top_tiles_lines(summary, options=options),
@@ -157,11 +162,13 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
 
 
 def render(summaries: Sequence[Summary], options: RenderOptions | None = None) -> str:
-    """Several reports, one after another, separated by a rule; after the last, a table of them all."""
+    """Several reports, one after another, separated by a rule; after the last, a table of them all (what a
+    terminal is given: :func:`.terminal.shown`)."""
     text = f"\n{RULE}\n\n".join(render_report(s, options) for s in summaries)
+    color = bool(options and options.color)
     if len(summaries) < 2:
-        return text
+        return shown(text, color)
     width = (options and options.width) or WIDTH
     rows = Closing.of(summaries)
     table = closing_lines(rows, width) + [""] + prose(verdict_text.LEAD, closing_verdict(rows), width)
-    return text + f"\n{RULE}\n\n" + "\n".join(table) + "\n"  # its last line the verdict over them all
+    return shown(text + f"\n{RULE}\n\n" + "\n".join(table) + "\n", color)  # its last line the verdict over all

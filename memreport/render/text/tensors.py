@@ -11,7 +11,7 @@ from ...analysis import Summary, TensorMapSummary
 from ...analysis.tensors import ElementHistogram, TileTensors
 from ...model import exact_sum
 from ...model.tensor_map import ESTIMATE_LABEL, TensorMap
-from ..layout import BAR_WIDTH, WIDTH, bar, prose
+from ..layout import BAR_WIDTH, WIDTH, bar, prose, visible
 
 TENSORS_PER_TILE = 10
 
@@ -61,7 +61,7 @@ def tile_block(row: TileTensors, limit: int = TENSORS_PER_TILE, indent: str = " 
     lines.append(f"{inner}{'Elements':>{elements_width}}  {'Est. bytes':>{bytes_width}}  Tensor (computation)")
     for t in shown:
         lines.append(f"{inner}{t.elements:>{elements_width},}  {_estimate(t.est_bytes):>{bytes_width}}  "
-                     f"{t.name} ({t.computation})")
+                     f"{visible(t.name)} ({visible(t.computation)})")
     rest = row.tensors[limit:]
     if rest:
         lines.append(f"{inner}+{len(rest):,} more tensor(s), {sum(t.elements for t in rest):,} elements")
@@ -107,7 +107,7 @@ def attribution_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """The tensors on the report's top tiles (``--tensor-map``)."""
     tensor_map, rows = summary.tensor_map, summary.tensors or ()
     assert tensor_map is not None
-    lines = [f"Tensors on the top {len(rows)} tiles (from {tensor_map.source}):",
+    lines = [f"Tensors on the top {len(rows)} tiles (from {visible(tensor_map.source)}):",
              *prose("  ", f"({ESTIMATE_LABEL})", width, hang="   ")]
     if not rows:
         return lines + ["  (no tiles)"]

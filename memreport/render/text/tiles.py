@@ -10,15 +10,16 @@ memory, stays on the row.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ...analysis import Summary, TopTile
 from .. import RenderOptions
 from ..cells import USED_NOTE, tile_columns
-from ..layout import WIDTH, Step, fit_table, prose, wrap_items
+from ..layout import WIDTH, Step, fit_table, prose, visible, wrap_items
 from ..words import OUT_OF_MEMORY
 from . import drill
+from .terminal import RED, YELLOW, coloured
 
-RED, YELLOW, RESET = "\x1b[31m", "\x1b[33m", "\x1b[0m"
 NEAR_LIMIT = 0.95  # yellow: within 5 % of bytes per tile
 
 
@@ -27,9 +28,9 @@ def _coloured(row: str, t: TopTile, limit: int | None, color: bool) -> str:
     if not color:
         return row
     if t.out_of_memory:
-        return RED + row + RESET
+        return coloured(row, RED)
     if limit and t.excluding_gaps is not None and t.excluding_gaps >= NEAR_LIMIT * limit:
-        return YELLOW + row + RESET
+        return coloured(row, YELLOW)
     return row
 
 
@@ -51,7 +52,8 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
     width = options.width or WIDTH
     report = summary.report
     limit = report.target.bytes_per_tile
-    columns = tile_columns(summary, top)
+    # every cell as it is shown (a member's name from a file, escaped): the widths count the escapes
+    columns = [replace(c, cells=tuple(map(visible, c.cells))) for c in tile_columns(summary, top)]
     listed_items = next(c for c in columns if c.key == "items")
     fitting = [c for c in columns if c.key != "items"]
     excess = {c.key: [s.replace(OUT_OF_MEMORY + " ", OUT_OF_MEMORY + "\n", 1) for s in c.cells]
@@ -75,7 +77,7 @@ def tiles_lines(summary: Summary, top: Sequence[TopTile], title: str, items: int
         if listed and not inline:  # wrapped at the items' commas to the width, continued under the first
             lines += wrap_items(f"{indent}{largest.lower()}: ", listed, width)
         if t.regions:
-            regions = ", ".join(f"{name.replace('_', '-')} {size:,} B" for name, size in t.regions.items())
+            regions = ", ".join(f"{visible(name).replace('_', '-')} {size:,} B" for name, size in t.regions.items())
             lines += wrap_items(f"{indent}regions: ", regions, width)
         if t.liveness is not None:
             lines += prose(f"{indent}liveness: ", drill.liveness_phrase(t.liveness), width)

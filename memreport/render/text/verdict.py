@@ -10,17 +10,21 @@ recompiled or not, unfinished.
 
 The words are those of every form (:mod:`..words`), laid out here for a
 terminal: every line within the width, prose wrapped
-with a hanging indent.
+with a hanging indent. The gates a run judged follow the block on a line of
+their own, each with where it was set (``Gates:   --max-tile 90% (from
+.memreport.toml, line 3, gates.max-tile)``).
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ...analysis import Summary
 from ...analysis.compiles import CompileSummary
 from ...analysis.diff import Diff
-from ..layout import WIDTH, prose
-from ..words import Verdict, compiles_verdict, diff_verdict, verdict
+from ...analysis.results import GateSetting, Trend
+from ..layout import WIDTH, prose, visible
+from ..words import Verdict, compiles_verdict, diff_verdict, gates_line, trend_verdict, verdict
 from ..words.fit import plan_lines as plan_sentences
 
 LEAD = "Verdict: "
@@ -38,7 +42,8 @@ def _block(first: str, rest: list[str], width: int) -> list[str]:
 
 def _next(command: str, width: int) -> list[str]:
     """``Next: COMMAND``; when too wide, the command whole on the line below, or else broken before an option
-    with a shell's ``\\`` (it pastes as it is), continued under it."""
+    with a shell's ``\\`` (it pastes as it is), continued under it; a path's control characters escaped."""
+    command = visible(command)
     if len(HANG) + 2 + len(command) <= width < len(HANG) + 6 + len(command):  # whole on the line below
         return [f"{HANG}Next:", f"{HANG}  {command}"]
     words = command.split(" ")
@@ -112,3 +117,22 @@ def compiles_headline(summary: CompileSummary, width: int = WIDTH) -> list[str]:
 def compiles_lines(summary: CompileSummary, width: int = WIDTH) -> list[str]:
     """The compilations' verdict block."""
     return _verdict_lines(compiles_verdict(summary), width)
+
+
+def trend_headline(trend: Trend, width: int = WIDTH) -> list[str]:
+    """A trend's answer again, for its last line."""
+    return _last(trend_verdict(trend).headline, width)
+
+
+def trend_lines(trend: Trend, width: int = WIDTH) -> list[str]:
+    """A trend's verdict block: when the tiles out of memory in the last build went over."""
+    return _verdict_lines(trend_verdict(trend), width)
+
+
+GATES_LEAD = "Gates:   "
+
+
+def gates_lines(settings: Sequence[GateSetting], width: int = WIDTH) -> list[str]:
+    """The gates judged, each with where it was set, under the verdict block (nothing when none was)."""
+    line = gates_line(settings)
+    return [] if line is None else prose(GATES_LEAD, line, width)

@@ -30,6 +30,9 @@ from .counts import (
     count_short,
     count_tiles,
     count_title,
+    heat_note,
+    ipus_heading,
+    ipus_note,
     look_into,
     message_description,
     next_command,
@@ -47,8 +50,16 @@ from .diffs import (
 )
 from .gates import (
     gate_message,
+    gate_setting,
+    gates_line,
+    origin_phrase,
 )
 from .page import LABELS
+from .trend import (
+    first_phrase,
+    trend_notes,
+    trend_verdict,
+)
 from .verdicts import (
     Verdict,
     closing_verdict,
@@ -81,12 +92,19 @@ __all__ = [
     "diff_headline",
     "diff_notes",
     "diff_verdict",
+    "first_phrase",
     "gate_message",
+    "gate_setting",
+    "gates_line",
     "headline",
+    "heat_note",
+    "ipus_heading",
+    "ipus_note",
     "look_into",
     "message_description",
     "next_command",
     "next_commands",
+    "origin_phrase",
     "out_of_memory_cell",
     "partial_reason",
     "picture_partial_note",
@@ -99,5 +117,7 @@ __all__ = [
     "side_tiles",
     "target",
     "timed",
+    "trend_notes",
+    "trend_verdict",
     "verdict",
 ]

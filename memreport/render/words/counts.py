@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable, Sequence
 
-from ...analysis import CountReason, LookInto, OutOfMemoryCount, Partial, Summary, TopTile
+from ...analysis import CountReason, IpuSpread, LookInto, OutOfMemoryCount, Partial, Summary, TopTile
 from ...model import OutOfMemoryMessage
 from ...units import count
 
@@ -139,6 +139,28 @@ def out_of_memory_cell(tile: TopTile, bytes_per_tile: int | None) -> str:
     return f"{OUT_OF_MEMORY} (overflowed)" if used is not None else OUT_OF_MEMORY
 
 
+# -- IPUs past those listed one by one ---------------------------------------------------------------------------
+
+
+def ipus_heading(spread: IpuSpread) -> str:
+    """The heading of the IPUs shown when there are too many to list: those holding the largest tiles."""
+    return f"{spread.ipus:,} IPUs: the {count(len(spread.largest), 'IPU')} holding the largest tiles"
+
+
+def ipus_note(spread: IpuSpread) -> str:
+    """What is said of every IPU when there are too many to list, and where each is."""
+    oom = (f"{spread.with_out_of_memory:,} of {spread.ipus:,} IPUs hold a tile out of memory"
+           if spread.with_out_of_memory is not None else "which IPUs hold a tile out of memory is unknown")
+    return (f"{oom}; the JSON lists the first {count(spread.listed, 'IPU')} one by one (per_ipu), and every "
+            "tile's bytes, as the CSV does")
+
+
+def heat_note(spread: IpuSpread) -> str:
+    """Why the page's heat map draws one grid of every tile rather than a grid per IPU."""
+    return (f"the heat map draws every tile in one grid: {spread.ipus:,} IPUs are more than it draws a grid each "
+            f"({spread.listed:,})")
+
+
 # -- what to run next ------------------------------------------------------------------------------------------
 
 
@@ -156,11 +178,12 @@ _NO_ARCHIVE = ("no archive.a beside it: memreport reads the archive.a that the e
 
 
 def next_command(message: OutOfMemoryMessage) -> str | None:
-    """The memreport command to run on what a failed run saved (None when it saved nothing memreport reads)."""
+    """The memreport command to run on what a failed run saved (None when it saved nothing memreport reads); the
+    path as a shell reads it (a log's ``x; rm -rf ~`` is one argument)."""
     if message.archive is not None:
-        return f"memreport {message.archive}"
+        return f"memreport {shlex.quote(message.archive)}"
     if message.kind == "report-saved" and message.saved_path is not None:
-        return f"memreport {message.saved_path}"  # TensorFlow's graph.txt, graph.json or graph.cbor
+        return f"memreport {shlex.quote(message.saved_path)}"  # TensorFlow's graph.txt, graph.json or graph.cbor
     return None
 
 

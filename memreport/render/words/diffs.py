@@ -56,6 +56,14 @@ def side_tiles(n: int | None) -> str:
     return "unknown" if n is None else count(n, "tile")
 
 
+def which_report(side: BuildSummary) -> str:
+    """Which of a file's reports a build is, after "the largest": `` (module M)``, `` (#2, line 40)`` or ``""``."""
+    name = side.name
+    if side.module:
+        return f" (module {side.module})"
+    return f" (#{name.index}, line {name.line:,})" if name is not None and name.index is not None and name.line else ""
+
+
 def diff_notes(diff: Diff) -> tuple[str, ...]:
     """What a reader of a diff must know: which report of a file was compared, what could not be compared and
     why, which tiles the whole-program figures cover, why a side's count is judged."""
@@ -63,9 +71,7 @@ def diff_notes(diff: Diff) -> tuple[str, ...]:
     notes = []
     for _, s in sides:
         if s.of_reports > 1 and s.name is not None:
-            where = f" (module {s.module})" if s.module else \
-                f" (#{s.name.index}, line {s.name.line:,})" if s.name.index is not None and s.name.line else ""
-            notes.append(f"{s.source} holds {s.of_reports} reports; comparing the largest{where}")
+            notes.append(f"{s.source} holds {s.of_reports} reports; comparing the largest{which_report(s)}")
     unknown = [s.label for _, s in sides if s.num_tiles is None]
     if unknown:
         notes.append(f"the tile count of {' and '.join(unknown)} is unknown: tiles are compared by id")

@@ -1,10 +1,12 @@
-"""Every gate's message: why it failed, or why it cannot judge."""
+"""Every gate's message: why it failed, or why it cannot judge; and which gates a report was judged by, each with
+where it was set (a budget file's line and key, or the command line)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ...analysis import GateResult
-from ...analysis.results import Offender
+from ...analysis.results import GateSetting, Offender
+from ...config import Origin
 from ...units import Percent
 from .counts import basis, partial_reason, reason
 
@@ -29,8 +31,35 @@ def _partials(r: GateResult) -> str:
     return "; ".join(dict.fromkeys(partial_reason(p) for p in r.partial))
 
 
+def origin_phrase(origin: Origin | None) -> str:
+    """Where a gate was set: ``from .memreport.toml, line 3, gates.max-tile``, or ``from the command line``."""
+    if origin is None:
+        return "from the command line"
+    return f"from {origin.path}" + (f", line {origin.line:,}" if origin.line else "") + f", {origin.key}"
+
+
+def gate_setting(s: GateSetting) -> str:
+    """A gate in force with where it was set: ``--max-tile 90% (from .memreport.toml, line 3, gates.max-tile)``
+    (a size in bytes, a flag alone)."""
+    value = "" if s.value is True else f" {s.value}" if isinstance(s.value, Percent) else f" {s.value:,} B"
+    return f"--{s.gate}{value} ({origin_phrase(s.origin)})"
+
+
+def gates_line(settings: Sequence[GateSetting]) -> str | None:
+    """The gates a report (a diff, a trend...) was judged by, for the line under its verdict; None for none."""
+    return "; ".join(map(gate_setting, settings)) or None
+
+
 def gate_message(r: GateResult) -> str:
-    """One line for stderr: why a gate failed, or why it cannot judge (empty when it passed)."""
+    """One line for stderr: why a gate failed, or why it cannot judge (empty when it passed); a gate a budget
+    file set says where."""
+    message = _message(r)
+    if message and r.origin is not None:
+        message += f" (--{r.gate} {origin_phrase(r.origin)})"
+    return message
+
+
+def _message(r: GateResult) -> str:
     if r.failed is None:
         return _cannot_judge(r)
     if not r.failed:

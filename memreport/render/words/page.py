@@ -57,6 +57,8 @@ LABELS: Mapping[str, str] = {
     "kind": "Kind", "name": "Name", "old": "Old", "new": "New", "change": "Change", "absent": "absent",
     "below_the_tile": "Below the tile", "diff_range": "tiles {first}–{last}",
     "diff_range_change": "largest change {largest}, smallest {smallest}", "most_changed": "most changed: tile {tile}",
+    # the trend's charts
+    "at_least": "at least {n}", "trend_limit_zero": "0 B: out of memory below",
     # the compiles timeline
     "with_cache": "{result}, cache {cache}", "duration_unknown": "duration unknown",
     # a part of the page the script could not draw

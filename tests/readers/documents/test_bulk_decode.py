@@ -348,3 +348,27 @@ def test_walks_out_of_step_at_the_first_check_take_more_steps(monkeypatch):
     found = cbor_ints._chain(np.frombuffer(data, dtype=np.uint8), at, len(values), item_bytes=5.0)
     assert outcomes[0] is cbor_ints._OUT_OF_STEP and len(outcomes) == 2
     assert found is not None and found[0].tolist() == values and found[1] == len(data) - 2
+
+
+def test_a_saved_reports_tile_values_stay_arrays_and_the_walk_ends_at_the_last(monkeypatch):
+    """memreport/1 JSON keeps per-tile lists under each report's tile_values: they stay arrays (no list of Python
+    ints between), and the thousands of member names after the last array are never walked; long lists
+    elsewhere (a tensor map's pairs) come back as lists, as before."""
+    from memreport.readers.documents.saved import tile_values
+    n = 5000
+    values = {"excluding_gaps": list(range(n)), "breakdown": {".text": {"values": [7] * n}},
+              "tile_names": [f"tile_{i:05d}.elf" for i in range(n)]}
+    calls = []
+    swap = bulk_decode._swap
+    monkeypatch.setattr(bulk_decode, "_swap", lambda *a: calls.append(1) or swap(*a))
+    tree = bulk_decode.decode_json_arrays(orjson.dumps({"schema": "memreport/1", "reports": [
+        {"source": "a.a", "tile_values": values}]}), tile_values)
+    got = tree["reports"][0]["tile_values"]
+    assert isinstance(got["excluding_gaps"], np.ndarray) and got["excluding_gaps"].tolist() == list(range(n))
+    assert isinstance(got["breakdown"][".text"]["values"], np.ndarray) and got["tile_names"] == values["tile_names"]
+    assert len(calls) < 20  # neither the names nor their list's items were visited one by one
+    elsewhere = orjson.dumps({"reports": [{"tile_values": values, "tensor_map_data": {"pair_tile": list(range(n))}}]})
+    tree = bulk_decode.decode_json_arrays(elsewhere, tile_values)
+    assert tree["reports"][0]["tensor_map_data"]["pair_tile"] == list(range(n))
+    assert isinstance(tree["reports"][0]["tile_values"]["excluding_gaps"], np.ndarray)
+    assert bulk_decode.decode_json_arrays(elsewhere)["reports"][0]["tile_values"]["excluding_gaps"] == list(range(n))

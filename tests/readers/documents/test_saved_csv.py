@@ -12,6 +12,7 @@ from memreport.analysis import summarize_all
 from memreport.errors import ReadError
 from memreport.render.data.csv import render_csv
 from tests.readers.documents.test_saved import archive_with_damage, profile_with_everything
+from tests.synth import hostile
 from tests.synth import profile as synth_profile
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -67,6 +68,21 @@ def test_skipped_tiles_and_several_reports(tmp_path):
     assert again[0].skipped[0].reason == "skipped when the CSV was written (the CSV does not say why)"
     np.testing.assert_array_equal(again[0].excluding_gaps, damaged.excluding_gaps)
     assert csv_of(again, tmp_path, "again.csv")[0] == text
+
+
+def test_names_written_after_a_quote_read_back_whole(tmp_path):
+    """Issue 33 item 10: members, categories, sources and modules that start like a formula (and one that starts
+    with the quote) are written after a quote for a spreadsheet, and read back as they were."""
+    (tmp_path / "p.json").write_bytes(synth_profile.encode_json(hostile.profile(hostile.SPREADSHEET)))
+    (tmp_path / "s.a").write_bytes(hostile.archive(hostile.SPREADSHEET))
+    profile = memreport.read(tmp_path / "p.json").evolve(source="=p.json", module="@main")
+    archive = memreport.read(tmp_path / "s.a").evolve(source="'s.a")
+    text, path = csv_of([profile, archive], tmp_path)
+    assert "'=SUM(1,2)" in text.splitlines()[0]
+    again = memreport.read_all(path)
+    assert [(r.source, r.module) for r in again] == [("=p.json", "@main"), ("'s.a", None)]
+    assert list(again[0].breakdown)[:7] == list(hostile.SPREADSHEET)
+    assert again[1].tile_names == list(hostile.SPREADSHEET)
 
 
 def test_the_not_counted_column_states_which_sections_count_and_old_csvs_read_as_before(tmp_path):

@@ -18,9 +18,11 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 
+import memreport
 from memreport.cli import main
 from memreport.errors import ReadError
 from memreport.readers.documents.saved import reports_from_document
+from tests import SAMPLES
 from tests.fuzzing import check_outputs, check_reading, hostile_input, hostile_tree, saved_documents, write_case
 
 EXAMPLES = 100
@@ -174,3 +176,12 @@ def test_the_issues_reproducers_exit_1_naming_the_field(tmp_path):
         assert result.exit_code == 1, result.output
         assert result.output == (f"memreport: {path}: reports[0].stated_target.clock_hz must be a number, "
                                  f"not {expected}\n")
+
+
+def test_a_member_name_that_is_no_string_is_named_by_its_index(tmp_path):
+    document = json.loads(CliRunner().invoke(main, [str(SAMPLES / "mk2_1472_tiles.a"), "--format", "json"]).stdout)
+    document["reports"][0]["tile_values"]["tile_names"][1400] = 1400
+    (tmp_path / "saved.json").write_text(json.dumps(document))
+    with pytest.raises(ReadError, match=r"reports\[0\]\.tile_values\.tile_names\[1400\] must be a string, not a "
+                                        r"number 1400"):
+        memreport.read(tmp_path / "saved.json")

@@ -127,3 +127,16 @@ def test_quoting_follows_csv():
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerow(cells + ["x"])
     assert ",".join(csvlines.text_cells(cells)) + ",x\n" == out.getvalue()
+
+
+def test_blocks_are_the_lines_a_few_rows_at_a_time():
+    """A pod's rows are written a block at a time (issue 33 item 15: 376,832 rows were 118 MB of strings at once),
+    the same text whatever the block: integers with blanks, text cells, a constant."""
+    n = 23
+    columns = [csvlines.Integers(np.arange(n)), csvlines.Integers(np.arange(n) * 7, np.arange(n) % 3 > 0),
+               csvlines.Text([f"t,{i}" for i in range(n)]), csvlines.Text(constant="c")]
+    whole = "".join(line + "\n" for line in csvlines.lines(columns, n))
+    assert whole.splitlines()[:2] == ['0,,"t,0",c', '1,7,"t,1",c']
+    for rows in (1, 5, 23, 100):
+        assert "".join(csvlines.blocks(columns, n, rows)) == whole
+    assert list(csvlines.blocks(columns, 0)) == []

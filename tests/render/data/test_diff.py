@@ -7,9 +7,12 @@ import json
 
 import numpy as np
 
-from memreport.analysis.diff import diff_reports
+from memreport.analysis.diff import diff_reports, with_items
 from memreport.model import Target, TileBytes, TileReport
+from memreport.readers import read_path
+from memreport.readers.elf.symbols import with_symbols
 from memreport.render.data import diff as render_diff
+from tests.synth.archive import ar_archive, bss, data, elf_file, text
 
 from ...builds import LIMIT
 
@@ -46,7 +49,7 @@ def test_json_fields_are_exact(builds):
         "max_excluding_gaps": {"old": {"tile": 7, "bytes": 700_000}, "new": {"tile": 7, "bytes": 700_000},
                                "delta": 0},
         "notes": [],
-        "min_change": 0, "unlisted_tiles": 0, "sort": "delta", "tile_details": [],
+        "min_change": 0, "unlisted_tiles": 0, "sort": "delta", "tile_details": [], "gates": [],
         # Tile 7, over in both builds by the same 61,024 B; no symbols read: by section, .bss alone closes it.
         "fit_plans": [{"tile": 7, "ipu": 0, "old": plan, "new": plan, "grew": False}],
         "liveness_peak": {"old": None, "new": None},  # archives hold no program steps
@@ -93,3 +96,15 @@ def test_maxima_are_written_by_the_one_json_helper_the_report_uses():
     assert render_diff_module.tile_bytes_json is table.tile_bytes_json
     assert not hasattr(render_diff_module, "_tile_bytes") and not hasattr(table, "_tile_bytes")
     assert table.tile_bytes_json(TileBytes(3, 9)) == {"tile": 3, "bytes": 9} and table.tile_bytes_json(None) is None
+
+
+def test_csv_names_that_start_like_a_formula_follow_a_quote_and_numbers_stay(tmp_path):
+    """Issue 33 item 10: a section named ``-bss`` is text, after a quote; a delta of -600 is a number."""
+    for name, size in (("old.a", 900), ("new.a", 300)):
+        (tmp_path / name).write_bytes(ar_archive([("=t0.elf", elf_file([
+            text(100), bss(size, name="-bss"), data(8, name="@data")]))]))
+    old, new = (read_path(str(tmp_path / name))[0] for name in ("old.a", "new.a"))
+    changes = with_items(diff_reports(old, new), with_symbols(old, [0]), with_symbols(new, [0]), 1)
+    assert render_diff.render_csv(changes).splitlines() == [
+        "tile,ipu,old,new,delta,kind,item,section,change", "0,0,1008,408,-600,tile,,,",
+        "0,0,900,300,-600,section,'-bss,,shrank"]

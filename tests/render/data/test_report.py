@@ -203,3 +203,20 @@ def test_a_carriage_return_in_a_name_is_quoted_so_the_csv_reads_back():
                         tile_names=["t\r0", "t1", "t2"])
     rows = list(csv.reader(io.StringIO(render_csv(summarize_all([report])))))
     assert rows[0][-1] == ".te\rxt" and [r[2] for r in rows[1:]] == ["t\r0", "t1", "t2"]
+
+
+def test_json_lists_the_first_ipus_and_every_ipu_in_brief():
+    """Issue 33 item 15: 100,000 IPUs of one tile each made a row each (41 MB of JSON); the first 4,096 are listed,
+    with how many are left out and every IPU in brief (additive keys: per_ipu keeps its meaning)."""
+    from tests.builds import one_tile_per_ipu
+    text = render_json(summarize_all([one_tile_per_ipu(np.arange(100_000) % 500, over_at=(7,))]))
+    report = json.loads(text)["reports"][0]
+    assert len(report["per_ipu"]) == 4_096 and report["per_ipu"][-1]["ipu"] == 4_095
+    assert report["per_ipu_left_out"] == 95_904
+    spread = report["ipu_spread"]
+    assert (spread["ipus"], spread["listed"], spread["with_out_of_memory"]) == (100_000, 4_096, 1)
+    assert [s["ipu"] for s in spread["largest"]] == [7, 499, 999, 1_499, 1_999, 2_499, 2_999, 3_499, 3_999, 4_499]
+    assert spread["largest"][0] == report["per_ipu"][7]
+    assert len(text) < 2_000_000  # every tile's bytes (tile_values) and 4,096 rows
+    small = json.loads(render_json(summarize_all([one_tile_per_ipu([1, 2, 3])])))["reports"][0]
+    assert (len(small["per_ipu"]), small["per_ipu_left_out"], small["ipu_spread"]) == (3, 0, None)

@@ -61,7 +61,7 @@ def test_a_departure_is_named_by_its_path():
         "page.sections[0].drilled['6'].symbols[0].bytes: integer expected, not float",
         "page.sections[0].tiles.count: integer expected, not str",
         "page.sections[0].tiles.known.type: one of u8, u16, u32, i32, f64 expected, not 'u64'"]
-    assert contract.problems({"kind": "graph"}) == ["kind: one of report, diff, compiles expected, not 'graph'"]
+    assert contract.problems({"kind": "graph"}) == ["kind: one of report, diff, compiles, trend expected, not 'graph'"]
     assert "page.sections[0].tile_ids: missing" in contract.problems({**data, "kind": "diff"})  # checked as a diff
     with pytest.raises(ValueError, match="the page's data departs from its contract: page.sections"):
         document("t", "", data)
@@ -69,7 +69,7 @@ def test_a_departure_is_named_by_its_path():
 
 def test_the_declaration_describes_every_key_with_its_meaning():
     declared = contract.declaration()
-    assert sorted(declared["kinds"]) == ["compiles", "diff", "report"]
+    assert sorted(declared["kinds"]) == ["compiles", "diff", "report", "trend"]
 
     def meanings(node: dict) -> list[str]:
         found = [node["meaning"]] if "meaning" in node else []

@@ -211,6 +211,22 @@ def test_pod_scale_stays_legible_and_fast():
     assert oom_pixels(rgb) > 20
 
 
+def test_ipu_boundaries_past_a_pod1024_are_labels_only():
+    """Issue 33 item 15: a report declaring one tile per IPU drew a boundary line per IPU (376,832 took 17 s and
+    120 MB), closer than a pixel: past plot.IPU_LINES IPUs none is drawn, the IPUs' labels still are."""
+    from matplotlib.collections import LineCollection
+
+    from tests.builds import one_tile_per_ipu
+
+    def boundaries(fig) -> int:
+        return sum(len(c.get_segments()) for c in fig.axes[0].collections if isinstance(c, LineCollection))
+
+    many, few = (plot.figure(summarize(one_tile_per_ipu(np.arange(n) % 500 + 100)))
+                 for n in (plot.IPU_LINES + 1, plot.IPU_LINES))
+    assert (boundaries(many), boundaries(few)) == (0, plot.IPU_LINES - 1)
+    assert "IPU 0\nIPU 65\nIPU 130" in texts(many)  # every 65th of 1,025 IPUs named
+
+
 def test_unknown_bytes_per_tile_and_arch():
     values = np.arange(3000, dtype=np.int64) * 100
     report = TileReport(source="x.a", format="archive", target=Target(3000), excluding_gaps=values)
@@ -242,7 +258,7 @@ def test_figures_stay_out_of_pyplot():
 
 
 def test_png_outputs_one_file_per_report():
-    from memreport.cli import numbered_paths
+    from memreport.run import numbered_paths
     assert numbered_paths("m.png", 2, ".png") == ["m-1.png", "m-2.png"]
     assert numbered_paths("out/memory.png", 1, ".png") == ["out/memory.png"]
     assert numbered_paths("out/memory.png", 2, ".png") == ["out/memory-1.png", "out/memory-2.png"]

@@ -227,3 +227,30 @@ def test_no_data_types_line_without_a_by_data_type_list_with_bytes():
     ]
     no_list = SummaryReport(source="r.txt", format="poplar-text", target=Target(4, None, 1, 4, 1000))
     assert summarize(no_list).data_types is None and data_types_lines(summarize(no_list)) == []
+
+
+def test_past_the_ipus_listed_the_text_shows_those_holding_the_largest_tiles():
+    """Issue 33 item 15: a report of 4,999 IPUs (one tile each) lists no 4,999 rows: the IPUs holding the largest
+    tiles, in a column wide enough for their numbers, and a line on them all."""
+    from memreport.render.text.report import per_ipu_lines
+    from tests.builds import one_tile_per_ipu
+    summary = summarize(one_tile_per_ipu(np.arange(5_000) % 500, over_at=(9, 4_500, 4_999), skipped=(4_998,)))
+    assert per_ipu_lines(summary) == [
+        "By IPU (4,999 IPUs: the 10 IPUs holding the largest tiles):",
+        "    IPU   Tiles    Excluding gaps   Max tile    Max bytes  OOM tiles",
+        "      9       1           2,000 B          9      2,000 B          1",
+        "   4500       1           2,000 B       4500      2,000 B          1",
+        "   4999       1           2,000 B       4999      2,000 B          1",
+        "    499       1             499 B        499        499 B          0",
+        "    999       1             499 B        999        499 B          0",
+        "   1499       1             499 B       1499        499 B          0",
+        "   1999       1             499 B       1999        499 B          0",
+        "   2499       1             499 B       2499        499 B          0",
+        "   2999       1             499 B       2999        499 B          0",
+        "   3499       1             499 B       3499        499 B          0",
+        "  3 of 4,999 IPUs hold a tile out of memory; the JSON lists the first 4,096 IPUs one by one",
+        "  (per_ipu), and every tile's bytes, as the CSV does."]
+    wide = summarize(one_tile_per_ipu(np.arange(200_000) % 500, over_at=(199_999,)))  # six digits: a wider column
+    assert per_ipu_lines(wide)[1:4] == ["     IPU   Tiles    Excluding gaps   Max tile    Max bytes  OOM tiles",
+                                        "  199999       1           2,000 B     199999      2,000 B          1",
+                                        "     499       1             499 B        499        499 B          0"]

@@ -50,7 +50,8 @@ function curves(list) {
 
 function reportSection(s) {
   return {
-    id: s.id, limit: s.bytes_per_tile, tilesPerIpu: s.tiles_per_ipu, breakdownHeading: s.breakdown_heading,
+    id: s.id, limit: s.bytes_per_tile, tilesPerIpu: s.tiles_per_ipu, heatTilesPerIpu: s.heat_tiles_per_ipu,
+    breakdownHeading: s.breakdown_heading,
     histogram: s.histogram.map((b) => ({low: b.low_kib, high: b.high_kib, count: b.count, outOfMemory: b.out_of_memory})),
     drilled: entries(s.drilled, (d) => ({member: d.member, more: d.more, notes: [...d.notes],
       symbols: d.symbols.map((y) => ({name: y.name, section: y.section, bytes: y.bytes}))})),
@@ -78,7 +79,15 @@ function compilesSection(s) {
   };
 }
 
-const SECTIONS = {report: reportSection, diff: diffSection, compiles: compilesSection};
+function trendSection(s) {
+  return {
+    id: s.id, builds: [...s.builds], worstTiles: [...s.worst_tiles],
+    charts: s.charts.map((c) => ({key: c.key, unit: c.unit, values: [...c.values], limit: [...c.limit],
+      atLeast: [...c.at_least]})),
+  };
+}
+
+const SECTIONS = {report: reportSection, diff: diffSection, compiles: compilesSection, trend: trendSection};
 
 // The whole block: its kind, its labels (every word the script shows) and its sections; a section that cannot
 // be read is {id, error}, and the others are read all the same.

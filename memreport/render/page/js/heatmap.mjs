@@ -84,7 +84,7 @@ export function drawHeatMap(host, s, values, oom, known, pick, describe) {
     if (known && !known[i]) { unknown = true; continue; }
     if (values[i] > largest) largest = values[i];
   }
-  const scale = heatScale(largest, s.limit), g = heatLayout(n, s.tilesPerIpu, host.clientWidth || 1200);
+  const scale = heatScale(largest, s.limit), g = heatLayout(n, s.heatTilesPerIpu, host.clientWidth || 1200);
   const c = el("canvas");
   c.width = g.width; c.height = g.height; c.style.width = c.width + "px"; c.style.height = c.height + "px";
   const ctx = c.getContext("2d"), img = ctx.createImageData(c.width, c.height), d = img.data;

@@ -6,8 +6,9 @@ import { el } from "./dom.mjs";
 import { fill, formatter } from "./format.mjs";
 import { reportSection } from "./report.mjs";
 import { compilesSection } from "./timeline.mjs";
+import { trendSection } from "./trend.mjs";
 
-const DRAW = {report: reportSection, diff: diffSection, compiles: compilesSection};
+const DRAW = {report: reportSection, diff: diffSection, compiles: compilesSection, trend: trendSection};
 
 function failed(id, error, labels) {
   console.error(error);
