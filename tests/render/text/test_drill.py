@@ -119,3 +119,20 @@ def test_an_archive_shows_no_category_or_liveness_sections():
     s = summarize(archive(), top=1)
     assert drill.categories_lines(s) == [] and drill.liveness_lines(s) == []
     assert dict(s.breakdown_totals) == {".bss": 10_539}
+
+
+def test_a_tiles_lowered_variables_with_what_removing_each_frees(tmp_path):
+    from tests.synth.lowered import Var, encode, known_overlaps, lowered_doc
+    variables, _ = known_overlaps()
+    variables[1] = Var(0, "acts/\x1b[31mb", 0, 600, eq_class=2)  # a name with a terminal escape in it
+    path = tmp_path / "vars.json"
+    path.write_bytes(encode(lowered_doc(variables, 3)))
+    import memreport
+    s = summarize(memreport.read(path), top=1)
+    assert drill.variables_lines(s.top[0], s.top[0].variables, 3) == [
+        "Variables on tile 0, largest 3 of 4:",
+        "  Bytes   Share  Category  Live    Interleaved  Frees  Variable",
+        "  1,000   56.9%  variable  not     no             400  acts/a",
+        "    600   34.2%  variable  not     no               0  acts/\\x1b[31mb",
+        "    500   28.5%  variable  always  no             500  weights",
+        "  +1 more variable(s), 256 B (--symbols N lists more)"]
