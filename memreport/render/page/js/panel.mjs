@@ -89,7 +89,7 @@ export function showTile(s, t) {
   if (plan) {  // what to move off it to fit: the plan in words, its items
     parts.push(el("h5", "", L.fit_plan), el("p", "plan", plan.sentence));
     if (plan.items.length) {
-      const tb = el("table", "syms plan"), head = el("tr");
+      const tb = el("table", "plan"), head = el("tr");
       head.append(el("th", "", L.name), el("th", "", L.kind), el("th", "", L.item_class), el("th", "num", L.size),
         el("th", "num", L.item_frees));
       tb.append(head);
