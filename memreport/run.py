@@ -129,9 +129,10 @@ def report(reads: Sequence[Read], *, fmt: str = "text", output: str = "-", top: 
     """``memreport FILE...``: every report of ``reads`` in ``fmt``, and the picture and page asked for; each
     report judged by ``gates`` (or by the gates of its input's path, when ``gates`` is a function of it)."""
     from .analysis import gates as judging
-    from .analysis import summarize_all
+    from .analysis import summarize, together
     shown = fmt != "csv"  # the CSV has no place for symbols: read none
-    reports = session.with_symbols(reads, top if shown else 0, tiles_asked if shown else (), thin_root, labels)
+    reports = session.with_symbols(reads, top if shown else 0, tiles_asked if shown else (), thin_root, labels,
+                                   fit=shown, headroom=lambda path: _own(gates, path).min_headroom.value)
     mapped = session.read_tensor_map(tensor_map, reports) if tensor_map else None
     if png == "-" and (output == "-" or len(reports) > 1):
         raise UnsupportedOperation("--png - needs one report and --output elsewhere: stdout takes one output")
@@ -141,10 +142,12 @@ def report(reads: Sequence[Read], *, fmt: str = "text", output: str = "-", top: 
         check([*(r.path for r in reads), *([tensor_map] if tensor_map else []),
                *(p for r in reports for p in r.files_read)],
               [("-o", output), *(("--png", p) for p in png_paths), *([("--html", html)] if html else [])])
-    summaries = summarize_all(reports, top=top, bin_kib=bin_kib, tensor_map=mapped, tiles_asked=tiles_asked)
+    owns = [_own(gates, read.path) for read in reads]  # each report by its own input's gates
+    summaries = together([summarize(r, top=top, bin_kib=bin_kib, tensor_map=mapped, tiles_asked=tiles_asked,
+                                    headroom=own.min_headroom.value)
+                          for r, own in zip(reports, owns)])  # the plans' budget too; the answer over them all
     results: list[GateResult] = []
-    for i, read in enumerate(reads):  # each report by its own input's gates
-        own = _own(gates, read.path)
+    for i, own in enumerate(owns):
         results += judging.judge(summaries[i], own)
         summaries[i] = replace(summaries[i], gates=judging.in_force(own, judging.REPORT_GATES))
     options = render.RenderOptions(symbols=symbols, width=width, color=color, brief=brief,
@@ -165,7 +168,7 @@ def export(reads: Sequence[Read], *, output: str = "-", top: int = 5, tiles_aske
            labels: Mapping[str, str] | None = None, check: Checked | None = None) -> Run:
     """``memreport export FILE...``: the reports as memreport/1 JSON that memreport reads back."""
     from .analysis import summarize_all
-    reports = session.with_symbols(reads, top, tiles_asked, thin_root, labels)
+    reports = session.with_symbols(reads, top, tiles_asked, thin_root, labels, fit=True)
     if check is not None:
         check([*(r.path for r in reads), *(p for r in reports for p in r.files_read)], [("-o", output)])
     summaries = summarize_all(reports, top=top, tiles_asked=tiles_asked)
@@ -185,6 +188,8 @@ def diff_of(old: Sequence[Read], new: Sequence[Read], *, top: int = 20, min_chan
         chosen = diffing.choose_report([r.report for r in reads])
         sides.append((next(r for r in reads if r.report is chosen), len(reads)))
     (old_read, old_count), (new_read, new_count) = sides
+    old_read, new_read = (Read(r.path, session.with_symbols([r], 0, (), thin_root, labels, fit=True)[0])
+                          for r in (old_read, new_read))  # the tiles over's symbols: their fit plans
     summaries = (summarize(old_read.report), summarize(new_read.report))
     changes = diffing.diff_reports(old_read.report, new_read.report, summaries=summaries, min_change=min_change,
                                    of_reports=(old_count, new_count))

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import MemreportError, UnsupportedOperation
 from .model import CLI_NAMES, MemoryReport, OptionNames, TileReport, TileSymbols
 from .readers import ReadOptions, read_path
+from .units import Percent
 
 if TYPE_CHECKING:  # numpy-backed modules load with the calls
     from .model.tensor_map import TensorMap
@@ -156,11 +157,15 @@ def reads_symbols(read: Read, labels: Mapping[str, str] | None = None) -> bool:
 
 
 def with_symbols(reads: Sequence[Read], top: int = 0, tiles: Sequence[int] = (), thin_root: str | None = None,
-                 labels: Mapping[str, str] | None = None) -> list[MemoryReport]:
+                 labels: Mapping[str, str] | None = None, *, fit: bool = False,
+                 headroom: int | Percent | Callable[[str], int | Percent | None] | None = None) -> list[MemoryReport]:
     """The reports, those of archives and ELF files holding the symbol tables of their ``top`` tiles and of
-    ``tiles`` (tiles outside a report are left for the summary to refuse); a ReadError when one cannot be read,
-    or its file changed since."""
+    ``tiles`` (tiles outside a report are left for the summary to refuse), and with ``fit`` those of the tiles
+    their fit plans are for (over bytes per tile, less ``headroom``: one for all, or each input path's); a
+    ReadError when one cannot be read, or its file changed since."""
     from .analysis import top_tile_ids
+    from .analysis.fit_plan import symbol_tiles
+    from .analysis.summary import headroom_bytes
     from .readers.elf.symbols import with_symbols as read_symbols
     reports = []
     for read in reads:
@@ -168,6 +173,9 @@ def with_symbols(reads: Sequence[Read], top: int = 0, tiles: Sequence[int] = (),
         if reads_symbols(read, labels):
             assert isinstance(report, TileReport)
             wanted = top_tile_ids(report, top).tolist() + [t for t in tiles if t < report.num_tiles]
+            if fit:
+                own = headroom(read.path) if callable(headroom) else headroom
+                wanted += symbol_tiles(report, headroom_bytes(report, own) or 0)
             named = report.source
             spooled = report if read.path == named else report.evolve(source=read.path)
             report = read_symbols(spooled, wanted, thin_root).evolve(source=named)

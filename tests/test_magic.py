@@ -136,7 +136,9 @@ def test_a_cell_that_raises_gets_its_verdict_then_its_error(shell, tmp_path):
     assert isinstance(result.error_in_exec, RuntimeError) and shell.user_ns["x"] == 1
     (first, bundle), (second, stb) = shell.recorded_by_test
     assert (first, second) == ("display", "traceback")
-    assert bundle["text/plain"].startswith("Verdict: At least 1 tile out of memory\n\nTiles as printed:\n")
+    assert bundle["text/plain"].startswith("Verdict: At least 1 tile out of memory\n\n"
+                                           "To fit tile 1: 35,776 B over; nothing read names what is on it.\n")
+    assert "\n\nTiles as printed:\n" in bundle["text/plain"]  # after the fit plan
     assert "674,752 B" in bundle["text/plain"]  # read from the error's own text
     shown = "\n".join(stb)
     assert "raise RuntimeError" in shown and "magic.py" not in shown  # the cell's lines, not the magic's

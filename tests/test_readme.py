@@ -244,7 +244,8 @@ def test_ci_commands_run_as_documented(builds, tmp_path):
     ci = run_step(script, cwd, env, tmp_path)
     assert ci.returncode == 3, ci.stderr  # the sample has three tiles out of memory: the step fails...
     kept = (cwd / "memory.txt").read_text()  # ...with the report kept, after its verdict
-    assert kept.split("\n\n", 1)[1].startswith("Source:   build/archive.a\n")
+    assert kept.split("\n\n", 2)[1].startswith("To fit tile 1402: ")  # its verdict, its fit plans, then the rest
+    assert kept.split("\n\n", 2)[2].startswith("Source:   build/archive.a\n")
     doc_json = json.loads((cwd / "memory-diff.json").read_text())  # and the diff ran all the same
     assert doc_json["schema"] == "memreport-diff/1" and doc_json["tiles"] == []  # main.a and build/archive.a: one build
     # A diff that fails when the report passed fails the step with the diff's status.
@@ -313,15 +314,20 @@ def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
     from memreport.readers.elf.symbols import with_symbols
     from memreport.render.data.report import render_json
     from tests.readers.documents.test_saved import profile_with_everything
+    from tests.synth import lowered
     from tests.synth.profile import encode_json
     samples = ROOT / "sample_reports"
     reports = [memreport.read(samples / name) for name in ("mk2_1472_tiles.a", "mk1_profile.json",
-                                                            "trace_two_modules.rep", "tensor_map.json")]
+                                                            "trace_two_modules.rep", "tensor_map.json",
+                                                            "mk2_profile.json")]  # program steps: the curve
     reports[0] = with_symbols(reports[0], [1402, 3])
     (tmp_path / "p.json").write_bytes(encode_json(profile_with_everything()))
     reports.append(memreport.read(tmp_path / "p.json"))
     tensor_map = read_tensor_map(str(samples / "tensor_map.json"))
+    (tmp_path / "lv.json").write_bytes(lowered.encode(lowered.known_overlaps()[1]))  # a tile's variables, its plan
+    variables = memreport.read(tmp_path / "lv.json", tile_memory=1_000)
     docs = [summarize_all(reports[1:2], tensor_map=tensor_map), summarize_all(reports, tiles_asked=[3]),
+            summarize_all([variables], tiles_asked=[0]),
             summarize_all(memreport.read_all(samples / "run.log")), summarize_all([log_report(tmp_path)])]
     documented = documented_keys("## memreport/1")
     free_form = (".extra.", ".breakdown.", ".regions.", ".sections.", ".attributed.", ".unattributed.",
@@ -348,8 +354,11 @@ def test_every_diff_json_key_is_in_its_schema(tmp_path):
     env = memreport_on_path(tmp_path)
     doc_json = json.loads(shell(f"memreport diff {SAMPLE} {SECOND_BUILD} --format json --min-change 4KiB", ROOT, env))
     assert doc_json["tile_details"] and doc_json["tile_details"][0]["items"]
+    steps = ROOT / "sample_reports" / "mk2_profile.json"  # program steps on both sides: both liveness curves
+    stepped = json.loads(shell(f"memreport diff {steps} {steps} --format json", ROOT, env))
+    assert doc_json["fit_plans"] and stepped["liveness_peak"]["new"]["peak"]
     documented = documented_keys("## memreport-diff/1")
-    for key in json_keys(doc_json):
+    for key in json_keys(doc_json) | json_keys(stepped):
         assert key.rsplit(".", 1)[-1] in documented, key
 
 

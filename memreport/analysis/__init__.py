@@ -7,7 +7,7 @@ report's figures at once. The names below are the ones notebooks and
 renderers use.
 """
 from .closing import closing
-from .fit_plan import FitItem, FitItems, FitPlan, Shared, fit_plan, variable_items, variable_plans
+from .fit_plan import fit_plan, variable_items, variable_plans
 from .kinds import (
                   bins_out_of_memory,
                   count_out_of_memory,
@@ -35,16 +35,23 @@ from .results import (
                   DataTypes,
                   Diff,
                   FailingProgram,
+                  FitChange,
+                  FitItem,
+                  FitItems,
+                  FitNeeds,
+                  FitPlan,
                   GateResult,
                   IpuSpread,
                   IpuSummary,
                   Largest,
                   Liveness,
+                  LivenessCurve,
                   LivenessSummary,
                   LookInto,
                   OutOfMemoryCount,
                   Overall,
                   Partial,
+                  Shared,
                   Summary,
                   TensorMapSummary,
                   TextSummary,
@@ -53,7 +60,7 @@ from .results import (
                   TopTile,
                   Verdict,
 )
-from .summary import summarize, summarize_all
+from .summary import summarize, summarize_all, together
 from .tiles import (
                   MAX_BINS,
                   bin_counts,
@@ -74,14 +81,17 @@ __all__ = [
                   "DataTypes",
                   "Diff",
                   "FailingProgram",
+                  "FitChange",
                   "FitItem",
                   "FitItems",
+                  "FitNeeds",
                   "FitPlan",
                   "GateResult",
                   "IpuSpread",
                   "IpuSummary",
                   "Largest",
                   "Liveness",
+                  "LivenessCurve",
                   "LivenessSummary",
                   "LookInto",
                   "OutOfMemoryCount",
@@ -115,6 +125,7 @@ __all__ = [
                   "summarize",
                   "summarize_all",
                   "tile_breakdown",
+                  "together",
                   "top_tile_ids",
                   "top_tiles",
                   "total_excluding_gaps",

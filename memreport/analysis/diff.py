@@ -20,7 +20,7 @@ from ..errors import TileCountMismatch, UnsupportedOperation
 from ..model import MemoryReport, TileBytes, TileReport, exact_sum
 from .diff_items import SORTS, tiles_items
 from .kinds import kind_of, largest
-from .results import BuildSummary, Diff, Summary, TileSummary
+from .results import BuildSummary, Diff, FitChange, Summary, TileSummary
 from .summary import summarize
 
 
@@ -48,7 +48,16 @@ def build_summary(summary: Summary, tiles: np.ndarray | None = None, of_reports:
                         total_excluding_gaps=total_ex, total_including_gaps=total_in, max_excluding_gaps=peak,
                         tiles_out_of_memory=oom, out_of_memory_at_least=at_least, partial=summary.partial,
                         report_label=report.label, oom=summary.oom, kind=summary.kind, name=summary.name,
-                        of_reports=of_reports)
+                        of_reports=of_reports, curve=summary.liveness.curve if summary.liveness else None)
+
+
+def fit_changes(old: Summary, new: Summary) -> tuple[FitChange, ...] | None:
+    """The tiles over in both builds (NEW's worst first), with each side's fit plan; None when a side cannot
+    plan (bytes per tile unknown, no per-tile bytes)."""
+    if old.fit_plans is None or new.fit_plans is None:
+        return None
+    before = {p.tile: p for p in old.fit_plans}
+    return tuple(FitChange(p.tile, p.ipu, before[p.tile], p) for p in new.fit_plans if p.tile in before)
 
 
 def _figures_over(report: TileReport, tiles: np.ndarray, over: np.ndarray | None
@@ -136,6 +145,7 @@ def diff_reports(old: MemoryReport, new: MemoryReport, *, summaries: tuple[Summa
         compared_tiles=int(tiles.size),
         tiles_per_ipu=new.target.tiles_per_ipu or old.target.tiles_per_ipu,
         newly_out_of_memory=newly, no_longer_out_of_memory=recovered, min_change=min_change,
+        fit=fit_changes(old_summary, new_summary),
     )
 
 

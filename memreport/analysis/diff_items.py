@@ -1,11 +1,12 @@
-"""Below the tile: which sections, categories, regions, liveness figures and symbols of a tile changed.
+"""Below the tile: which sections, categories, regions, liveness figures, symbols and variables of a tile changed.
 
 A diff says which tiles grew; this says what in them grew. Each side's items
 for a tile come from its report: breakdown columns (ELF sections of an
 archive, categories of a profile, data types of a text summary's detailed
-tile), memory regions, liveness, and the tile's symbol table where one was
-read. Items are compared by kind and name; an item on one side only is new
-or removed. Kinds a side does not hold (symbols of a report read from a
+tile), memory regions, liveness, the tile's symbol table where one was
+read, and its lowered variables (by name) where both sides hold them.
+Items are compared by kind and name; an item on one side only is new or
+removed. Kinds a side does not hold (symbols of a report read from a
 profile, sections against categories) are not compared, and a note says so.
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ SORTS = ("delta", "growth", "new")
 
 
 def _sort_key(sort: str):
-    kinds = ("section", "category", "data type", "region", "liveness", "symbol")  # among equal changes
+    kinds = ("section", "category", "data type", "region", "liveness", "symbol", "variable")  # among equal changes
 
     def base(c: ItemChange) -> tuple:
         return (kinds.index(c.kind) if c.kind in kinds else len(kinds), c.name)
@@ -81,6 +82,19 @@ def _symbol_items(tile: int, old: MemoryReport, new: MemoryReport) -> tuple[list
     return changes, notes
 
 
+def _variable_items(tile: int, old: MemoryReport, new: MemoryReport) -> tuple[list[ItemChange], list[str]]:
+    """Lowered-variable changes of one tile (by name), and a note when only one side holds variables."""
+    sides = [kind_of(r).variable_sizes(tile) for r in (old, new)]
+    if all(v is None for v in sides):
+        return [], []
+    for label, report, sizes in zip(("OLD", "NEW"), (old, new), sides):
+        if sizes is None:
+            return [], [f"variables not compared: {label} ({report.source}) holds no lowered variables"]
+    before, after = sides
+    assert before is not None and after is not None
+    return _compare({("variable", k): v for k, v in before.items()}, {("variable", k): v for k, v in after.items()}), []
+
+
 def tile_items(old: MemoryReport, new: MemoryReport, tile: int, old_bytes: int, new_bytes: int, *,
                ipu: int | None = None, min_change: int = 0, sort: str = "delta") -> TileItems:
     """What changed inside one tile from ``old`` to ``new``: items whose change is at least ``min_change``."""
@@ -97,9 +111,9 @@ def tile_items(old: MemoryReport, new: MemoryReport, tile: int, old_bytes: int, 
             before = {k: v for k, v in before.items() if k[0] in shared}
             after = {k: v for k, v in after.items() if k[0] in shared}
         changes = _compare(before, after)
-    symbols, symbol_notes = _symbol_items(tile, old, new)
-    changes += symbols
-    notes += symbol_notes
+    for found, more in (_symbol_items(tile, old, new), _variable_items(tile, old, new)):
+        changes += found
+        notes += more
     shown = [c for c in changes if abs(c.delta) >= max(min_change, 1)]
     shown.sort(key=_sort_key(sort))
     return TileItems(tile, ipu, old_bytes, new_bytes, tuple(shown), hidden=len(changes) - len(shown),

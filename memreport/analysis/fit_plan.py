@@ -29,21 +29,33 @@ categories), each with the bytes it takes and the bytes its removal frees.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .fit_search import EXACT_ITEMS, NODE_LIMIT, SHARED_NODE_LIMIT, Problem, search
+from .results import (
+    FIT_ALWAYS_LIVE,
+    FIT_BUDGETS,
+    FIT_CLASSES,
+    FIT_GAP,
+    FIT_NOT_ALWAYS_LIVE,
+    FIT_UNKNOWN,
+    FitItem,
+    FitItems,
+    FitPlan,
+    Shared,
+)
+from .tiles import tile_breakdown
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model import TileReport, Variables
+    from ..model import SummaryReport, TileReport, TileSymbols, Variables
+    from ..model.tensor_map import TensorMap
 
-ALWAYS_LIVE, NOT_ALWAYS_LIVE, GAP = "always live", "not always live", "gap"
-UNKNOWN = "unknown"  # a source that does not say (an ELF symbol: .bss holds both kinds)
-CLASSES = (ALWAYS_LIVE, NOT_ALWAYS_LIVE, GAP, UNKNOWN)
-BUDGETS = ("limit", "headroom")
+# The names the search and its tests use for the classes (the types are in :mod:`.results`).
+ALWAYS_LIVE, NOT_ALWAYS_LIVE, GAP, UNKNOWN = FIT_ALWAYS_LIVE, FIT_NOT_ALWAYS_LIVE, FIT_GAP, FIT_UNKNOWN
+CLASSES, BUDGETS = FIT_CLASSES, FIT_BUDGETS
 __all__ = [
     "ALWAYS_LIVE",
     "BUDGETS",
@@ -52,107 +64,36 @@ __all__ = [
     "GAP",
     "NODE_LIMIT",
     "NOT_ALWAYS_LIVE",
+    "PLANS_MAX",
     "SHARED_NODE_LIMIT",
     "UNKNOWN",
     "FitItem",
     "FitItems",
     "FitPlan",
     "Shared",
+    "breakdown_items",
     "fit_plan",
+    "storage_class",
+    "symbol_items",
+    "symbol_tiles",
+    "tensor_items",
     "variable_items",
     "variable_plans",
 ]
 
-
-@dataclass(frozen=True)
-class FitItem:
-    """One thing on a tile a plan may move: its bytes, and the bytes removing it alone frees."""
-
-    name: str
-    kind: str  # what it is where it lives: an ELF section (".bss"), a memory category ("variable")
-    liveness: str  # one of CLASSES ("class" in JSON)
-    bytes: int
-    frees: int
-    exact: bool = True
-
-    def __post_init__(self) -> None:
-        if self.liveness not in CLASSES:
-            raise ValueError(f"an item's class is one of {', '.join(CLASSES)}, not {self.liveness!r}")
-        if not 0 <= self.frees <= self.bytes:
-            raise ValueError(f"item {self.name!r}: frees {self.frees:,} B, outside 0..its {self.bytes:,} B")
-
-    def as_json(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "class": self.liveness, "bytes": self.bytes,
-                "frees": self.frees, "exact": self.exact}
-
-
-@dataclass(frozen=True, eq=False)
-class Shared:
-    """Address ranges items share: segment ``pair_segment[k]`` (``lengths`` bytes) is covered by item
-    ``pair_item[k]``; removing a set of items frees a segment when every item covering it is in the set."""
-
-    lengths: np.ndarray
-    pair_segment: np.ndarray
-    pair_item: np.ndarray
-
-
-@dataclass(frozen=True, eq=False)
-class FitItems:
-    """The items on one tile, and what removing any set of them frees: each its own ``frees`` (additive), or
-    by the ranges they share (``shared``)."""
-
-    tile: int
-    items: tuple[FitItem, ...]
-    shared: Shared | None = None
-
-    def __post_init__(self) -> None:
-        if self.shared is None:
-            return
-        s, n = self.shared, len(self.items)
-        if s.pair_item.size and (int(s.pair_item.min()) < 0 or int(s.pair_item.max()) >= n):
-            raise ValueError(f"shared ranges name items outside 0..{n - 1}")
-        covered = np.bincount(s.pair_item, weights=s.lengths[s.pair_segment], minlength=n)
-        if any(covered[i] > item.bytes for i, item in enumerate(self.items)):
-            raise ValueError("an item covers more bytes than it takes")
-
-    def frees_of(self, chosen: Iterable[int]) -> int:
-        """The bytes removing the items ``chosen`` (positions in :attr:`items`) frees together."""
-        chosen = sorted(set(chosen))
-        if self.shared is None:
-            return sum(self.items[i].frees for i in chosen)
-        s = self.shared
-        flags = np.zeros(len(self.items), dtype=bool)
-        flags[chosen] = True
-        covering = np.bincount(s.pair_segment, minlength=s.lengths.size)
-        taken = np.bincount(s.pair_segment[flags[s.pair_item]], minlength=s.lengths.size)
-        return int(s.lengths[(taken == covering) & (covering > 0)].sum())
-
-
-@dataclass(frozen=True)
-class FitPlan:
-    """What to move off one tile to close its gap (see the module's notes)."""
-
-    tile: int
-    ipu: int | None
-    over_by: int  # the gap: bytes over the limit, or short of the headroom budget
-    budget: str  # "limit" or "headroom": what over_by is measured against
-    items: tuple[FitItem, ...]  # the plan, largest first
-    frees: int  # what removing them together frees
-    closes_gap: bool
-    exact: bool  # the gap and every item's bytes exact
-    optimal: bool  # proven the fewest items, then the fewest bytes moved
-    at_least: int | None  # no plan closes the gap with fewer items (None: no plan closes it)
-    search: str  # "exact" (branch and bound) or "greedy"
-
-    @property
-    def bytes_moved(self) -> int:
-        return sum(item.bytes for item in self.items)
-
-    def as_json(self) -> dict[str, Any]:
-        return {"tile": self.tile, "ipu": self.ipu, "over_by": self.over_by,
-                "items": [item.as_json() for item in self.items], "closes_gap": self.closes_gap,
-                "exact": self.exact, "budget": self.budget, "frees": self.frees, "bytes_moved": self.bytes_moved,
-                "optimal": self.optimal, "at_least": self.at_least, "search": self.search}
+# Poplar's storage categories (a profile's byCategory names, a text summary's By Data Type lines, squeezed to
+# lower case without spaces) that libpva also lists among a program's always-live variables (docs/FORMATS.md
+# §9.3): code, vertex state, descriptors, the control table, constants, the stack, exchange headers and
+# instrumentation. "variable" ("Variables") holds both always-live and not-always-live data: unknown.
+ALWAYS_LIVE_STORAGE = frozenset({
+    "controlcode", "vertexcode", "internalexchangecode", "globalexchangecode", "hostexchangecode",
+    "vertexinstancestate", "vertexinstances", "copydescriptor", "copydescriptors", "vectorlistdescriptor",
+    "vectorlistdescriptors", "vertexfielddata", "controltable", "controlid", "constant", "constants", "stack",
+    "hostexchangepacketheader", "hostexchangepacketheaders", "globalexchangepacketheader",
+    "globalexchangepacketheaders", "instrumentationresults", "sharedcodestorage", "shareddatastorage"})
+PLANS_MAX = 1_000  # tiles over a report plans, the worst first (a pod whose every tile is over: 90,000 plans)
+SYMBOL_TILES = PLANS_MAX  # tiles over whose symbol tables are read for their plans (0.3 ms each)
+CODE_SECTIONS = (".text",)  # an ELF's code: always live (a tile's program is loaded whole)
 
 
 def fit_plan(items: FitItems, over_by: int, *, ipu: int | None = None, budget: str = "limit",
@@ -168,7 +109,7 @@ def fit_plan(items: FitItems, over_by: int, *, ipu: int | None = None, budget: s
     return FitPlan(tile=items.tile, ipu=ipu, over_by=over_by, budget=budget, items=chosen,
                    frees=items.frees_of(found.chosen), closes_gap=found.closes, optimal=found.optimal,
                    exact=gap_exact and all(item.exact for item in chosen), at_least=found.at_least,
-                   search=found.method)
+                   search=found.method, source=items.source, candidates=len(problem.candidates))
 
 
 def variable_items(variables: Variables, tile: int) -> FitItems:
@@ -183,7 +124,7 @@ def variable_items(variables: Variables, tile: int) -> FitItems:
                           ALWAYS_LIVE if live[i] else NOT_ALWAYS_LIVE, sizes[i], frees[i])
                   for i in range(len(sizes)))
     ranges = variables.ranges(tile)
-    return FitItems(tile, found, Shared(ranges.lengths, ranges.pair_segment, ranges.pair_variable))
+    return FitItems(tile, found, Shared(ranges.lengths, ranges.pair_segment, ranges.pair_variable), "variables")
 
 
 def variable_plans(report: TileReport, *, headroom: int = 0, tiles: Sequence[int] | None = None
@@ -201,3 +142,134 @@ def variable_plans(report: TileReport, *, headroom: int = 0, tiles: Sequence[int
     return tuple(fit_plan(variable_items(variables, t), int(report.excluding_gaps[t]) - target,
                           ipu=report.target.ipu_of(t), budget="headroom" if headroom else "limit")
                  for t in over.tolist())
+
+
+def storage_class(name: str) -> str:
+    """The class of a storage category or data type by its name (:data:`ALWAYS_LIVE_STORAGE`), else unknown."""
+    return ALWAYS_LIVE if name.replace(" ", "").replace("_", "").lower() in ALWAYS_LIVE_STORAGE else UNKNOWN
+
+
+SOURCE_OF_KIND = {"section": "sections", "category": "categories", "data type": "data types"}
+
+
+def breakdown_items(tile: int, breakdown: dict[str, int], kind: str) -> FitItems | None:
+    """A tile's breakdown (sections, categories, data types: ``kind`` each) as items, largest first: each frees
+    its bytes (the items add up to the tile's); a code section or an always-live category is always live.
+    None when it holds no bytes."""
+    def liveness(name: str) -> str:
+        return ALWAYS_LIVE if name in CODE_SECTIONS else storage_class(name)
+    found = tuple(FitItem(name, kind, liveness(name), size, size)
+                  for name, size in sorted(breakdown.items(), key=lambda kv: (-kv[1], kv[0])) if size > 0)
+    return FitItems(tile, found, None, SOURCE_OF_KIND.get(kind, "categories")) if found else None
+
+
+def symbol_items(table: TileSymbols) -> FitItems:
+    """A tile's sized symbols as items (kind their section; code always live, the rest unknown: an ELF does not
+    say whether .bss or .data holds weights or activations). Symbols whose address ranges overlap in a section
+    (aliases) share their bytes: removing one frees only what no other covers."""
+    symbols = table.symbols
+    found = []
+    ranges: list[tuple[str, int, int, int]] = []  # section, start, end, item
+    for i, s in enumerate(symbols):
+        found.append(FitItem(s.display_name, s.section, ALWAYS_LIVE if s.section in CODE_SECTIONS else UNKNOWN,
+                             s.size, s.size))
+        ranges.append((s.section, s.address, s.address + s.size, i))
+    shared = _overlaps(ranges, len(found))
+    if shared is None:
+        return FitItems(table.tile, tuple(found), None, "symbols")
+    lengths, pair_segment, pair_item = shared
+    sole = np.bincount(pair_segment, minlength=lengths.size)[pair_segment] == 1  # pairs no other item covers
+    alone = np.bincount(pair_item[sole], weights=lengths[pair_segment[sole]], minlength=len(found))
+    found = [FitItem(f.name, f.kind, f.liveness, f.bytes, int(alone[i])) for i, f in enumerate(found)]
+    return FitItems(table.tile, tuple(found), Shared(lengths, pair_segment, pair_item), "symbols")
+
+
+def _overlaps(ranges: list[tuple[str, int, int, int]], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The segments of ranges that overlap within a section (None when none do): lengths, pair segment, pair item;
+    each range cut where any range of its section starts or ends."""
+    by_section: dict[str, list[tuple[int, int, int]]] = {}
+    for section, start, end, item in ranges:
+        by_section.setdefault(section, []).append((start, end, item))
+    overlapping = False
+    for spans in by_section.values():
+        spans.sort()
+        reach = None
+        for start, end, _ in spans:
+            if reach is not None and start < reach:
+                overlapping = True
+                break
+            reach = end if reach is None else max(reach, end)
+    if not overlapping:
+        return None
+    lengths: list[int] = []
+    pair_segment: list[int] = []
+    pair_item: list[int] = []
+    for spans in by_section.values():
+        points = sorted({p for start, end, _ in spans for p in (start, end)})
+        first = len(lengths)
+        lengths += [b - a for a, b in zip(points, points[1:])]
+        where = {p: k for k, p in enumerate(points)}
+        for start, end, item in spans:
+            for k in range(where[start], where[end]):
+                pair_segment.append(first + k)
+                pair_item.append(item)
+    return (np.array(lengths, dtype=np.int64), np.array(pair_segment, dtype=np.int64),
+            np.array(pair_item, dtype=np.int64))
+
+
+def tensor_items(tensor_map: TensorMap, tile: int) -> FitItems:
+    """The tensors a tensor map places on ``tile`` as items: estimated bytes (elements x element size: not
+    exact), class unknown; tensors of unknown element size are left out (they have no bytes to move)."""
+    found = tuple(FitItem(t.name, "tensor", UNKNOWN, t.est_bytes, t.est_bytes, exact=False)
+                  for t in tensor_map.tensors_on_tile(tile) if t.est_bytes)
+    return FitItems(tile, found, None, "tensors")
+
+
+def tiles_over(report: TileReport, headroom: int = 0) -> tuple[np.ndarray, np.ndarray] | None:
+    """(tiles, excluding-gaps bytes) of a report's tiles above bytes per tile less ``headroom``, worst first
+    (then by tile); None when bytes per tile is unknown. Skipped members' tiles are not known: never over."""
+    if report.target.bytes_per_tile is None:
+        return None
+    values = report.excluding_gaps
+    over = values > report.target.bytes_per_tile - headroom
+    if report.known is not None:
+        over &= report.known
+    ids = np.flatnonzero(over)
+    ids = ids[np.lexsort((ids, -values[ids].astype(np.int64)))]
+    return ids, values[ids].astype(np.int64)
+
+
+def printed_over(report: SummaryReport, known: dict[int, int], headroom: int = 0
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+    """A text summary's tiles above its bytes per tile less ``headroom``: those whose excluding-gaps bytes it
+    states (``known``: detailed, Maximum line), then those its out-of-memory messages say used more (their
+    "bytes used", the messages' own figure); worst first. None when bytes per tile is unknown."""
+    limit = report.target.bytes_per_tile
+    if limit is None:
+        return None
+    found = dict(known)
+    for m in report.oom_messages:
+        if m.names_tile and m.tile is not None and m.bytes_used is not None:
+            found.setdefault(m.tile, m.bytes_used)
+    over = sorted((-size, tile) for tile, size in found.items() if size > limit - headroom)
+    return np.array([t for _, t in over], dtype=np.int64), np.array([-b for b, _ in over], dtype=np.int64)
+
+
+def tile_items(report: TileReport, tile: int, tensor_map: TensorMap | None = None) -> FitItems | None:
+    """What names a tile's items, best first: its lowered variables; its symbol table (whole: a saved report
+    may keep only the largest symbols); the tensor map given; its breakdown (sections, categories)."""
+    if report.variables is not None:
+        return variable_items(report.variables, tile)
+    table = report.symbols.get(tile)
+    if table is not None and table.has_symbol_table and table.symbols and not table.omitted:
+        return symbol_items(table)
+    if tensor_map is not None and tile < tensor_map.num_tiles:
+        return tensor_items(tensor_map, tile)
+    return breakdown_items(tile, tile_breakdown(report, tile), report.breakdown_kind)
+
+
+def symbol_tiles(report: TileReport, headroom: int = 0, most: int = SYMBOL_TILES) -> list[int]:
+    """The tiles over whose plans want their symbol tables read: the ``most`` worst above bytes per tile less
+    ``headroom`` (the rest are planned by section, and say so)."""
+    over = tiles_over(report, headroom)
+    return [] if over is None else over[0][:most].tolist()

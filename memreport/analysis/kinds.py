@@ -12,7 +12,7 @@ holds, so :func:`.summary.summarize` and the rest of analysis ask the kind
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -35,9 +35,12 @@ from ..model import (
     exact_sum,
 )
 from . import tiles, verdict
+from .fit_plan import breakdown_items, printed_over, tile_items, tiles_over
 from .liveness import summarize_liveness
 from .results import (
     CountReason,
+    FitItems,
+    FitNeeds,
     IpuSpread,
     IpuSummary,
     LivenessSummary,
@@ -49,6 +52,12 @@ from .results import (
     TileSummary,
     TopTile,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model.tensor_map import TensorMap as TensorMapData
+
+# What a plan on a source with no names would need: the inputs that name a tile's items (FitNeeds.inputs).
+NAMES_ITEMS = ("lowered variables", "archive")
 
 # The liveness columns a tile's items show, by the names people know them by.
 LIVENESS_ITEMS = {ALWAYS_LIVE: "always-live", NOT_ALWAYS_LIVE_MAX: "not-always-live (max)",
@@ -158,6 +167,23 @@ class Kind:
         """The tile's symbol table, where one was read."""
         return None
 
+    def fit_over(self, headroom: int = 0) -> tuple[np.ndarray, np.ndarray] | None:
+        """(tiles, excluding-gaps bytes) of the tiles above bytes per tile less ``headroom``, as far as the kind
+        knows them, worst first; None when it cannot say (bytes per tile unknown, no bytes)."""
+        return None
+
+    def fit_items(self, tile: int, tensor_map: TensorMapData | None = None) -> FitItems | None:
+        """What is on ``tile`` that a plan may move (None when the source names nothing on it)."""
+        return None
+
+    def fit_needs(self, tensor_map: TensorMapData | None = None) -> FitNeeds | None:
+        """Why the kind's plans name no items (or it has none), and which inputs would; None when they do."""
+        return FitNeeds("no per-tile bytes")
+
+    def variable_sizes(self, tile: int) -> dict[str, int] | None:
+        """A tile's lowered variables by name (bytes), where the source holds them."""
+        return None
+
 
 class Tiles(Kind):
     """Every tile's bytes (a :class:`~memreport.model.TileReport`)."""
@@ -240,6 +266,26 @@ class Tiles(Kind):
     def symbol_table(self, tile: int) -> TileSymbols | None:
         return self.report.symbols.get(tile)
 
+    def fit_over(self, headroom: int = 0) -> tuple[np.ndarray, np.ndarray] | None:
+        return tiles_over(self.report, headroom)
+
+    def fit_items(self, tile: int, tensor_map: TensorMapData | None = None) -> FitItems | None:
+        return tile_items(self.report, tile, tensor_map)
+
+    def fit_needs(self, tensor_map: TensorMapData | None = None) -> FitNeeds | None:
+        r = self.report
+        if r.target.bytes_per_tile is None:
+            return FitNeeds("bytes per tile unknown")
+        if r.variables is not None or self.symbols_readable() or tensor_map is not None:
+            return None
+        if r.breakdown_kind == "section":  # an ELF's sections: a symbol table names what is in them
+            return FitNeeds("by section", ("archive",))
+        return FitNeeds("by category", (*NAMES_ITEMS, "tensor map"))
+
+    def variable_sizes(self, tile: int) -> dict[str, int] | None:
+        v = self.report.variables
+        return None if v is None else v.by_name(tile)
+
     def top_order(self) -> str | None:
         return "including gaps" if self.report.including_gaps is not None else "excluding gaps"
 
@@ -306,6 +352,18 @@ class Printed(Kind):
         ids = np.array(sorted(known), dtype=np.int64)
         return ids, np.array([known[t] for t in ids.tolist()], dtype=np.int64)
 
+    def fit_over(self, headroom: int = 0) -> tuple[np.ndarray, np.ndarray] | None:
+        return printed_over(self.report, dict(zip(*(a.tolist() for a in self.known_bytes()))), headroom)
+
+    def fit_items(self, tile: int, tensor_map: TensorMapData | None = None) -> FitItems | None:
+        detail = next((d for d in self.report.detailed_tiles if d.tile == tile), None)
+        return None if detail is None else breakdown_items(tile, dict(detail.breakdown), "data type")
+
+    def fit_needs(self, tensor_map: TensorMapData | None = None) -> FitNeeds | None:
+        if self.report.target.bytes_per_tile is None:
+            return FitNeeds("bytes per tile unknown")
+        return FitNeeds("by data type", NAMES_ITEMS)
+
 
 class Messages(Printed):
     """A log's out-of-memory messages, with no summary around them."""
@@ -314,6 +372,11 @@ class Messages(Printed):
 
     def partial(self) -> Partial | None:
         return Partial("messages only")
+
+    def fit_needs(self, tensor_map: TensorMapData | None = None) -> FitNeeds | None:
+        if self.report.target.bytes_per_tile is None:
+            return FitNeeds("bytes per tile unknown")
+        return FitNeeds("messages only", NAMES_ITEMS)
 
 
 class TensorMap(Kind):

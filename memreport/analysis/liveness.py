@@ -24,7 +24,7 @@ from ..model import (
     find_view,
 )
 from ..model.liveness import walk
-from .results import Liveness, LivenessSummary, StepPeak
+from .results import Liveness, LivenessCurve, LivenessSummary, StepPeak
 
 # How each source measures a tile's not-always-live bytes.
 BASES = {NOT_ALWAYS_LIVE_MAX: "the most live at once (maxBytesByTile)",
@@ -71,6 +71,26 @@ def step_peak(steps: Sequence[ProgramLiveness]) -> tuple[int, StepPeak | None]:
     return count, best
 
 
+def liveness_curve(report: TileReport, total: Liveness | None,
+                   steps: Sequence[ProgramLiveness]) -> LivenessCurve | None:
+    """Memory live at every program step (walked depth first): the program's always-live bytes (``total``)
+    plus the step's not-always-live bytes. The steps are the whole program's (every tile: FORMATS.md §2), so
+    a limit applies only to a program on one IPU (that IPU's memory); None without steps."""
+    walked = list(walk(tuple(steps)))
+    if not walked:
+        return None
+    target = report.target
+    one_ipu = target.num_ipus == 1
+    limit = target.tiles_per_ipu * target.bytes_per_tile if one_ipu and target.tiles_per_ipu and \
+        target.bytes_per_tile else None
+    values = np.array([step.bytes for _, step in walked], dtype=np.int64)
+    peak = int(np.argmax(values))
+    return LivenessCurve(always_live=None if total is None else total.always_live, not_always_live=values,
+                         paths=tuple(path for path, _ in walked), names=tuple(step.name for _, step in walked),
+                         scope="ipu" if one_ipu else "program", limit=limit, num_ipus=target.num_ipus,
+                         variables=walked[peak][1].variables)
+
+
 def summarize_liveness(report: TileReport, top: Sequence[int]) -> LivenessSummary | None:
     """The liveness of ``report`` (None when it has neither liveness columns nor program steps)."""
     steps = report.liveness_steps
@@ -84,4 +104,5 @@ def summarize_liveness(report: TileReport, top: Sequence[int]) -> LivenessSummar
         if found is not None and found.pressure is not None:
             pressure[found.pressure] = pressure.get(found.pressure, 0) + 1
     num_steps, peak = step_peak(steps) if steps is not None else (None, None)
-    return LivenessSummary(total, pressure, num_steps, peak)
+    curve = liveness_curve(report, total, steps) if steps is not None else None
+    return LivenessSummary(total, pressure, num_steps, peak, curve)

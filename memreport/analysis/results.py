@@ -8,7 +8,7 @@ imports this module and the model, so analysis is two floors, not a tower.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -31,6 +31,7 @@ from ..model import (
     TileSymbols,
 )
 from ..model.tensor_map import TensorMap, TileTensor
+from ..model.variables import VariableRow
 
 # -- liveness -------------------------------------------------------------------------------------------------
 
@@ -71,14 +72,15 @@ class LivenessSummary:
     """A program's liveness: totals over its tiles, the pressure on its top tiles, and its peak step.
 
     ``top_pressure`` counts the top tiles by :attr:`Liveness.pressure`.
-    ``num_steps`` and ``peak`` come from the program-step liveness where the
-    source has it (None otherwise).
+    ``num_steps``, ``peak`` and ``curve`` come from the program-step
+    liveness where the source has it (None otherwise).
     """
 
     total: Liveness | None
     top_pressure: dict[str, int]
     num_steps: int | None
     peak: StepPeak | None
+    curve: LivenessCurve | None = None  # memory live per program step, where the source has steps
 
     @property
     def peak_live_bytes(self) -> int | None:
@@ -86,6 +88,53 @@ class LivenessSummary:
         if self.total is None or self.peak is None:
             return None
         return self.total.always_live + self.peak.bytes
+
+
+@dataclass(frozen=True, eq=False)
+class LivenessCurve:
+    """Memory live at each program step: the program's always-live bytes plus that step's not-always-live bytes.
+
+    ``not_always_live`` holds one int64 per step, in the order the steps
+    are walked (depth first: ``paths`` "3", "3.0"...; ``names`` where the
+    source names the program). ``always_live`` is every tile's always-live
+    bytes (None where the source has no such column: the curve is then the
+    not-always-live bytes alone). ``scope`` says what the figures cover:
+    "ipu" (a program on one IPU) or "program" (several IPUs: no limit
+    applies to their sum); ``limit`` is the memory of that one IPU, None
+    where the scope has none or bytes per tile is unknown. ``variables``
+    are those the source names as live at the peak (name, bytes), None where
+    it names none (a JSON profile's steps name no variables).
+    """
+
+    always_live: int | None
+    not_always_live: np.ndarray
+    paths: tuple[str, ...]
+    names: tuple[str | None, ...]
+    scope: str
+    limit: int | None
+    num_ipus: int | None = None
+    variables: tuple[tuple[str, int], ...] | None = None
+
+    @cached_property
+    def live(self) -> np.ndarray:
+        """Bytes live at each step (int64)."""
+        return self.not_always_live.astype(np.int64) + (self.always_live or 0)
+
+    @property
+    def peak_index(self) -> int | None:
+        """The step with the most bytes live (the first among equals); None when there is no step."""
+        return int(np.argmax(self.live)) if self.live.size else None
+
+    @property
+    def peak_bytes(self) -> int | None:
+        index = self.peak_index
+        return None if index is None else int(self.live[index])
+
+    @property
+    def peak_share(self) -> float | None:
+        """The peak as a share of ``limit`` (None where no limit applies)."""
+        peak = self.peak_bytes
+        return None if peak is None or not self.limit else peak / self.limit
 
 
 # -- tiles ------------------------------------------------------------------------------------------------------
@@ -100,7 +149,8 @@ class TopTile:
     """One of the most memory-subscribed tiles (or a tile asked for), with its largest breakdown items.
 
     ``liveness`` is its always-live and not-always-live bytes where the
-    source has them; ``symbols`` its symbol table where one was read.
+    source has them; ``symbols`` its symbol table where one was read;
+    ``variables`` its lowered variables where the source holds them.
     """
 
     tile: int
@@ -117,6 +167,8 @@ class TopTile:
     # The bytes an out-of-memory message says were used on the tile (its first message naming it; None when no
     # message does): a figure of its own, neither excluding nor including gaps.
     stated_bytes_used: int | None = None
+    # Its lowered variables, largest first, where a lowered-variables report was read (None otherwise).
+    variables: tuple[VariableRow, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -230,8 +282,8 @@ class OutOfMemoryCount:
 @dataclass(frozen=True)
 class Largest:
     """The largest thing on a tile: its largest symbol (``kind`` "symbol", with its ``section``) where its
-    symbols were read, else its largest breakdown item (``kind`` the report's breakdown kind: "section",
-    "category")."""
+    symbols were read, its largest lowered variable (``kind`` "variable", its category as ``section``), else
+    its largest breakdown item (``kind`` the report's breakdown kind: "section", "category")."""
 
     kind: str
     name: str
@@ -295,6 +347,162 @@ class Verdict:
         if self.worst is None or not self.bytes_per_tile:
             return None
         return self.worst.bytes / self.bytes_per_tile
+
+
+# -- the fit plan -----------------------------------------------------------------------------------------------
+
+# An item's class (FitItem.liveness, "class" in JSON): what it is, as far as its source says.
+FIT_ALWAYS_LIVE, FIT_NOT_ALWAYS_LIVE, FIT_GAP = "always live", "not always live", "gap"
+FIT_UNKNOWN = "unknown"  # a source that does not say (an ELF symbol: .bss holds both kinds)
+FIT_CLASSES = (FIT_ALWAYS_LIVE, FIT_NOT_ALWAYS_LIVE, FIT_GAP, FIT_UNKNOWN)
+FIT_BUDGETS = ("limit", "headroom")
+# What names a plan's items (FitItems.source, FitPlan.source); "" where nothing does (the gap only).
+FIT_SOURCES = ("symbols", "variables", "tensors", "sections", "categories", "data types", "")
+# Why a report's plans do not name what to move (FitNeeds.why), or there are none.
+FIT_WHY = ("bytes per tile unknown", "no per-tile bytes", "by section", "by category", "by data type",
+           "messages only", "not detailed")
+# Inputs that name a tile's items (FitNeeds.inputs).
+FIT_INPUTS = ("archive", "lowered variables", "tensor map")
+
+
+@dataclass(frozen=True)
+class FitItem:
+    """One thing on a tile a plan may move: its bytes, and the bytes removing it alone frees."""
+
+    name: str
+    kind: str  # what it is where it lives: an ELF section (".bss"), a memory category ("variable")
+    liveness: str  # one of FIT_CLASSES ("class" in JSON)
+    bytes: int
+    frees: int
+    exact: bool = True
+
+    def __post_init__(self) -> None:
+        if self.liveness not in FIT_CLASSES:
+            raise ValueError(f"an item's class is one of {', '.join(FIT_CLASSES)}, not {self.liveness!r}")
+        if not 0 <= self.frees <= self.bytes:
+            raise ValueError(f"item {self.name!r}: frees {self.frees:,} B, outside 0..its {self.bytes:,} B")
+
+    def as_json(self) -> dict[str, object]:
+        return {"name": self.name, "kind": self.kind, "class": self.liveness, "bytes": self.bytes,
+                "frees": self.frees, "exact": self.exact}
+
+
+@dataclass(frozen=True, eq=False)
+class Shared:
+    """Address ranges items share: segment ``pair_segment[k]`` (``lengths`` bytes) is covered by item
+    ``pair_item[k]``; removing a set of items frees a segment when every item covering it is in the set."""
+
+    lengths: np.ndarray
+    pair_segment: np.ndarray
+    pair_item: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class FitItems:
+    """The items on one tile, and what removing any set of them frees: each its own ``frees`` (additive), or
+    by the ranges they share (``shared``); ``source`` names what they are (one of FIT_SOURCES)."""
+
+    tile: int
+    items: tuple[FitItem, ...]
+    shared: Shared | None = None
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if self.source not in FIT_SOURCES:
+            raise ValueError(f"items' source is one of {', '.join(map(repr, FIT_SOURCES))}, not {self.source!r}")
+        if self.shared is None:
+            return
+        s, n = self.shared, len(self.items)
+        if s.pair_item.size and (int(s.pair_item.min()) < 0 or int(s.pair_item.max()) >= n):
+            raise ValueError(f"shared ranges name items outside 0..{n - 1}")
+        covered = np.bincount(s.pair_item, weights=s.lengths[s.pair_segment], minlength=n)
+        if any(covered[i] > item.bytes for i, item in enumerate(self.items)):
+            raise ValueError("an item covers more bytes than it takes")
+
+    def frees_of(self, chosen: Iterable[int]) -> int:
+        """The bytes removing the items ``chosen`` (positions in :attr:`items`) frees together."""
+        chosen = sorted(set(chosen))
+        if self.shared is None:
+            return sum(self.items[i].frees for i in chosen)
+        s = self.shared
+        flags = np.zeros(len(self.items), dtype=bool)
+        flags[chosen] = True
+        covering = np.bincount(s.pair_segment, minlength=s.lengths.size)
+        taken = np.bincount(s.pair_segment[flags[s.pair_item]], minlength=s.lengths.size)
+        return int(s.lengths[(taken == covering) & (covering > 0)].sum())
+
+
+@dataclass(frozen=True)
+class FitPlan:
+    """What to move off one tile to close its gap (:mod:`.fit_plan` says how it is chosen).
+
+    ``items`` is the plan, largest first (empty where no source names the
+    tile's items: the gap alone); ``source`` what names them (FIT_SOURCES).
+    """
+
+    tile: int
+    ipu: int | None
+    over_by: int  # the gap: bytes over the limit, or short of the headroom budget
+    budget: str  # "limit" or "headroom": what over_by is measured against
+    items: tuple[FitItem, ...]
+    frees: int  # what removing them together frees
+    closes_gap: bool
+    exact: bool  # the gap and every item's bytes exact
+    optimal: bool  # proven the fewest items, then the fewest bytes moved
+    at_least: int | None  # no plan closes the gap with fewer items (None: no plan closes it)
+    search: str  # "exact" (branch and bound) or "greedy"
+    source: str = ""
+    candidates: int = 0  # the items on the tile that free something (what the plan chose from)
+
+    @property
+    def bytes_moved(self) -> int:
+        return sum(item.bytes for item in self.items)
+
+    def as_json(self) -> dict[str, object]:
+        return {"tile": self.tile, "ipu": self.ipu, "over_by": self.over_by,
+                "items": [item.as_json() for item in self.items], "closes_gap": self.closes_gap,
+                "exact": self.exact, "budget": self.budget, "frees": self.frees, "bytes_moved": self.bytes_moved,
+                "optimal": self.optimal, "at_least": self.at_least, "search": self.search,
+                "source": self.source or None, "candidates": self.candidates}
+
+
+@dataclass(frozen=True)
+class FitNeeds:
+    """Why a report's plans do not name what to move, or there are none: ``why`` one of FIT_WHY; ``inputs``
+    the inputs that would name the items (FIT_INPUTS), best first."""
+
+    why: str
+    inputs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.why not in FIT_WHY or any(i not in FIT_INPUTS for i in self.inputs):
+            raise ValueError(f"not a reason a plan names nothing: {self.why!r} {self.inputs!r}")
+
+
+@dataclass(frozen=True)
+class FitChange:
+    """One tile over in both builds of a diff: each side's plan, and whether NEW's grew (more items or more bytes
+    over)."""
+
+    tile: int
+    ipu: int | None
+    old: FitPlan
+    new: FitPlan
+
+    @property
+    def items_compared(self) -> bool:
+        """Whether the two plans' items are of one kind (both symbols, both variables...), so their counts compare."""
+        return self.old.source == self.new.source != "" and bool(self.old.candidates) == bool(self.new.candidates)
+
+    @property
+    def grew(self) -> bool:
+        more = self.items_compared and len(self.new.items) > len(self.old.items)
+        return more or self.new.over_by > self.old.over_by
+
+    @property
+    def shrank(self) -> bool:
+        fewer = self.items_compared and len(self.new.items) < len(self.old.items)
+        return not self.grew and (fewer or self.new.over_by < self.old.over_by)
 
 
 # -- one report's figures ---------------------------------------------------------------------------------------
@@ -385,7 +593,11 @@ class Summary:
     not show; ``partial`` why the per-tile view is partial (None: complete);
     ``verdict`` is the out-of-memory verdict in full; ``tiles_at_least`` a
     lower bound on a tile count the source does not give; ``name`` the
-    report's name among its file's reports.
+    report's name among its file's reports. ``fit_plans`` say what to move
+    off each tile over its limit (or short of ``headroom`` free bytes),
+    worst first (``fit_over`` tiles are over in all: past a thousand, the
+    plans are of the worst); ``fit_needs`` why they name no items, where
+    they do not.
     """
 
     kind: str
@@ -415,6 +627,10 @@ class Summary:
     notes: tuple[str, ...] = ()
     data_types: DataTypes | None = None
     top_order: str | None = None  # what ``top`` is ranked by; None: the tiles as the source printed them
+    fit_plans: tuple[FitPlan, ...] | None = None  # a plan per tile over, worst first ([] none over; None: cannot)
+    fit_needs: FitNeeds | None = None  # why the plans name no items (or there are none), and what would name them
+    fit_over: int | None = None  # tiles over in all: the plans are of the worst (fit_plan.PLANS_MAX) of them
+    headroom: int | None = None  # bytes a tile must leave free (--min-headroom), the plans' budget
     gates: tuple[GateSetting, ...] = ()  # the gates this report was judged by (the run sets them)
     overall: Overall | None = None  # the answer over every report read with it (summarize_all; None: alone)
 
@@ -707,6 +923,7 @@ class BuildSummary:
     kind: str = "tiles"                          # the report's kind (SUMMARY_KINDS)
     name: ReportName | None = None               # the report's name among its file's reports
     of_reports: int = 1                          # reports its file holds (the largest is compared)
+    curve: LivenessCurve | None = None           # memory live per program step, where the source has steps
 
     @property
     def label(self) -> str:
@@ -749,6 +966,8 @@ class Diff:
     min_change: int = 0
     below: tuple[TileItems, ...] = ()
     sort: str = "delta"
+    # The tiles over their limit in both builds, each side's fit plan (None: a side cannot plan).
+    fit: tuple[FitChange, ...] | None = None
     gates: tuple[GateSetting, ...] = ()  # the gates NEW was judged by (the run sets them)
 
     @property

@@ -15,8 +15,10 @@ import numpy as np
 
 from ..errors import UnsupportedOperation
 from ..model import CLI_NAMES, MemoryReport, OptionNames, TileBytes, min_ipus
+from ..units import Percent
+from .fit_plan import PLANS_MAX, fit_plan
 from .kinds import Kind, Tiles, kind_of
-from .results import DataTypes, Largest, Summary, TilesAtLeast, TopTile
+from .results import DataTypes, FitItems, FitNeeds, FitPlan, Largest, Summary, TilesAtLeast, TopTile
 from .verdict import judge
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,9 +57,36 @@ def tiles_at_least(report: MemoryReport) -> TilesAtLeast | None:
     return TilesAtLeast(ipus * per_ipu, ipus, per_ipu, top)
 
 
+def headroom_bytes(report: MemoryReport, headroom: int | Percent | None) -> int | None:
+    """``--min-headroom`` in bytes for ``report`` (a percent of its bytes per tile, rounded up as the gate does);
+    None when none is asked, or a percent of unknown bytes per tile."""
+    per_tile = report.target.bytes_per_tile
+    if isinstance(headroom, Percent):
+        return None if per_tile is None else headroom.ceil_of(per_tile)
+    return headroom
+
+
+def fit_plans(kind: Kind, headroom: int | None = None, tensor_map: TensorMap | None = None
+              ) -> tuple[tuple[FitPlan, ...] | None, FitNeeds | None, int | None]:
+    """A plan for each of the :data:`.fit_plan.PLANS_MAX` worst tiles above bytes per tile (less ``headroom``),
+    worst first; why they name no items where they do not; how many tiles are over in all. No plans (None)
+    where the kind cannot say which tiles are over."""
+    needs = kind.fit_needs(tensor_map)
+    over = kind.fit_over(headroom or 0)
+    per_tile = kind.report.target.bytes_per_tile
+    if over is None or per_tile is None:
+        return None, needs, None
+    target, budget = per_tile - (headroom or 0), "headroom" if headroom else "limit"
+    plans = []
+    for tile, size in zip(*(a[:PLANS_MAX].tolist() for a in over)):
+        items = kind.fit_items(tile, tensor_map) or FitItems(tile, ())
+        plans.append(fit_plan(items, size - target, ipu=kind.report.target.ipu_of(tile), budget=budget))
+    return tuple(plans), needs, int(over[0].size)
+
+
 def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
               tensor_map: TensorMap | None = None, tiles_asked: Sequence[int] = (),
-              names: OptionNames = CLI_NAMES) -> Summary:
+              names: OptionNames = CLI_NAMES, headroom: int | Percent | None = None) -> Summary:
     """The figures of ``report`` (its ``top`` tiles; histogram bins of ``bin_kib`` KiB where it can be re-binned).
 
     ``tiles_asked`` are tiles to detail beside the top tiles, by id.
@@ -66,7 +95,9 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
     have, and a ReadError naming the tensor map when ``tensor_map`` uses
     tiles the report does not have.
     ``names`` spells the overrides in reasons: ``--tile-memory`` on the
-    command line, ``tile_memory=`` in Python.
+    command line, ``tile_memory=`` in Python. ``headroom`` (bytes, or a
+    percent of bytes per tile: ``--min-headroom``) is the free memory the fit
+    plans aim for beside the limit.
     """
     kind = kind_of(report)
     over = kind.out_of_memory()
@@ -93,13 +124,15 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
         "tiles_at_least": tiles_at_least(report),
         "verdict": judge(report, status, peak, _largest_on(kind, peak, record), record.ipu if record else None,
                       symbols_readable, kind.messages(), kind.message_tiles(), printed,
-                      judged=kind.name in ("summary", "messages") and not status.plain),
+                      judged=kind.name in ("summary", "messages") and not status.plain,
+                      shown=peak is not None and peak.tile in set(tiles_asked)),
         "detailed": tuple(t for t in stated if t.stated_by == "detailed"), "stated": stated, "selected": selected,
         "per_ipu": tuple(kind.per_ipu(over)), "ipu_spread": kind.ipu_spread(over), "tensor_map": tensor_map,
         "tensors": tensors,
         "breakdown_totals": kind.breakdown_totals(), "liveness": kind.liveness([t.tile for t in top_tiles]),
         "notes": notes, "data_types": program_data_types(report),
-        "top_order": kind.top_order()}
+        "top_order": kind.top_order(), "headroom": headroom_bytes(report, headroom)}
+    figures["fit_plans"], figures["fit_needs"], figures["fit_over"] = fit_plans(kind, figures["headroom"], tensor_map)
     if isinstance(kind, Tiles):
         figures.update(out_of_memory=over, top_order=kind.top_order(), symbols_readable=symbols_readable)
     elif kind.name == "tensor-map":
@@ -112,12 +145,16 @@ def summarize(report: MemoryReport, *, top: int = 5, bin_kib: int | None = None,
 
 def _largest_on(kind: Kind, peak: TileBytes | None, record: TopTile | None) -> Largest | None:
     """The largest thing on the largest tile, where known: its largest symbol where its symbols were read
-    (``record``, the tile's record among those shown), else its largest counted breakdown item."""
+    (``record``, the tile's record among those shown), its largest lowered variable, else its largest counted
+    breakdown item."""
     if peak is None:
         return None
     if record is not None and record.symbols is not None and record.symbols.symbols:
         s = max(record.symbols.symbols, key=lambda s: s.size)
         return Largest("symbol", s.display_name, s.size, s.section)
+    if record is not None and record.variables:  # largest first: a lowered-variables report's
+        v = record.variables[0]
+        return Largest("variable", v.name, v.bytes, v.category)
     breakdown = record.breakdown if record is not None else None
     if breakdown is None and isinstance(kind, Tiles):
         from .tiles import tile_breakdown
@@ -166,10 +203,14 @@ def _tiles_held(report: MemoryReport, stated: set[int]) -> str:
 def summarize_all(reports: Sequence[MemoryReport], **kwargs: Any) -> list[Summary]:
     """:func:`summarize` for each report, in order, each knowing the answer over them all (``overall``: in
     programs, :func:`.overall.overall`)."""
+    return together([summarize(r, **kwargs) for r in reports])
+
+
+def together(summaries: Sequence[Summary]) -> list[Summary]:
+    """``summaries`` of reports read together, each knowing the answer over them all (``overall``)."""
     from dataclasses import replace
 
     from .overall import overall
-    summaries = [summarize(r, **kwargs) for r in reports]
     answer = overall(summaries)
     return [replace(s, overall=answer) for s in summaries]
 

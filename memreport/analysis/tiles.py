@@ -202,6 +202,7 @@ def tiles_of(report: TileReport, tiles: Sequence[int], over: np.ndarray | None =
             regions={} if unknown else {name: int(values[t]) for name, values in report.regions.items()},
             liveness=None if unknown else tile_liveness(report, int(t)),
             symbols=report.symbols.get(int(t)),
+            variables=None if report.variables is None else report.variables.tile_variables(int(t)),
         ))
     return rows
 

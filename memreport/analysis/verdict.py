@@ -269,10 +269,11 @@ def summary_bins_out_of_memory(report: SummaryReport, hist: Histogram, status: O
 def judge(report: MemoryReport, count: OutOfMemoryCount, worst: TileBytes | None,
           largest_on_worst: Largest | None = None, worst_ipu: int | None = None, symbols_readable: bool = False,
           messages: tuple[OutOfMemoryMessage, ...] = (), message_tiles: Mapping[int, OutOfMemoryMessage] | None = None,
-          printed_count: int | None = None, judged: bool = False) -> Verdict:
+          printed_count: int | None = None, judged: bool = False, shown: bool = False) -> Verdict:
     """The verdict of ``report``, whose out-of-memory ``count`` and largest tile (``worst``) are computed;
-    ``symbols_readable``: whether its tiles' symbols can be read (what to look into asks for them)."""
-    look_into = None if worst is None else LookInto(report.name, worst.tile, symbols_readable)
+    ``symbols_readable``: whether its tiles' symbols can be read (what to look into asks for them); ``shown``:
+    the worst tile was asked for (``--tile``), so looking into it again would repeat what is shown."""
+    look_into = None if worst is None or shown else LookInto(report.name, worst.tile, symbols_readable)
     return Verdict(
         count=count, num_tiles=report.num_tiles if report.num_tiles_known else None,
         bytes_per_tile=report.target.bytes_per_tile, worst=worst, largest_on_worst=largest_on_worst,

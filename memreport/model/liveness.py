@@ -19,15 +19,24 @@ NOT_ALWAYS_LIVE = "liveness.notAlwaysLive"        # libpva tile.memory.notAlways
 
 @dataclass(frozen=True)
 class ProgramLiveness:
-    """Not-always-live bytes at one program step (``name`` None where the source gives none)."""
+    """Not-always-live bytes at one program step (``name`` None where the source gives none).
+
+    ``variables`` are the (name, bytes) the source says are live at the step:
+    libpva's ``notAlwaysLiveMemory.variables``, read for the peak step only
+    (the first with the most bytes); None where they were not read or the
+    source names none (a JSON profile's ``byProgram`` tree names none).
+    """
 
     bytes: int
     name: str | None = None
     children: tuple[ProgramLiveness, ...] = ()
+    variables: tuple[tuple[str, int], ...] | None = None
 
     def __post_init__(self) -> None:
         if self.bytes < 0:
             raise ValueError("not-always-live bytes must be >= 0")
+        if self.variables is not None and any(size < 0 for _, size in self.variables):
+            raise ValueError("a live variable's bytes must be >= 0")
 
 
 def walk(steps: tuple[ProgramLiveness, ...]) -> Iterator[tuple[str, ProgramLiveness]]:

@@ -116,7 +116,7 @@ def test_the_plan_s_json_key_by_key():
         "items": [{"name": "s0", "kind": ".data", "class": "always live", "bytes": 160_000, "frees": 160_000,
                    "exact": True}],
         "closes_gap": True, "exact": True, "budget": "limit", "frees": 160_000, "bytes_moved": 160_000,
-        "optimal": True, "at_least": 1, "search": "exact"}
+        "optimal": True, "at_least": 1, "search": "exact", "source": None, "candidates": 2}
     estimated = FitItems(3, (FitItem("t", "tensor", NOT_ALWAYS_LIVE, 500, 500, exact=False),))
     assert fit_plan(estimated, 10, budget="headroom").as_json()["exact"] is False
     assert fit_plan(items, 71_142, gap_exact=False).exact is False

@@ -160,6 +160,8 @@ def test_diff_prints_the_changes_and_exits_0():
                                   "    section  .bss  198,720 B -> 641,792 B  +443,072 B\n"
                                   "  Tile 2 (IPU 0): 640,000 B -> 630,000 B, -10,000 B\n"
                                   "    section  .bss  638,720 B -> 628,720 B  -10,000 B\n\n"
+                                  "Fit plans of the 1 tile over in both builds: none grew in NEW (no more items to "
+                                  "move, no more bytes\n  over)\n\n"
                                   "Verdict: 1 tile newly out of memory; 6 tiles changed (4 grew, 2 shrank)\n")
 
 
@@ -167,6 +169,8 @@ def test_diff_of_identical_builds_is_empty():
     result = run("diff", "old.a", "old.a", "--fail-on-growth", "0")
     assert result.exit_code == 0
     assert result.stdout.endswith("\n\nNo tile changed.\n\n"
+                                  "Fit plans of the 2 tiles over in both builds: none grew in NEW (no more items to "
+                                  "move, no more bytes\n  over)\n\n"
                                   "Verdict: No tile newly out of memory; 0 tiles changed (0 grew, 0 shrank)\n")
     doc = json.loads(run("diff", "old.a", "old.a", "--format", "json").stdout)
     assert doc["tiles"] == [] and doc["totals"]["delta"]["excluding_gaps"] == 0
@@ -207,7 +211,7 @@ def test_diff_json_schema_and_options():
     doc = json.loads(run("diff", "old.a", "new.a", "--format", "json", "--top", "1").stdout)
     assert list(doc) == ["schema", "old", "new", "per_tile", "compared_tiles", "tiles", "newly_out_of_memory",
                          "no_longer_out_of_memory", "totals", "max_excluding_gaps", "notes", "min_change",
-                         "unlisted_tiles", "sort", "tile_details", "gates"]
+                         "unlisted_tiles", "sort", "tile_details", "fit_plans", "liveness_peak", "gates"]
     assert doc["schema"] == "memreport-diff/1"
     assert len(doc["tiles"]) == 6  # --top limits the text only
     assert doc["old"]["bytes_per_tile"] == LIMIT
@@ -259,6 +263,9 @@ Newly out of memory: none among the compared tiles
 No longer out of memory: none among the compared tiles
 
 No compared tile changed.
+
+Fit plans of the 1 tile over in both builds: none grew in NEW (no more items to move, no more bytes
+  over)
 
 Verdict: No tile newly out of memory; 0 tiles changed (0 grew, 0 shrank)
 """

@@ -27,11 +27,12 @@ def browser():
 @pytest.fixture(scope="session")
 def pages(tmp_path_factory):
     """A page of each kind: the bundled archive's report, one of several reports, the runs of a sweep's log, a
-    diff, a compiles page, the Mk1 profile's (small tiles) and a profile of no tiles."""
+    diff, a compiles page, the Mk1 profile's (small tiles), a profile of no tiles and one of 400 program steps."""
     d = tmp_path_factory.mktemp("pages")
     shutil.copy(os.path.join(SAMPLES, "mk2_1472_tiles.a"), d / "mk2.a")
     shutil.copy(os.path.join(SAMPLES, "sweep.log"), d / "sweep.log")
     shutil.copy(os.path.join(SAMPLES, "mk1_profile.json"), d / "profile.json")
+    shutil.copy(os.path.join(SAMPLES, "mk2_profile.json"), d / "steps.json")
     (d / "zero.json").write_bytes(encode_json(build_profile(np.zeros(0, dtype=np.int64))))
     shutil.copy(os.path.join(SAMPLES, "trace_two_modules.rep"), d / "trace.rep")
     shutil.copy(os.path.join(SAMPLES, "mk1_summary.txt"), d / "summary.txt")
@@ -48,7 +49,7 @@ def pages(tmp_path_factory):
                      ["diff", "old.a", "new.a", "--html", "diff.html"],
                      ["compiles", "cold.log", "warm.log", "train.log", "--html", "compiles.html"],
                      ["sweep.log", "--html", "sweep.html"], ["profile.json", "--html", "profile.html"],
-                     ["zero.json", "--html", "zero.html"]):
+                     ["zero.json", "--html", "zero.html"], ["steps.json", "--html", "steps.html"]):
             result = CliRunner().invoke(main, [*args, "-o", os.devnull], prog_name="memreport")
             assert result.exit_code == 0, result.output
     finally:

@@ -4,6 +4,7 @@ DOM, a click shows a tile's breakdown, zoom and pan change the view, the charts 
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 
@@ -22,10 +23,15 @@ def test_the_report_page_leads_with_the_verdict_and_draws_every_tile(browser, pa
     page = opened.page
     clean(opened, pages / "report.html")
     assert page.inner_text(".verdict .headline") == "3 of 1,472 tiles out of memory"
-    assert page.eval_on_selector_all(".verdict p", "ps => ps.map(p => p.textContent)")[1:] == [
+    assert page.eval_on_selector_all(".verdict > p", "ps => ps.map(p => p.textContent)")[1:] == [
         "Worst tile: 1402 (IPU 0), 788,976 B excluding gaps, 123.5% of 638,976 B: 150,000 B over",
         "Largest on it: symbol conv2d_7/weights (.bss) 393,288 B",
         "Next: memreport mk2.a --tile 1402 --symbols 20"]
+    assert page.eval_on_selector_all(".verdict .plans p", "ps => ps.map(p => p.textContent)") == [  # the fit plans
+        "To fit tile 1402: move conv2d_7/momentum (157,315 B, .bss) off it; that frees 157,315 B of the 150,000 B "
+        "over.",
+        "To fit tile 17: move conv2d_7/momentum (139,491 B, .bss) off it; that frees 139,491 B of the 61,024 B over.",
+        "To fit tile 731: move conv2d_7/momentum (127,702 B, .bss) off it; that frees 127,702 B of the 2,048 B over."]
     assert page.eval_on_selector_all("table.tiles tbody tr", "rows => rows.map(r => r.cells[0].textContent)") == [
         "1402", "17", "731", "1024", "1088"]
     chart = drawn(page, ".chart canvas")
@@ -55,8 +61,12 @@ def test_a_click_on_a_tile_shows_its_breakdown_and_symbols(browser, pages):
     assert "Tile 1,402 (IPU 0) · tile_1402.elf" in text
     assert "Out of memory\tyes, by 150,000 B" in text
     assert ".bss\t786,960 B" in text and "conv2d_7/weights\t.bss\t393,288" in text
+    assert "Fit plan\n\nTo fit tile 1402: move conv2d_7/momentum (157,315 B, .bss) off it; that frees 157,315 B of " \
+           "the 150,000 B over." in text  # the tile's plan, and what it moves
+    assert "conv2d_7/momentum\t.bss\tunknown\t157,315\t157,315" in text
     page.click("table.tiles a[data-tile='1024']")  # a top tile's number selects it too
     page.wait_for_selector("#r0-detail[data-tile='1024']", timeout=10_000)
+    assert "Fit plan" not in page.inner_text("#r0-detail")  # it fits: no plan
 
 
 def test_zoom_and_pan_change_the_view(browser, pages):
@@ -156,3 +166,20 @@ def test_hostile_names_and_symbols_are_shown_as_text(browser, tmp_path):
     assert "<img src=x onerror=alert(2)>\t2,000 B" in detail
     assert "</script><!--<script>alert(3)</script>\t.bss\t2,000" in detail
     assert opened.dialogs == []
+
+
+def test_a_profiles_liveness_curve_gives_the_step_and_its_bytes_under_the_pointer(browser, pages):
+    opened = open_page(browser, str(pages / "steps.html"))
+    clean(opened, pages / "steps.html")
+    page = opened.page
+    curve = drawn(page, "canvas.liveness")
+    assert curve["painted"] > 2_000 and curve["red"] > 10  # the curve, and its peak's dot in red
+    canvas = page.query_selector("canvas.liveness")
+    canvas.scroll_into_view_if_needed()
+    width = canvas.bounding_box()["width"]
+    page.hover("canvas.liveness", position={"x": width - 12, "y": 90})  # the last steps' column
+    tip = page.inner_text("#tip").split("\n")
+    assert tip[0] in ("step 398", "step 399")
+    assert re.fullmatch(r"3[0-9]{2},[0-9]{3},[0-9]{3} B live \(3[0-9]\.[0-9]% of the IPU's memory\)", tip[1]), tip
+    said = page.eval_on_selector_all("canvas.liveness ~ p.hint", "ps => ps.map(p => p.textContent)")
+    assert said[0].startswith("peak 518,209,375 B at step 237 of 400; 55.1% of the IPU's 940,572,672 B")

@@ -5,9 +5,11 @@
   holds, for every packed type.
 - ``pages.json``: the data block of a page of each kind, as the builders make
   it: a report whose data has every key (an 8-tile archive read with a skipped
-  member, gaps, present flags, regions, member names and symbols), a text
-  summary's (no tiles), the bundled archives' diff, the bundled compile logs, a trend of three bundled builds
-  (one a log of out-of-memory messages alone: unknown values and a lower bound).
+  member, gaps, present flags, regions, member names, symbols, a fit plan and
+  program steps), a text summary's (no tiles), the bundled archives' diff, a
+  diff of two profiles with program steps (both liveness curves), the bundled
+  compile logs, a trend of three bundled builds (one a log of out-of-memory
+  messages alone: unknown values and a lower bound).
 
 ``tests/synth/test_page.py`` checks the committed files are what this module
 makes now. Regenerate them with ``python -m tests.synth.page`` from the
@@ -26,7 +28,7 @@ import numpy as np
 
 import memreport
 from memreport.analysis import summarize
-from memreport.model import Column, SkippedMember, Symbol, Target, TileReport, TileSymbols
+from memreport.model import Column, ProgramLiveness, SkippedMember, Symbol, Target, TileReport, TileSymbols
 from memreport.render import render
 from memreport.render.page import contract
 from memreport.render.page.document import DATA_ID, pack
@@ -55,7 +57,8 @@ def packed_cases() -> list[dict[str, Any]]:
 
 def every_key_report() -> TileReport:
     """Eight tiles on two IPUs of 1,000 B: tile 6 over, tile 3 a skipped member, gaps, a section that some
-    tiles lack, one not counted, two regions, member names, and tile 6's symbols."""
+    tiles lack, one not counted, two regions, member names, tile 6's symbols (its fit plan) and four program
+    steps (a liveness curve)."""
     ex = np.array([100, 200, 300, 0, 500, 600, 1_200, 800], dtype=np.int64)
     return TileReport(
         "every_key.a", "archive", Target(8, "ipu2", 2, 4, 1_000), ex, including_gaps=ex + 64,
@@ -64,7 +67,9 @@ def every_key_report() -> TileReport:
         breakdown_kind="section", regions={"non_interleaved": ex // 2, "interleaved": ex - ex // 2},
         tile_names=[f"tile_{i}.elf" for i in range(8)], skipped=(SkippedMember(3, "tile_3.elf", "truncated"),),
         symbols={6: TileSymbols(6, "tile_6.elf", {".bss": 900}, {".bss": 900},
-                                (Symbol("weights", ".bss", 900), Symbol("bias", ".bss", 4)))})
+                                (Symbol("weights", ".bss", 900), Symbol("bias", ".bss", 4)))},
+        liveness_steps=(ProgramLiveness(400, "init"), ProgramLiveness(2_500, None, (ProgramLiveness(3_000, "fwd"),)),
+                        ProgramLiveness(1_000, "bwd")))
 
 
 def pod_report(tiles: int, columns: int = 6, seed: int = 5) -> TileReport:
@@ -93,6 +98,7 @@ def pages() -> dict[str, Any]:
         samples = "sample_reports"
         summary = memreport.read(f"{samples}/mk1_summary.txt")
         diff = memreport.diff(f"{samples}/mk2_1472_tiles.a", f"{samples}/mk2_1472_tiles_pr.a", top=3)
+        stepped = memreport.diff(f"{samples}/mk2_profile.json", f"{samples}/mk2_profile.json", top=1)
         compiles = memreport.read_compiles(f"{samples}/compile_cold.log", f"{samples}/compile_recompiling.log")
         # Three builds: the middle one a log of messages alone (no worst tile, at least 1 tile out of memory).
         trend = memreport.trend(f"{samples}/mk2_1472_tiles.a", f"{samples}/sweep.log",
@@ -100,6 +106,7 @@ def pages() -> dict[str, Any]:
         return {"report": data_block(render_report_page([summarize(every_key_report())])),
                 "summary": data_block(render_report_page([summarize(summary)])),
                 "diff": data_block(render("diff", "html", diff)),
+                "diff_liveness": data_block(render("diff", "html", stepped)),
                 "compiles": data_block(render("compiles", "html", compiles)),
                 "trend": data_block(render("trend", "html", trend))}
     finally:

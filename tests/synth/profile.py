@@ -16,6 +16,7 @@ import numpy as np
 
 SELF_DESCRIBE_TAG = b"\xd9\xd9\xf7"
 MK1_TILES, MK1_BYTES_PER_TILE, MK1_CLOCK_HZ = 1216, 262144, 1.6e9
+MK2_BYTES_PER_TILE = 638_976
 # Shares of each tile's bytes given to categories by split_categories; the first takes the remainder.
 DEFAULT_SHARES: Mapping[str, float] = {
     "variable": 0.45, "vertexCode": 0.2, "controlCode": 0.1, "internalExchangeCode": 0.1,
@@ -104,14 +105,15 @@ def build_profile(excluding_gaps: Sequence[int] | np.ndarray, *,
                   target_type: str = "IPU", graph: Mapping[str, int] | None = None,
                   always_live: Sequence[int] | np.ndarray | None = None,
                   not_always_live_max: Sequence[int] | np.ndarray | None = None,
-                  num_tiles: int | None = None) -> dict:
+                  num_tiles: int | None = None, by_program: Sequence[Mapping[str, Any]] | None = None) -> dict:
     """A graph-profile dict (numpy arrays as lists-to-be; the encoders convert them).
 
     ``categories`` maps a category to ``{region: list}`` (region keys in the
     profile's spelling or the model's, e.g. ``non_interleaved``; a region's
     value may also be ``{"nonOverlapped": ..., "overlapped": ...}``); when
     None, :func:`split_categories` splits ``excluding_gaps``. ``num_tiles``
-    overrides the target's tile count (to build inconsistent files).
+    overrides the target's tile count (to build inconsistent files);
+    ``by_program`` is ``memory.liveness.notAlwaysLive.byProgram`` (:func:`program_steps`).
     """
     total = np.asarray(excluding_gaps, dtype=np.int64)
     n = total.size
@@ -138,6 +140,8 @@ def build_profile(excluding_gaps: Sequence[int] | np.ndarray, *,
         if not_always_live_max is not None:
             memory["liveness"]["notAlwaysLive"] = {"maxBytesByTile": np.asarray(not_always_live_max,
                                                                                 dtype=np.int64)}
+    if by_program is not None:
+        memory.setdefault("liveness", {}).setdefault("notAlwaysLive", {})["byProgram"] = list(by_program)
     counts = {"numVertices": 0, "numEdges": 0, "numVars": 0, "numComputeSets": 0, **(graph or {})}
     return {"target": target, "graph": counts, "memory": memory}
 
@@ -259,3 +263,36 @@ def mk1_tensor_map() -> dict:
     ]
     init = [tensor_entry("broadcast.1", dict.fromkeys(range(4), 2), shape=[8], framework_name="zeros")]
     return build_tensor_map({"cluster_main": main, "cluster_init": init})
+
+
+def program_steps(n: int = 400, *, peak_at: int = 237, peak_bytes: int = 90_000_000,
+                  low_bytes: int = 4_000_000) -> list[dict]:
+    """``n`` program steps as SDK 2.1's ``byProgram`` nodes (``{"bytes", "children"}``, flat, as a training
+    step's programs follow each other), whose not-always-live bytes rise over the forward pass to one peak,
+    ``peak_bytes`` at step ``peak_at``, and fall back over the backward pass: every other step is below it."""
+    if not 0 <= peak_at < n:
+        raise ValueError(f"the peak step {peak_at} is outside 0..{n - 1}")
+    values = []
+    for i in range(n):
+        shape = i / peak_at if i <= peak_at and peak_at else (n - 1 - i) / max(n - 1 - peak_at, 1)
+        wobble = (i * 389) % 100_003 * max(1, peak_bytes // 2_000_000)  # up to a twentieth of the peak
+        values.append(low_bytes + int((peak_bytes - low_bytes) * 0.85 * shape) + wobble)
+    values[peak_at] = peak_bytes
+    assert max(v for i, v in enumerate(values) if i != peak_at) < peak_bytes
+    return [{"bytes": v, "children": []} for v in values]
+
+
+def mk2_stepped_profile(num_tiles: int = 1472, steps: int = 400, peak_at: int = 237) -> dict:
+    """One Mk2 IPU (638,976 B per tile) with three tiles over their memory and ``steps`` program steps whose
+    liveness has one peak (at ``peak_at``): the README's profile, with liveness and categories per tile."""
+    base = spread(330 * 1024 * num_tiles, num_tiles, 40 * 1024, 389) + 30_000
+    base[[17, 731, 1402] if num_tiles > 1402 else [0]] = [700_000, 641_024, 788_976][:3 if num_tiles > 1402 else 1]
+    categories = split_categories(base, MK2_BYTES_PER_TILE)
+    variables = sum(categories["variable"].values())
+    always = base - variables
+    nal_peak = int(variables.sum() * 0.9)
+    return build_profile(base, including_gaps=base + 4096, categories=categories, bytes_per_tile=MK2_BYTES_PER_TILE,
+                         tiles_per_ipu=num_tiles, clock_hz=1.33e9, always_live=always,
+                         not_always_live_max=variables,
+                         by_program=program_steps(steps, peak_at=peak_at, peak_bytes=nal_peak,
+                                                  low_bytes=nal_peak // 12))

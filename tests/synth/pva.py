@@ -34,6 +34,7 @@ def fake_pva(*, excluding: Sequence[int], including: Sequence[int],
              categories: Mapping[str, Mapping[str, Sequence[int]]] | None = None,
              always_live: Sequence[int] | None = None, not_always_live: Sequence[int] | None = None,
              steps: Sequence[tuple[str, int]] | None = None, num_tiles: int | None = None,
+             step_variables: Mapping[int, Sequence[tuple[str, int]]] | None = None,
              tiles_per_ipu: int = 4, num_ipus: int = 1, bytes_per_tile: int = 638_976,
              architecture: str | None = "Ipu2", target_type: str = "Ipu", clock_hz: float = 1.33e9,
              totals_only: bool = False, replicas: int = 1, open_error: str | None = None,
@@ -43,6 +44,7 @@ def fake_pva(*, excluding: Sequence[int], including: Sequence[int],
     ``categories`` maps a category to ``{"nonInterleaved": [...], "interleaved": [...], "overflowed": [...],
     "nonInterleaved.overlapped": [...]}`` (any subset); ``totals_only`` gives each category only ``.total``
     (their sum), as the Python API's public users read it. ``opened`` collects the paths opened.
+    ``step_variables`` gives step ``i``'s ``notAlwaysLiveMemory.variables`` as (name, size) pairs.
     """
     n = len(excluding)
     tiles = []
@@ -77,7 +79,9 @@ def fake_pva(*, excluding: Sequence[int], including: Sequence[int],
         ipusPerReplica=num_ipus // replicas, tilesPerReplica=n // replicas,
         memoryPerReplica=bytes_per_tile * n // replicas, type=TargetType[target_type],
         architecture=None if architecture is None else Architecture[architecture])
-    liveness = [SimpleNamespace(notAlwaysLiveMemory=SimpleNamespace(bytes=b, variables=[]),
+    live = step_variables or {}
+    liveness = [SimpleNamespace(notAlwaysLiveMemory=SimpleNamespace(bytes=b, variables=[
+                    SimpleNamespace(name=v, size=size) for v, size in live.get(i, ())]),
                                 program=SimpleNamespace(name=name, type="OnTileExecute", _id=i))
                 for i, (name, b) in enumerate(steps or [])]
     compilation = SimpleNamespace(target=target, tiles=tiles, livenessProgramSteps=liveness,

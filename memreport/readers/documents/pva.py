@@ -282,8 +282,11 @@ def _numbers(node: Any, names: dict[str, str], where: str) -> dict[str, int]:
 
 
 def _steps(steps: Any) -> tuple[ProgramLiveness, ...] | None:
+    """Every step's not-always-live bytes and program name; the variables live at the peak step (the first with
+    the most bytes) where libpva lists them: one step's list, not every step's (thousands of lists)."""
     if steps is None:
         return None
+    steps = list(steps)
     found = []
     for i, step in enumerate(steps):
         where = f"report.compilation.livenessProgramSteps[{i}]"
@@ -291,6 +294,16 @@ def _steps(steps: Any) -> tuple[ProgramLiveness, ...] | None:
         found.append(ProgramLiveness(_count(_attr(step, "notAlwaysLiveMemory.bytes", where),
                                             f"{where}.notAlwaysLiveMemory.bytes"),
                                      name if isinstance(name, str) else None))
+    if found:
+        peak = max(range(len(found)), key=lambda i: (found[i].bytes, -i))
+        where = f"report.compilation.livenessProgramSteps[{peak}].notAlwaysLiveMemory.variables"
+        listed = _attr(steps[peak], "notAlwaysLiveMemory.variables", where[:-len(".notAlwaysLiveMemory.variables")],
+                       None)
+        if listed is not None:
+            live = tuple((str(_attr(v, "name", f"{where}[{k}]")), _count(_attr(v, "size", f"{where}[{k}]"),
+                                                                         f"{where}[{k}].size"))
+                         for k, v in enumerate(listed))
+            found[peak] = ProgramLiveness(found[peak].bytes, found[peak].name, variables=live)
     return tuple(found)
 
 

@@ -243,8 +243,21 @@ def _variables(r: Node) -> Variables | None:
 
 def _steps(node: Node, key: str) -> tuple[ProgramLiveness, ...]:
     return tuple(ProgramLiveness(s.whole("bytes", required=True), s.text("name", required=False),
-                                 _steps(s, "children"))
+                                 _steps(s, "children"), _live(s))
                  for s in node.nodes(key, required=True))
+
+
+def _live(step: Node) -> tuple[tuple[str, int], ...] | None:
+    """A step's live variables, ``[[name, bytes], ...]`` (None when absent: not read)."""
+    if step.raw("variables") is None:
+        return None
+    found = []
+    for i, pair in enumerate(step.list("variables")):
+        where = f"{step.at('variables')}[{i}]"
+        if not isinstance(pair, list) or len(pair) != 2 or not isinstance(pair[0], str):
+            raise ReadError(f"{where} must be [name, bytes], not {kind_of(pair)}")
+        found.append((pair[0], whole_number(pair[1], f"{where}[1]")))
+    return tuple(found)
 
 
 def _symbol(s: Node) -> Symbol:

@@ -14,6 +14,7 @@ from ...analysis.diff_items import ItemChange
 from ...model.schemas import DIFF_SCHEMA, csv_text
 from .. import RenderOptions
 from ..words import diff_notes
+from .drill import curve_json
 from .report import gates_json, tile_bytes_json
 
 TILES_PLACEHOLDER = "\0memreport-diff tiles\0"  # no file name holds a NUL
@@ -75,6 +76,10 @@ def diff_dict(diff: Diff, *, tiles: bool = True) -> dict:
         "unlisted_tiles": diff.num_unlisted,
         "sort": diff.sort,
         "tile_details": below_json(diff),
+        "fit_plans": None if diff.fit is None else [
+            {"tile": c.tile, "ipu": c.ipu, "old": c.old.as_json(), "new": c.new.as_json(), "grew": c.grew}
+            for c in diff.fit],
+        "liveness_peak": {"old": curve_json(diff.old.curve), "new": curve_json(diff.new.curve)},
         "gates": gates_json(diff.gates),
     }
 

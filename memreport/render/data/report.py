@@ -27,7 +27,7 @@ from ..words import (
     report_notes,
     verdict,
 )
-from .drill import liveness_json, liveness_summary_json, symbols_json
+from .drill import fit_json, liveness_json, liveness_summary_json, symbols_json, variables_json
 from .saved import Inline, saved_sections
 from .tensors import json_sections
 
@@ -66,7 +66,8 @@ def tile_json(tt: TopTile, symbols: int | None = None) -> dict:
             "excluding_gaps": tt.excluding_gaps, "out_of_memory": tt.out_of_memory,
             "breakdown": dict(tt.breakdown), "member": tt.name, "regions": dict(tt.regions) or None,
             "liveness": liveness_json(tt.liveness), "stated_by": tt.stated_by,
-            "stated_bytes_used": tt.stated_bytes_used, "symbols": symbols_json(tt.symbols, tt.excluding_gaps, symbols)}
+            "stated_bytes_used": tt.stated_bytes_used, "symbols": symbols_json(tt.symbols, tt.excluding_gaps, symbols),
+            "variables": variables_json(tt.variables, tt.excluding_gaps, symbols)}
 
 
 def report_dict(summary: Summary, options: RenderOptions | None = None, inline: Inline | None = None,
@@ -124,6 +125,7 @@ def report_dict(summary: Summary, options: RenderOptions | None = None, inline: 
         "selected_tiles": [tile_json(tt, symbols) for tt in summary.selected],
         "breakdown_totals": dict(summary.breakdown_totals),
         "liveness": liveness_summary_json(summary.liveness),
+        **fit_json(summary),
         "gates": gates_json(summary.gates),
         **saved_sections(report, inline),
     }

@@ -123,7 +123,9 @@ def printed_json(report: SummaryReport) -> dict:
 def steps_json(steps: tuple[ProgramLiveness, ...] | None) -> list | None:
     if steps is None:
         return None
-    return [{"bytes": s.bytes, "name": s.name, "children": steps_json(s.children)} for s in steps]
+    return [{"bytes": s.bytes, "name": s.name, "children": steps_json(s.children),
+             **({} if s.variables is None else {"variables": [[name, size] for name, size in s.variables]})}
+            for s in steps]
 
 
 def tensor_map_data(report: TensorMapReport, inline: Inline | None = None) -> dict:

@@ -6,6 +6,8 @@ from ...analysis.diff import Diff
 from .. import RenderOptions
 from ..cells import CHANGES_SHOWN
 from ..words import diff_notes, diff_verdict, side_count
+from ..words.fit import plan_changes_lines
+from ..words.liveness import peak_change
 from .blocks import Fitted, cell, code, gates, table
 
 
@@ -60,6 +62,9 @@ def render_diff(diff: Diff, options: RenderOptions | None = None) -> str:
         fitted.add(f"<details><summary>Tile {b.tile}: {b.delta:+,} B below the tile</summary>\n\n"
                    + table(["Kind", "Item", "Old", "New", "Change"], rows, right=(2, 3, 4)) + "\n\n</details>",
                    f"what changed below tile {b.tile}", priority=2)
+    after = [text for text in (*plan_changes_lines(diff.fit), peak_change(diff.old.curve, diff.new.curve)) if text]
+    if after:  # the fit plans of the tiles over in both builds, the liveness peak
+        fitted.add("\n".join(f"- {cell(line)}" for line in after), "the fit plans", priority=1)
     notes = diff_notes(diff)
     if notes:
         fitted.add("\n".join(f"- {cell(n)}" for n in notes), "the notes", priority=1)

@@ -14,6 +14,7 @@ from .. import RenderOptions
 from ..cells import closing_cells, tile_columns
 from ..layout import by_tile_block
 from ..words import Verdict, overall_verdict, report_notes, target, verdict
+from ..words.fit import plan_lines
 from .blocks import Fitted, cell, code, gates, table
 
 HISTOGRAM_ROWS = 80  # rows of a By Tile block shown whole; beyond, its first and last rows
@@ -57,6 +58,9 @@ def report_blocks(fitted: Fitted, summary: Summary, heading: str) -> None:
         fitted.add("A tensor map counts elements, not bytes: no verdict.", "the note", of=name)
         return
     fitted.add(verdict_block(summary), "the verdict", of=name)
+    plans = plan_lines(summary)  # one line per tile over, the first few
+    if plans:
+        fitted.add("\n".join(f"- {cell(line)}" for line in plans), "the fit plans", of=name, priority=1)
     if summary.top:
         fitted.add(tiles_table(summary, summary.top), "the top tiles", of=name, priority=1)
     if summary.histogram is not None:

@@ -157,6 +157,26 @@ TILES = Obj((
     ))), "the memory regions that fit the page"),
 ))
 
+CURVE = Obj((
+    Field("label", STRING, "the curve's name where there are two (Old, New); empty for a report's one"),
+    Field("live", ListOf(NUMBER), "bytes live at each program step: always-live + the step's not-always-live"),
+    Field("steps", ListOf(STRING), "each step's path in the program tree (3.0: the first step of the fourth)"),
+    Field("names", ListOf(Nullable(STRING)), "each step's program name; null where the source names none"),
+    Field("peak", INTEGER, "the index of the step with the most bytes live (the first among equals)"),
+    Field("limit", Nullable(INTEGER), "the memory of the one IPU the program runs on; null: no limit applies"),
+    Field("description", STRING, "the curve's peak and limit, and the variables live there, in words"),
+))
+PLAN = Obj((
+    Field("sentence", STRING, "the tile's fit plan in words"),
+    Field("items", ListOf(Obj((
+        Field("name", STRING, "what to move: a symbol, variable, tensor or category"),
+        Field("kind", STRING, "where it lives: its section, category or data type"),
+        Field("class", STRING, "always live, not always live, gap or unknown"),
+        Field("bytes", INTEGER, "its bytes"),
+        Field("frees", INTEGER, "what removing it alone frees"),
+    ))), "the items the plan moves, largest first"),
+))
+
 REPORT_SECTION = Obj((
     SECTION_ID,
     Field("bytes_per_tile", Nullable(INTEGER), "tile memory (the limit), null when unknown"),
@@ -181,6 +201,9 @@ REPORT_SECTION = Obj((
         Field("notes", ListOf(STRING), "what the symbol table's reading noted"),
     ))), "the symbol tables memreport read, by tile"),
     Field("tiles", Nullable(TILES), "every tile's figures; null when the source does not list every tile"),
+    Field("plans", MapOf("tile", PLAN), "the fit plans of the worst tiles over their limit, by tile"),
+    Field("plans_more", INTEGER, "tiles over whose plans are left out of the page (the JSON lists every one)"),
+    Field("liveness", ListOf(CURVE), "the liveness curve over program steps; empty when the source has none"),
 ))
 
 DIFF_SECTION = Obj((
@@ -197,6 +220,7 @@ DIFF_SECTION = Obj((
         Field("old", Nullable(INTEGER), "its bytes before; null: absent"),
         Field("new", Nullable(INTEGER), "after; null: absent"),
     )))), "what changed below the largest changes' tiles, by tile"),
+    Field("liveness", ListOf(CURVE), "both builds' liveness curves on one axis (those that have program steps)"),
 ))
 
 COMPILES_SECTION = Obj((

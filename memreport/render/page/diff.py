@@ -8,8 +8,11 @@ from ...analysis.diff import Diff
 from ...analysis.diff_items import TileItems
 from ..cells import CHANGES_SHOWN
 from ..words import diff_notes, diff_verdict, gates_line
+from ..words.fit import plan_changes_lines
+from ..words.liveness import peak_change
 from . import document as doc
 from .contract import page_data
+from .liveness import curve_data, curve_html
 
 
 def _signed(value: int | None) -> str:
@@ -94,6 +97,11 @@ def render_diff_page(diff: Diff) -> str:
     parts += ["<h3>Out of memory</h3>", _tiles_list(diff.newly_out_of_memory, "Newly out of memory"),
               _tiles_list(diff.no_longer_out_of_memory, "No longer out of memory"),
               f"<h3>Largest changes ({diff.num_changed:,} tiles changed)</h3>", changes_table(diff, sid)]
+    plans = [text for text in (*plan_changes_lines(diff.fit), peak_change(diff.old.curve, diff.new.curve)) if text]
+    if plans:
+        parts.append("<h3>Fit plans and liveness</h3>" + "".join(f"<p>{doc.text(line)}</p>" for line in plans))
+    if chartable:
+        parts.append(curve_html(sid, _curves(diff)))
     if diff.below:
         parts.append("<h3>Below the tile</h3>" + "".join(
             f"<details{' open' if i < 3 else ''}><summary>{below_html(b)}" for i, b in enumerate(diff.below)))
@@ -113,4 +121,10 @@ def section_data(diff: Diff, sid: str, n: int) -> dict[str, Any]:
             "tile_ids": doc.pack(diff.tile_ids), "old_bytes": doc.pack(diff.old_bytes),
             "new_bytes": doc.pack(diff.new_bytes), "newly_out_of_memory": list(diff.newly_out_of_memory or ()),
             "below": {str(b.tile): [{"kind": i.kind, "name": i.name, "old": i.old, "new": i.new} for i in b.items]
-                      for b in diff.below}}
+                      for b in diff.below},
+            "liveness": [curve_data(curve, label) for label, curve in _curves(diff)]}
+
+
+def _curves(diff: Diff) -> list[tuple[str, Any]]:
+    """Both builds' liveness curves, those that have program steps, named."""
+    return [(label, side.curve) for label, side in (("Old", diff.old), ("New", diff.new)) if side.curve is not None]

@@ -128,14 +128,16 @@ def table(head: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "", 
             f"<tbody>{''.join(body)}</tbody></table>")
 
 
-def verdict(said: Verdict, gates: str | None = None) -> str:
-    """A verdict block: its headline, its lines, the command to run next, and the gates judged (``gates``: the
-    words of :func:`..words.gates_line`), as HTML."""
+def verdict(said: Verdict, gates: str | None = None, plans: Sequence[str] = ()) -> str:
+    """A verdict block: its headline, its lines, the command to run next, the fit plans (``plans``: the words of
+    :func:`..words.fit.plan_lines`) and the gates judged (``gates``: the words of :func:`..words.gates_line`), as
+    HTML."""
     lines = "".join(f"<p>{text(line)}</p>" for line in said.lines)
     command = f"<p>Next: <code>{text(said.command)}</code></p>" if said.command else ""
+    planned = "<div class=plans>" + "".join(f"<p>{text(p)}</p>" for p in plans) + "</div>" if plans else ""
     judged = f"<p class=gates>Gates: {text(gates)}</p>" if gates else ""
     headline = f"<p class=headline>{text(said.headline)}</p>"
-    return f'<div class="verdict {said.level}">{headline}{lines}{command}{judged}</div>'
+    return f'<div class="verdict {said.level}">{headline}{lines}{command}{planned}{judged}</div>'
 
 
 def notes_list(notes: Iterable[str]) -> str:

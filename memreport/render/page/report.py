@@ -26,10 +26,13 @@ from ..words import (
     target,
     verdict,
 )
+from ..words.fit import plan_lines, plan_sentence
 from . import document as doc
 from .contract import page_data
+from .liveness import curve_data, curve_html
 
 SYMBOLS_SHOWN = 50
+PLANS_ON_PAGE = 500  # fit plans a page holds for its tiles' panels (the worst tiles over)
 # Characters of packed per-tile data a page holds at most: per-tile bytes first, then breakdown and region
 # columns, largest first, while they fit (2.6 MB at 94,208 tiles, 10.6 MB at 376,832: the pages' size budgets).
 DATA_BUDGET_MIN = 1024 * 1024
@@ -37,8 +40,9 @@ DATA_BUDGET_PER_TILE = 28
 
 
 def verdict_html(summary: Summary) -> str:
-    """The verdict block: the text's words (:func:`.verdict.verdict`) and the gates judged, as HTML."""
-    return doc.verdict(verdict(summary), gates_line(summary.gates))
+    """The verdict block: the text's words (:func:`.verdict.verdict`), the fit plans of the worst tiles over
+    and the gates judged, as HTML."""
+    return doc.verdict(verdict(summary), gates_line(summary.gates), plan_lines(summary))
 
 
 def tiles_table(summary: Summary, tiles: Sequence[TopTile], section: str) -> str:
@@ -83,6 +87,16 @@ def _symbols(tiles: Sequence[TopTile]) -> dict[str, Any]:
     return drilled
 
 
+def _plans(summary: Summary) -> dict[str, Any]:
+    """The fit plans of the worst tiles over, by tile, for their panels (``contract.PLAN``)."""
+    plans = summary.fit_plans or ()
+    return {"plans": {str(p.tile): {
+                "sentence": plan_sentence(p, summary.fit_needs, summary.headroom),
+                "items": [{"name": i.name, "kind": i.kind, "class": i.liveness, "bytes": i.bytes, "frees": i.frees}
+                          for i in p.items]} for p in plans[:PLANS_ON_PAGE]},
+            "plans_more": max(0, max(summary.fit_over or 0, len(plans)) - min(len(plans), PLANS_ON_PAGE))}
+
+
 def _columns(report: TileReport, budget: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
     """The breakdown and region columns, largest first, while they fit ``budget`` characters; notes on any left
     out."""
@@ -120,7 +134,10 @@ def section_data(summary: Summary, sid: str) -> tuple[dict[str, Any], list[str]]
     data: dict[str, Any] = {"id": sid, "bytes_per_tile": target.bytes_per_tile, "tiles_per_ipu": target.tiles_per_ipu,
                             "heat_tiles_per_ipu": target.tiles_per_ipu if spread is None else None,
                             "breakdown_heading": kind[:1].upper() + kind[1:], "histogram": [],
-                            "drilled": _symbols([*summary.top, *summary.selected]), "tiles": None}
+                            "drilled": _symbols([*summary.top, *summary.selected]), "tiles": None,
+                            **_plans(summary),
+                            "liveness": [curve_data(summary.liveness.curve)] if summary.liveness and
+                            summary.liveness.curve else []}
     if summary.histogram is not None:
         flags = list(summary.oom_bins) + [None] * (len(summary.histogram.bins) - len(summary.oom_bins))
         data["histogram"] = [{"low_kib": b.low_kib, "high_kib": b.high_kib, "count": b.count, "out_of_memory": flag}
@@ -171,6 +188,8 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
     elif summary.partial is not None:  # a text summary or messages: where the chart would be, why there is none
         parts.append(f"<p class=nochart>No per-tile chart or heat map: {doc.text(partial_reason(summary.partial))}."
                      "</p>")
+    curve = summary.liveness.curve if summary.liveness is not None else None
+    parts.append(curve_html(sid, [("", curve)] if curve is not None else []))
     if summary.histogram is not None:
         parts.append(f"<h3>By Tile (Excluding Gaps)</h3><canvas class=hist id={sid}-hist></canvas>"
                      f"<details><summary>As Poplar prints it</summary><pre>"

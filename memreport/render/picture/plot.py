@@ -53,6 +53,7 @@ MAYBE_COLOUR = "#fdd49e"  # a printed bin across the limit: may hold out-of-memo
 MAYBE_HATCH = "#b35806"
 INCLUDING_LINE = "#8c8c8c"
 FIGSIZE = (12.0, 7.5)
+FIGSIZE_STEPS = (12.0, 10.0)  # with the liveness panel
 DPI = 100
 MAX_POINTS = 2048        # tiles drawn one by one; beyond, per-bucket envelopes
 BAR_TILES = 64           # up to this many tiles, one bar per tile
@@ -113,11 +114,17 @@ def _figure(summary: Summary, figsize: tuple[float, float] | None) -> Figure:
     if isinstance(summary, TensorMapSummary):
         raise UnsupportedOperation(f"{report.source}: a tensor map counts elements, not bytes: "
                                    "plot an archive or profile of the same program")
-    fig = _figure_class()(figsize=figsize or FIGSIZE, dpi=DPI)
+    curve = summary.liveness.curve if summary.liveness is not None else None
+    fig = _figure_class()(figsize=figsize or (FIGSIZE_STEPS if curve is not None else FIGSIZE), dpi=DPI)
     title(fig, summary)
-    grid = fig.add_gridspec(2, 2, height_ratios=(1.05, 1), width_ratios=(1.25, 1), left=0.06, right=0.94,
-                            bottom=0.07, top=0.84 if report.per_tile == "partial" else 0.86,
-                            hspace=0.42, wspace=0.2)
+    grid = fig.add_gridspec(3 if curve is not None else 2, 2,
+                            height_ratios=(1.05, 1, 0.85) if curve is not None else (1.05, 1),
+                            width_ratios=(1.25, 1), left=0.06, right=0.94, bottom=0.07 if curve is None else 0.055,
+                            top=(0.84 if report.per_tile == "partial" else 0.86) + (0.03 if curve is not None else 0),
+                            hspace=0.42 if curve is None else 0.48, wspace=0.2)
+    if curve is not None:  # memory live per program step, across the foot of the picture
+        from .liveness import draw as draw_liveness
+        draw_liveness(fig.add_subplot(grid[2, :]), curve)
     if isinstance(summary, TileSummary) and summary.tiles.num_tiles == 0:
         text_panel(fig.add_subplot(grid[:, :]), "No tiles", ["This report holds no tiles: nothing to draw."])
         return fig

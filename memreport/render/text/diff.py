@@ -14,6 +14,8 @@ from .. import RenderOptions
 from ..cells import Column
 from ..layout import WIDTH, Step, fit_table, prose, visible
 from ..words import diff_notes
+from ..words.fit import plan_changes_lines
+from ..words.liveness import peak_change
 from .terminal import shown
 from .verdict import diff_headline, diff_lines, gates_lines
 
@@ -185,5 +187,9 @@ def render_text(diff: Diff, options: RenderOptions | None = None) -> str:
     below = below_lines(diff, width)
     if below:
         sections.append(below)
+    after = [line for text in (*plan_changes_lines(diff.fit), peak_change(diff.old.curve, diff.new.curve))
+             if text for line in prose("", text, width, hang="  ")]
+    if after:  # the fit plans of the tiles over in both builds, the liveness peak
+        sections.append(after)
     sections.append(diff_headline(diff, width))
     return shown("\n\n".join("\n".join(s) for s in sections) + "\n")

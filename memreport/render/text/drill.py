@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ...analysis import IpuSummary, Summary, TopTile
+from ...analysis import IpuSummary, LivenessCurve, Summary, TopTile
 from ...analysis.liveness import Liveness, LivenessSummary
-from ...model import TileSymbols
+from ...model import TileSymbols, VariableRow
 from ..layout import WIDTH, prose, visible
+from ..words.liveness import live_at_peak, peak_phrase, what_is_live
 
-TEXT_SYMBOLS = 10   # symbols listed per tile in text unless --symbols says otherwise
+TEXT_SYMBOLS = 10   # symbols (and lowered variables) listed per tile in text unless --symbols says otherwise
+BLOCKS = "▁▂▃▄▅▆▇█"  # the liveness curve's eight heights
 UNSIZED_NAMED = 2   # unsized symbols named in text (globals first: local labels rarely matter)
 CATEGORIES_BY_IPU = 3
 
@@ -148,6 +150,68 @@ def steps_lines(live: LivenessSummary, width: int = WIDTH) -> list[str]:
     name = f" ({live.peak.name})" if live.peak.name else ""
     lines = prose("  Program steps: ", f"{live.num_steps:,}; the most not-always-live bytes, {live.peak.bytes:,} B, "
                   f"at step {live.peak.step}{name}", width, hang="    ")
+    if live.curve is not None:  # the peak live, against the limit where one applies, with the curve to it
+        return lines + curve_lines(live.curve, width)
     if live.peak_live_bytes is not None:
         lines += prose("  ", f"Peak live (always-live + that step): {live.peak_live_bytes:,} B", width, hang="    ")
     return lines
+
+
+def sparkline(values: list[int], columns: int) -> tuple[str, int, int]:
+    """``values`` as one line of :data:`BLOCKS` at most ``columns`` wide (each column the most of the steps it
+    stands for, so the peak stays), from the least (▁) to the most (█); with those two figures."""
+    columns = max(1, columns)
+    if len(values) > columns:  # column c stands for steps [c n / columns, (c + 1) n / columns)
+        n = len(values)
+        values = [max(values[c * n // columns:(c + 1) * n // columns]) for c in range(columns)]
+    low, high = min(values), max(values)
+    top = len(BLOCKS) - 1
+    line = "".join(BLOCKS[top if high == low else (v - low) * top // (high - low)] for v in values)
+    return line, low, high
+
+
+def curve_lines(curve: LivenessCurve, width: int = WIDTH) -> list[str]:
+    """The liveness curve as one line of block characters as wide as the text, its scale, the peak against the
+    limit where one applies, and the variables live at the peak (or why none are named)."""
+    values = curve.live.tolist()
+    line, low, high = sparkline(values, width - 4)
+    lines = prose("  ", f"Live per step ({what_is_live(curve)}), {len(values):,} steps:", width, hang="    ")
+    lines.append(f"    {line}")
+    lines += prose("    ", f"{BLOCKS[0]} {low:,} B to {BLOCKS[-1]} {high:,} B; {peak_phrase(curve)}", width,
+                   hang="      ")
+    lines += prose("    ", live_at_peak(curve), width, hang="      ")
+    return lines
+
+
+def variables_lines(tile: TopTile, rows: tuple[VariableRow, ...], limit: int | None, width: int = WIDTH) -> list[str]:
+    """One tile's lowered variables, largest first: bytes, share of the tile, category, always-live,
+    interleaved, what removing it alone frees (variables sharing addresses free less), name."""
+    shown = rows if limit is None else rows[:limit]
+    whole = tile.excluding_gaps
+    lines = prose("", f"Variables on tile {tile.tile}, "
+                  + (f"largest {len(shown):,} of {len(rows):,}:" if len(shown) < len(rows) else f"{len(rows):,}:"),
+                  width, hang="  ")
+    if not shown:
+        return lines
+    names = [(visible(v.name), visible(v.category)) for v in shown]  # as shown: the widths count the escapes
+    size_w = max(len("Bytes"), *(len(f"{v.bytes:,}") for v in shown))
+    frees_w = max(len("Frees"), *(len(f"{v.frees:,}") for v in shown))
+    cat_w = max(len("Category"), *(len(category) for _, category in names))
+    lines.append(f"  {'Bytes':>{size_w}}  {'Share':>6}  {'Category':<{cat_w}}  Live    Interleaved  "
+                 f"{'Frees':>{frees_w}}  Variable")
+    for v, (name, category) in zip(shown, names):
+        row = (f"  {v.bytes:>{size_w},}  {_pct(v.bytes, whole):>6}  {category:<{cat_w}}  "
+               f"{'always' if v.always_live else 'not':<6}  {'yes' if v.interleaved else 'no':<11}  "
+               f"{v.frees:>{frees_w},}  {name}")
+        lines.append(row if len(row) <= width else row[:len(row) - len(name)].rstrip() + f"\n    {name}")
+    lines = [part for line in lines for part in line.split("\n")]
+    rest = rows[len(shown):]
+    if rest:
+        lines += prose("  ", f"+{len(rest):,} more variable(s), {sum(v.bytes for v in rest):,} B (--symbols N "
+                       "lists more)", width, hang="    ")
+    return lines
+
+
+def all_variables_lines(tiles: Sequence[TopTile], limit: int | None, width: int = WIDTH) -> list[list[str]]:
+    """A block per tile that lists its lowered variables."""
+    return [variables_lines(t, t.variables, limit, width) for t in tiles if t.variables is not None]

@@ -131,8 +131,9 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
     options = options or RenderOptions()
     width = options.width or WIDTH
     verdict = verdict_text.report_lines(summary, width) + verdict_text.gates_lines(summary.gates, width)
+    plans = verdict_text.plan_lines(summary, width)
     if options.brief:
-        return "\n\n".join("\n".join(s) for s in [verdict, top_tiles_lines(summary, options=options),
+        return "\n\n".join("\n".join(s) for s in [verdict, plans, top_tiles_lines(summary, options=options),
                                                  selected_lines(summary, options=options),
                                                  verdict_text.report_headline(summary, width)]
                              if s) + "\n"
@@ -145,11 +146,12 @@ def render_report(summary: Summary, options: RenderOptions | None = None) -> str
         body = ["Out of memory:", *prose("  ", count_phrase(summary.oom), width, hang="    ")]
     else:
         body = totals_lines(summary) + [""] + by_tile_block(summary, width=width)
-    sections: list[Sequence[str]] = [verdict, header_lines(summary, width), body]
+    sections: list[Sequence[str]] = [verdict, *([plans] if plans else []), header_lines(summary, width), body]
     for extra in (data_types_lines(summary),  # after Poplar's block, which stays as printed
                   messages_lines(summary, width), per_ipu_lines(summary, width),
                   top_tiles_lines(summary, options=options), selected_lines(summary, options=options),
                   *drill.all_symbols_lines(_drilled(summary, options.symbols), limit, width),
+                  *drill.all_variables_lines(_drilled(summary, options.symbols), limit, width),
                   drill.categories_lines(summary, width), drill.liveness_lines(summary, width)):
         if extra:
             sections.append(extra)

@@ -35,6 +35,7 @@ from ..words import (
     trend_verdict,
     verdict,
 )
+from ..words.fit import plan_lines as plan_sentences
 
 LEAD = "Verdict: "
 NBSP = "\xa0"  # holds a count to its noun when wrapped (printed as a space)
@@ -82,6 +83,11 @@ def report_lines(summary: Summary, width: int = WIDTH) -> list[str]:
     """A report's verdict block: at most six lines at 100 columns (a narrower width wraps its lines, never
     drops one)."""
     return _verdict_lines(verdict(summary), width)
+
+
+def plan_lines(summary: Summary, width: int = WIDTH) -> list[str]:
+    """The fit plans of the worst tiles over, right after the verdict: a sentence each, wrapped under itself."""
+    return [line for sentence in plan_sentences(summary) for line in prose("", sentence, width, hang="  ")]
 
 
 def _last(headline: str, width: int) -> list[str]:

@@ -11,7 +11,7 @@ from .counts import OUT_OF_MEMORY
 # numbers (and names from the data).
 LABELS: Mapping[str, str] = {
     # numbers with their units
-    "unknown": "unknown", "bytes": "{n} B", "kib": "{n} KiB", "percent": "{n}%", "seconds": "{n} s",
+    "unknown": "unknown", "bytes": "{n} B", "kib": "{n} KiB", "mib": "{n} MiB", "percent": "{n}%", "seconds": "{n} s",
     "tiles_one": "{n} tile", "tiles_many": "{n} tiles",
     # the chart of every tile
     "fit_height": "Fit height", "to_tile_memory": "Tile memory",
@@ -35,6 +35,13 @@ LABELS: Mapping[str, str] = {
     "size": "Bytes", "more_symbols": "+{n} more symbols",
     "symbols_elsewhere": "Symbols were read for the top tiles and the tiles asked for only (run memreport with "
                          "--tile {tile}).",
+    # a tile's fit plan, in its panel
+    "fit_plan": "Fit plan", "item_class": "Class", "item_frees": "Frees",
+    "more_plans": "The fit plans of {n} more tiles over are not on this page (--format json lists them).",
+    # the liveness curve
+    "liveness_step": "step {step}", "liveness_step_named": "step {step} ({name})", "liveness_live": "{size} live",
+    "liveness_share": "{size} live ({share} of the IPU's memory)", "liveness_peak": "peak {size}",
+    "liveness_limit": "IPU memory {size}", "liveness_series": "{label}: {text}",
     # the heat map
     "heat_all_tiles": "tiles 0–{last}", "heat_of_limit": "Colour: bytes excluding gaps as a share of tile memory "
                                                          "({size})",

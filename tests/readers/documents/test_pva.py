@@ -27,6 +27,7 @@ CATEGORIES = {
 ALWAYS = [300] * 8
 NOT_ALWAYS = [e - 300 for e in EXCLUDING]
 STEPS = [("init/copy", 1200), ("main/conv2d_7/fwd", 9000), ("main/relu_3", 4000)]
+LIVE_AT_PEAK = [("conv2d_7/fwd/partials", 6000), ("relu_3/in", 3000)]  # step 1's notAlwaysLiveMemory.variables
 
 
 @pytest.fixture
@@ -40,7 +41,8 @@ def pop(tmp_path):
 def install(monkeypatch, **overrides):
     opened: list[str] = []
     kwargs = {"excluding": EXCLUDING, "including": INCLUDING, "categories": CATEGORIES, "always_live": ALWAYS,
-              "not_always_live": NOT_ALWAYS, "steps": STEPS, "num_ipus": 2, "tiles_per_ipu": 4, "opened": opened}
+              "not_always_live": NOT_ALWAYS, "steps": STEPS, "num_ipus": 2, "tiles_per_ipu": 4, "opened": opened,
+              "step_variables": {1: LIVE_AT_PEAK, 2: [("relu_3/out", 4000)]}}
     kwargs.update(overrides)
     monkeypatch.setitem(sys.modules, "pva", fake_pva(**kwargs))
     return opened
@@ -76,7 +78,10 @@ def test_the_libpva_attributes_map_onto_the_model(pop, monkeypatch):
     assert not report.breakdown["variable.overlapped"].counted and not report.breakdown[ALWAYS_LIVE].counted
     assert {k: v.tolist() for k, v in report.regions.items()} == {
         "non_interleaved": [v + 100 for v in VARIABLE], "interleaved": [200] * 8, "overflowed": OVERFLOW}
-    assert report.liveness_steps == tuple(ProgramLiveness(b, name) for name, b in STEPS)
+    # The variables live at the peak step (the first with the most bytes) are read; no other step's are.
+    assert report.liveness_steps == (ProgramLiveness(1200, "init/copy"),
+                                     ProgramLiveness(9000, "main/conv2d_7/fwd", variables=tuple(LIVE_AT_PEAK)),
+                                     ProgramLiveness(4000, "main/relu_3"))
     assert report.info == {"target": {"bytes_per_ipu": 638_976 * 4, "total_memory": 638_976 * 8, "num_replicas": 1,
                                       "ipus_per_replica": 2, "tiles_per_replica": 8,
                                       "memory_per_replica": 638_976 * 8},

@@ -19,6 +19,11 @@ from ...builds import LIMIT
 
 def test_json_fields_are_exact(builds):
     doc = json.loads(render_diff.render_json(diff_reports(*builds)))
+    plan = {"tile": 7, "ipu": 0, "over_by": 61_024,
+            "items": [{"name": ".bss", "kind": "section", "class": "unknown", "bytes": 698_720, "frees": 698_720,
+                       "exact": True}],
+            "closes_gap": True, "exact": True, "budget": "limit", "frees": 698_720, "bytes_moved": 698_720,
+            "optimal": True, "at_least": 1, "search": "exact", "source": "sections", "candidates": 3}
     side = {"module": None, "format": "archive", "per_tile": "complete", "num_tiles": 8, "bytes_per_tile": LIMIT}
     assert doc == {
         "schema": "memreport-diff/1",
@@ -45,6 +50,9 @@ def test_json_fields_are_exact(builds):
                                "delta": 0},
         "notes": [],
         "min_change": 0, "unlisted_tiles": 0, "sort": "delta", "tile_details": [], "gates": [],
+        # Tile 7, over in both builds by the same 61,024 B; no symbols read: by section, .bss alone closes it.
+        "fit_plans": [{"tile": 7, "ipu": 0, "old": plan, "new": plan, "grew": False}],
+        "liveness_peak": {"old": None, "new": None},  # archives hold no program steps
     }
 
 

@@ -61,10 +61,20 @@ def test_json_for_an_archive():
     assert r["top_tiles"] == [
         {"tile": 1, "ipu": 0, "including_gaps": None, "excluding_gaps": 640_000, "out_of_memory": True,
          "breakdown": {".bss": 600_000, ".text": 40_000}, "member": "t1", "regions": None, "liveness": None,
-         "stated_by": "per-tile", "stated_bytes_used": None, "symbols": None},
+         "stated_by": "per-tile", "stated_bytes_used": None, "symbols": None, "variables": None},
         {"tile": 2, "ipu": 0, "including_gaps": None, "excluding_gaps": 5000, "out_of_memory": False,
          "breakdown": {".text": 5000}, "member": "t2", "regions": None, "liveness": None,
-         "stated_by": "per-tile", "stated_bytes_used": None, "symbols": None}]
+         "stated_by": "per-tile", "stated_bytes_used": None, "symbols": None, "variables": None}]
+    # No symbol table read for tile 1: its plan is by section (the fewest, then the smallest, closing 1,024 B).
+    assert r["fit_plan"] == [{
+        "tile": 1, "ipu": 0, "over_by": 1024,
+        "items": [{"name": ".text", "kind": "section", "class": "always live", "bytes": 40_000, "frees": 40_000,
+                   "exact": True}],
+        "closes_gap": True, "exact": True, "budget": "limit", "frees": 40_000, "bytes_moved": 40_000,
+        "optimal": True, "at_least": 1, "search": "exact", "source": "sections", "candidates": 2,
+        "description": "To fit tile 1: free the 1,024 B over from .text (40,000 B, section, always live) (no symbol "
+                       "of tile 1 was read: --tile 1 --symbols 20 lists them)."}]
+    assert r["fit_plan_needs"] is None and r["fit_plan_headroom"] is None
 
 
 def test_json_for_a_text_report_keeps_what_was_printed():

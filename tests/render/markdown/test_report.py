@@ -37,6 +37,12 @@ def test_a_report_leads_with_the_verdict_then_the_top_tiles_and_the_histogram(tm
         "Worst tile: 1402 (IPU 0), 788,976 B excluding gaps, 123.5% of 638,976 B: 150,000 B over  \n"
         "Largest on it: symbol conv2d\\_7/weights (.bss) 393,288 B  \n"
         "Next: `memreport mk2.a --tile 1402 --symbols 20`\n\n"
+        "- To fit tile 1402: move conv2d\\_7/momentum (157,315 B, .bss) off it; that frees 157,315 B of the "
+        "150,000 B over.\n"
+        "- To fit tile 17: move conv2d\\_7/momentum (139,491 B, .bss) off it; that frees 139,491 B of the "
+        "61,024 B over.\n"
+        "- To fit tile 731: move conv2d\\_7/momentum (127,702 B, .bss) off it; that frees 127,702 B of the "
+        "2,048 B over.\n\n"
         "| Tile | IPU | Excluding gaps | % of tile | Member | Out of memory | Largest sections |\n"
         "| ---: | ---: | ---: | ---: | --- | --- | --- |\n"
         "| 1402 | 0 | 788,976 B | 123.5% | tile\\_1402.elf | **OUT OF MEMORY by 150,000 B** "
@@ -112,11 +118,12 @@ def test_the_text_stays_within_a_comment_at_any_scale_and_says_what_was_left_out
                            "pod0.a: out of memory, tile 45165, 16,383,717 B excluding gaps of 638,976 B  \n")
     assert "35 more: --brief lists them  \nNext: `memreport pod0.a --tile 45165 --symbols 20`\n\n| Report |" in text
     assert text.count("| `pod") == 40  # the table of reports, whole, before any report's own blocks
-    assert text.count(" rows left out)") == 10  # ten histograms cut to their first and last rows
-    assert text.count("... (15,845 rows left out)") == 2 and text.count("... (15,989 rows left out)") == 8
+    assert text.count("- To fit tile ") == 120  # every report's fit plans (three), before any histogram
+    assert text.count(" rows left out)") == 7  # seven histograms cut to their first and last rows
+    assert text.count("... (15,845 rows left out)") == 1 and text.count("... (15,989 rows left out)") == 6
     assert text.rstrip("\n").splitlines()[-1] == (
-        "_Left out to stay within GitHub's 65,536 characters: part of the By Tile histogram of 10 reports (pod0.a, "
-        "pod1.a, pod2.a, ...); the By Tile histogram of 30 reports (pod10.a, pod11.a, pod12.a, ...). The text and "
+        "_Left out to stay within GitHub's 65,536 characters: part of the By Tile histogram of 7 reports (pod0.a, "
+        "pod1.a, pod2.a, ...); the By Tile histogram of 33 reports (pod7.a, pod8.a, pod9.a, ...). The text and "
         "JSON outputs hold everything._")
     small = render_report([summarize(memreport.read(os.path.join(SAMPLES, "mk1_profile.json")))])
     assert "Left out" not in small

@@ -37,6 +37,9 @@ Changed tiles: 6 of 8 (4 grew, 2 shrank)
      6    0  250,000 B  254,096 B    +4,096 B
   2 more changed tiles (--top to show more; --format json or csv lists all)
 
+Fit plans of the 1 tile over in both builds: none grew in NEW (no more items to move, no more bytes
+  over)
+
 Verdict: 1 tile newly out of memory; 6 tiles changed (4 grew, 2 shrank)
 """
 
@@ -49,6 +52,8 @@ def test_text_lists_every_change_within_top(builds):
     text = render_diff.render_text(diff_reports(*builds))
     assert "more changed tile" not in text
     assert text.endswith("     5    0  100,000 B   96,000 B    -4,000 B\n\n"
+                         "Fit plans of the 1 tile over in both builds: none grew in NEW (no more items to move, "
+                         "no more bytes\n  over)\n\n"
                          "Verdict: 1 tile newly out of memory; 6 tiles changed (4 grew, 2 shrank)\n")
 
 
@@ -58,6 +63,8 @@ def test_text_of_identical_builds(builds):
     assert "Newly out of memory" not in text
     assert text.endswith("Tiles out of memory                       2                   2     +0\n\n"
                          "No tile changed.\n\n"
+                         "Fit plans of the 2 tiles over in both builds: none grew in NEW (no more items to move, "
+                         "no more bytes\n  over)\n\n"
                          "Verdict: No tile newly out of memory; 0 tiles changed (0 grew, 0 shrank)\n")
 
 
@@ -91,6 +98,9 @@ Tiles out of memory                       2                   1          -1
 Changed tiles: 1 of 2 compared (0 grew, 1 shrank)
   Tile  IPU        Old        New      Delta
      4    0  638,976 B  600,000 B  -38,976 B
+
+Fit plans of the 1 tile over in both builds: none grew in NEW (no more items to move, no more bytes
+  over)
 
 Verdict: Newly out of memory: unknown; 1 tile changed (0 grew, 1 shrank)
 """

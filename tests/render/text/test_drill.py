@@ -84,7 +84,13 @@ def test_a_profiles_categories_and_liveness():
         "  IPU 0: always-live 500 B (38%), not-always-live 800 B (62%): mostly not-always-live",
         "  IPU 1: always-live 150 B (14%), not-always-live 950 B (86%): mostly not-always-live",
         "  Program steps: 4; the most not-always-live bytes, 900 B, at step 0.0 (fwd)",
-        "  Peak live (always-live + that step): 1,550 B"]
+        # steps 0, 0.0, 0.1, 1: 650 B always live + 100, 900, 40, 900; the first of the two peaks is the peak
+        "  Live per step (always-live + the step's not-always-live bytes), 4 steps:",
+        "    ▁█▁█",
+        "    ▁ 690 B to █ 1,550 B; peak 1,550 B at step 0.0 (fwd) of 4; a sum over 2 IPUs: no limit applies",
+        "      to it (tiles overflow one by one)",
+        "    variables live at the peak: not in this source (a graph profile's program steps name none;",
+        "      libpva's notAlwaysLiveMemory.variables does)"]
     text = render([s])
     assert "            liveness: always-live 100 B (10%), not-always-live 900 B (90%): mostly not-always-live\n" \
         in text
@@ -98,10 +104,35 @@ def test_a_profiles_categories_and_liveness():
                                "basis": "the most live at once (maxBytesByTile)", "always_live_share": 0.270833,
                                "pressure": "not-always-live", "top_tiles_pressure": {"not-always-live": 2},
                                "program_steps": 4, "peak_step": {"step": "0.0", "name": "fwd", "bytes": 900},
-                               "peak_live_bytes": 1550}
+                               "peak_live_bytes": 1550, "curve": {
+                                   "steps": 4, "always_live": 650,
+                                   "peak": {"index": 1, "step": "0.0", "name": "fwd", "bytes": 1550,
+                                            "not_always_live": 900, "share": None, "variables": None},
+                                   "scope": "program", "limit": None, "num_ipus": 2,
+                                   "description": "peak 1,550 B at step 0.0 (fwd) of 4; a sum over 2 IPUs: no limit "
+                                                  "applies to it (tiles overflow one by one); variables live at the "
+                                                  "peak: not in this source (a graph profile's program steps name "
+                                                  "none; libpva's notAlwaysLiveMemory.variables does)"}}
 
 
 def test_an_archive_shows_no_category_or_liveness_sections():
     s = summarize(archive(), top=1)
     assert drill.categories_lines(s) == [] and drill.liveness_lines(s) == []
     assert dict(s.breakdown_totals) == {".bss": 10_539}
+
+
+def test_a_tiles_lowered_variables_with_what_removing_each_frees(tmp_path):
+    from tests.synth.lowered import Var, encode, known_overlaps, lowered_doc
+    variables, _ = known_overlaps()
+    variables[1] = Var(0, "acts/\x1b[31mb", 0, 600, eq_class=2)  # a name with a terminal escape in it
+    path = tmp_path / "vars.json"
+    path.write_bytes(encode(lowered_doc(variables, 3)))
+    import memreport
+    s = summarize(memreport.read(path), top=1)
+    assert drill.variables_lines(s.top[0], s.top[0].variables, 3) == [
+        "Variables on tile 0, largest 3 of 4:",
+        "  Bytes   Share  Category  Live    Interleaved  Frees  Variable",
+        "  1,000   56.9%  variable  not     no             400  acts/a",
+        "    600   34.2%  variable  not     no               0  acts/\\x1b[31mb",
+        "    500   28.5%  variable  always  no             500  weights",
+        "  +1 more variable(s), 256 B (--symbols N lists more)"]

@@ -60,6 +60,9 @@ Verdict: 1 of 3 tiles out of memory
          Largest on it: section .bss 600,000 B
          Next: memreport a.a --tile 1 --symbols 20
 
+To fit tile 1: free the 1,024 B over from .text (40,000 B, section, always live) (no symbol of tile
+  1 was read: --tile 1 --symbols 20 lists them).
+
 Source:   a.a
 Format:   ELF archive
 Target:   ipu2, 3 tiles (1,472 per IPU), 638,976 B (624.0 KiB) per tile

@@ -50,7 +50,8 @@ def test_the_first_line_closes_the_report_and_the_block_opens_it():
     text = render_report(summarize(archive()))
     lines = text.splitlines()
     assert lines[:5] == [*vt.report_lines(summarize(archive())), ""]
-    assert lines[5] == "Source:   a.a"
+    plans = vt.plan_lines(summarize(archive()))  # the fit plan right after the verdict, then the detail
+    assert plans[0].startswith("To fit tile 1: ") and lines[5:5 + len(plans) + 2] == [*plans, "", "Source:   a.a"]
     assert lines[-2:] == ["", "Verdict: 1 of 3 tiles out of memory"]
     assert vt.report_headline(summarize(archive())) == ["Verdict: 1 of 3 tiles out of memory"]
 
@@ -124,9 +125,10 @@ def test_brief_is_the_verdict_and_the_top_tiles_only(monkeypatch):
     brief = run("sample_reports/mk2_1472_tiles.a", "-q")
     assert brief == run("sample_reports/mk2_1472_tiles.a", "--brief")
     blocks = brief.split("\n\n")
-    assert len(blocks) == 3 and blocks[0].startswith("Verdict: 3 of 1,472 tiles out of memory\n")
-    assert blocks[1].startswith("Top 5 tiles (by excluding gaps):\n") and blocks[1].endswith("(! = out of memory)")
-    assert blocks[2] == "Verdict: 3 of 1,472 tiles out of memory\n"  # the last line, as in the whole report
+    assert len(blocks) == 4 and blocks[0].startswith("Verdict: 3 of 1,472 tiles out of memory\n")
+    assert blocks[1].startswith("To fit tile 1402: move ")  # -q keeps the fit plan
+    assert blocks[2].startswith("Top 5 tiles (by excluding gaps):\n") and blocks[2].endswith("(! = out of memory)")
+    assert blocks[3] == "Verdict: 3 of 1,472 tiles out of memory\n"  # the last line, as in the whole report
     assert render_report(summarize(archive()), RenderOptions(brief=True)).count("Verdict:") == 2
 
 

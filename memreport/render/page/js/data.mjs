@@ -43,6 +43,11 @@ function tiles(t) {
   };
 }
 
+function curves(list) {
+  return list.map((c) => ({label: c.label, live: [...c.live], steps: [...c.steps], names: [...c.names], peak: c.peak,
+    limit: c.limit, description: c.description}));
+}
+
 function reportSection(s) {
   return {
     id: s.id, limit: s.bytes_per_tile, tilesPerIpu: s.tiles_per_ipu, heatTilesPerIpu: s.heat_tiles_per_ipu,
@@ -51,6 +56,9 @@ function reportSection(s) {
     drilled: entries(s.drilled, (d) => ({member: d.member, more: d.more, notes: [...d.notes],
       symbols: d.symbols.map((y) => ({name: y.name, section: y.section, bytes: y.bytes}))})),
     tiles: tiles(s.tiles),
+    plans: entries(s.plans, (p) => ({sentence: p.sentence, items: p.items.map((i) => ({name: i.name, kind: i.kind,
+      cls: i.class, bytes: i.bytes, frees: i.frees}))})),
+    plansMore: s.plans_more, liveness: curves(s.liveness),
   };
 }
 
@@ -59,6 +67,7 @@ function diffSection(s) {
     id: s.id, tilesPerIpu: s.tiles_per_ipu, count: s.count, tileIds: packed(s.tile_ids),
     oldBytes: packed(s.old_bytes), newBytes: packed(s.new_bytes), newlyOutOfMemory: [...s.newly_out_of_memory],
     below: entries(s.below, (items) => items.map((i) => ({kind: i.kind, name: i.name, old: i.old, new: i.new}))),
+    liveness: curves(s.liveness),
   };
 }
 

@@ -3,6 +3,7 @@
 import { unpack } from "./data.mjs";
 import { el } from "./dom.mjs";
 import { fill } from "./format.mjs";
+import { drawLiveness } from "./liveness.mjs";
 import { TileChart } from "./tilechart.mjs";
 
 export async function diffSection(s, charts) {
@@ -45,6 +46,8 @@ export async function diffSection(s, charts) {
       fill(L.diff_range_change, {largest: F.signedBytes(r.max), smallest: F.signedBytes(r.min)}),
       fill(L.most_changed, {tile: F.count(r.worst)})])});
   charts.push({redraw: () => chart.draw(), chart: chart});
+  const live = document.getElementById(s.id + "-liveness");
+  if (live && s.liveness.length) charts.push({redraw: drawLiveness(live, s.liveness, L, F)});
   document.querySelectorAll("a[data-section='" + s.id + "']").forEach((a) => a.addEventListener("click", (e) => {
     e.preventDefault();
     const t = Number(a.dataset.tile);

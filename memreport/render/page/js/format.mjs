@@ -38,6 +38,9 @@ export function formatter(labels) {
     signedBytes: (v) => fill(labels.bytes, {n: signed(v)}),
     // KiB to one decimal from 1 KiB up (an axis of whole KiB steps never repeats a label), bytes below
     kib: (v) => (Math.abs(v) >= 1024 ? fill(labels.kib, {n: decimal(v / 1024, 1)}) : bytes(v)),
+    // MiB to one decimal from 1 MiB up (a program's bytes), KiB below
+    size: (v) => (Math.abs(v) >= 1048576 ? fill(labels.mib, {n: decimal(v / 1048576, 1)})
+      : Math.abs(v) >= 1024 ? fill(labels.kib, {n: decimal(v / 1024, 1)}) : bytes(v)),
     share: (v, limit) => fill(labels.percent, {n: (100 * v / limit).toFixed(1)}),
     seconds: (v, places) => fill(labels.seconds, {n: decimal(v, places)}),
     tiles: (n) => fill(n === 1 ? labels.tiles_one : labels.tiles_many, {n: integer(n)}),

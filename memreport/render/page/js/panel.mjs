@@ -85,6 +85,25 @@ export function showTile(s, t) {
     for (const r of s.regionColumns) row(tb, r.name, F.bytes(r.values[t]));
     parts.push(el("h5", "", L.regions), tb);
   }
+  const plan = s.plans[String(t)];
+  if (plan) {  // what to move off it to fit: the plan in words, its items
+    parts.push(el("h5", "", L.fit_plan), el("p", "plan", plan.sentence));
+    if (plan.items.length) {
+      const tb = el("table", "plan"), head = el("tr");
+      head.append(el("th", "", L.name), el("th", "", L.kind), el("th", "", L.item_class), el("th", "num", L.size),
+        el("th", "num", L.item_frees));
+      tb.append(head);
+      for (const i of plan.items) {
+        const tr = el("tr");
+        tr.append(el("td", "sym", i.name), el("td", "", i.kind), el("td", "", i.cls), el("td", "num", F.count(i.bytes)),
+          el("td", "num", F.count(i.frees)));
+        tb.append(tr);
+      }
+      parts.push(tb);
+    }
+  } else if (s.plansMore && s.outOfMemory && s.outOfMemory[t]) {
+    parts.push(el("p", "hint", fill(L.more_plans, {n: F.count(s.plansMore)})));
+  }
   const drilled = s.drilled[String(t)];
   if (drilled) {
     parts.push(el("h5", "", drilled.member === null ? L.symbols : fill(L.symbols_of, {member: drilled.member})),

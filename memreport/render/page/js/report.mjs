@@ -3,6 +3,7 @@ import { unpack } from "./data.mjs";
 import { emptyCanvas } from "./dom.mjs";
 import { drawHeatMap } from "./heatmap.mjs";
 import { drawHistogram } from "./histogram.mjs";
+import { drawLiveness } from "./liveness.mjs";
 import { describeRange, describeTile, showTile } from "./panel.mjs";
 import { TileChart } from "./tilechart.mjs";
 
@@ -10,6 +11,8 @@ export async function reportSection(s, charts) {
   const hist = document.getElementById(s.id + "-hist");
   if (hist && s.histogram.length) charts.push({redraw: drawHistogram(hist, s)});
   else if (hist) emptyCanvas(hist, s.labels.no_tiles);
+  const live = document.getElementById(s.id + "-liveness");
+  if (live && s.liveness.length) charts.push({redraw: drawLiveness(live, s.liveness, s.labels, s.format)});
   const t = s.tiles;
   if (!t) return;
   performance.mark(s.id + ":unpack");
