@@ -186,6 +186,15 @@ def budget() -> bytes:
             b'max-tile = "90%"\n')
 
 
+def course_notebook() -> bytes:
+    """course.ipynb: a Jupyter kernel that trains twice (two PopTorch models compiled each time, a picture), then
+    a bigger batch that does not fit (PopART's error from its two loggers, PopTorch's error line, the
+    traceback with its ANSI colours), then profiling on: a bar stopped at 0% and the variables that do not fit
+    (tests/synth/programs.py's course_notebook, the layouts of docs/FORMATS.md §8.15-8.16)."""
+    from tests.synth.programs import course_notebook as notebook
+    return notebook()[0]
+
+
 SAMPLES: dict[str, Callable[[], bytes]] = {
     "mk2_1472_tiles_pr.a": pr_archive,
     "run.log": run_log,
@@ -196,6 +205,7 @@ SAMPLES: dict[str, Callable[[], bytes]] = {
     "poprun_ranks.log": poprun_ranks,
     "compile_default.log": compile_default,
     "budget.toml": budget,
+    "course.ipynb": course_notebook,
 }
 
 

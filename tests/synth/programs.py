@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from dataclasses import dataclass, field
 
 from .compile_logs import tqdm_bar
@@ -185,7 +186,7 @@ def code_cell(count: int | None, run: Run | None = None, source: str = "train(mo
 
 
 def markdown_cell(text: str) -> dict:
-    return {"cell_type": "markdown", "id": f"m{abs(hash(text)) % 10_000}", "metadata": {},
+    return {"cell_type": "markdown", "id": f"m{zlib.crc32(text.encode()) % 10_000}", "metadata": {},
             "source": text.splitlines(True)}
 
 

@@ -68,4 +68,5 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(a
 @given(st.lists(json_values, max_size=12), st.integers(1, 50), st.booleans())
 def test_any_list_is_delimited_into_its_items(values, chunk, spaced):
     text = json.dumps({"pre": "[", "vars": values, "post": {"vars": 1}}, indent=1 if spaced else None).encode()
-    assert items_of(text, chunk) == values
+    assert items_of(text, chunk) == orjson.loads(text)["vars"]  # each item as orjson decodes it whole (an int past
+    # 64 bits is a float to orjson either way): the delimiting is what is tested

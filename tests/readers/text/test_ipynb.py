@@ -65,11 +65,12 @@ def test_memreport_compiles_reads_a_notebook_with_its_places(tmp_path):
 
 def test_a_failed_call_is_its_own_run_its_traceback_ended_by_its_final_line(tmp_path):
     first, second = read_path(write(tmp_path, synth.course_notebook()[0]))
-    assert first.notes[-3].startswith("run 1 of 2 in the log (cell 5 [3], lines 4-17): it failed: Python error: "
+    assert first.notes[-2].startswith("run 1 of 2 in the log (cell 5 [3], lines 4-17): it failed: Python error: "
                                       "Error: In poptorch/source/LowerToPopart.cpp:1064: 'popart_exception':")
     assert second.notes[-2] == ("run 2 of 2 in the log (cell 6 [4], lines 3-10): it failed: Python error: Error: In "
                                 "poptorch/source/LowerToPopart.cpp:1064: 'popart_exception': Out of memory: Cannot "
                                 "fit all var...")  # the run from its traceback (the bar is no run's line) to its end
+    assert not any(n.startswith("the log holds ") for n in first.notes)  # its programs are its 7 compilations
 
 
 def test_streams_as_one_string_pictures_and_cells_that_print_nothing(tmp_path):

@@ -266,7 +266,7 @@ class LogScan:
         program, the file's programs)."""
         self.found.sort(key=lambda f: f.line)
         placed: list[Placed] = []
-        log_note = self.runs.note()
+        log_note = None if self.segmenter.count else self.runs.note()  # compilations are the programs then
         for k, found in enumerate(self.found):
             notes = [f"{found.dropped:,} more out-of-memory message(s) were not kept (at most {MAX_MESSAGES:,})"] \
                 if found.dropped else []
