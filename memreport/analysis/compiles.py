@@ -185,7 +185,8 @@ def compile_totals(history: CompileHistory) -> CompileTotals:
     return CompileTotals(len(cs), len(compiled), len(loaded), sum(c.result == "skipped" for c in cs),
                          sum(c.unfinished for c in cs), compile_s, compile_untimed, cache_s, cache_untimed,
                          len(history.loads), sum(ld.reload for ld in history.loads), load_s, load_untimed,
-                         len(either), either_s, either_untimed)
+                         len(either), either_s, either_untimed, sum(c.result == "out of memory" for c in cs),
+                         sum(c.result == "failed" for c in cs))
 
 
 def _notes(history: CompileHistory) -> list[str]:

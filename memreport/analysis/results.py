@@ -1136,6 +1136,8 @@ class CompileTotals:
     compiled_or_loaded: int = 0      # whole, with no line saying which (a script's "Compiled/Loaded model in")
     compiled_or_loaded_s: float = 0.0
     compiled_or_loaded_untimed: int = 0
+    out_of_memory: int = 0           # ended by an out-of-memory error (issue #30)
+    failed: int = 0                  # ended by another error before its end
 
 
 @dataclass(frozen=True)

@@ -138,8 +138,10 @@ def test_the_compiles_page_draws_the_timeline_and_lists_the_findings(browser, pa
     opened = open_page(browser, str(pages / "compiles.html"))
     clean(opened, pages / "compiles.html")
     page = opened.page
-    assert page.inner_text(".verdict .headline") == (
-        "4 findings: 1 recompiled, 1 hash-drift, 1 late-compile, 1 executable-switching")
+    assert page.inner_text(".verdict .headline") == (  # the text's words
+        "4 compilations (3 compiled, 1 from the cache): 1 recompilation found")
+    assert page.inner_text(".verdict p:nth-child(2)") == (
+        "Findings: 1\u00a0recompiled, 1\u00a0hash-drift, 1\u00a0late-compile, 1\u00a0executable-switching")
     assert page.eval_on_selector_all(".findings li b", "bs => bs.map(b => b.textContent)") == [
         "recompiled", "hash-drift", "late-compile", "executable-switching"]
     assert drawn(page, "canvas.timeline")["painted"] > 500

@@ -47,7 +47,8 @@ def compiles_dict(summary: CompileSummary) -> dict:
                    "cache_load_s": t.cache_load_s, "cache_load_untimed": t.cache_load_untimed, "loads": t.loads,
                    "reloads": t.reloads, "load_s": t.load_s, "load_untimed": t.load_untimed,
                    "compiled_or_loaded": t.compiled_or_loaded, "compiled_or_loaded_s": t.compiled_or_loaded_s,
-                   "compiled_or_loaded_untimed": t.compiled_or_loaded_untimed},
+                   "compiled_or_loaded_untimed": t.compiled_or_loaded_untimed,
+                   "out_of_memory": t.out_of_memory, "failed": t.failed},
         "notes": list(summary.notes),
         "gates": gates_json(summary.gates),
     }

@@ -9,9 +9,8 @@ from typing import Any
 
 from ...analysis.compiles import CompileSummary
 from ...model import Compilation, ExecutableLoad
-from ...units import count
 from ..cells import rss
-from ..words import Verdict, compile_totals, gates_line
+from ..words import Verdict, compile_totals, compiles_verdict, gates_line
 from . import document as doc
 from .contract import page_data
 
@@ -115,20 +114,16 @@ def render_compiles_page(summary: CompileSummary) -> str:
     """The compilations as one self-contained page."""
     sid = "c0"
     t = summary.totals
+    said = compiles_verdict(summary)  # the text's words: how many compilations, how they ended, the findings
     findings = summary.findings
-    level = "oom" if findings else "ok"
-    kinds: dict[str, int] = {}
-    for f in findings:
-        kinds[f.kind] = kinds.get(f.kind, 0) + 1
-    headline = (f"{count(len(findings), 'finding')}: " + ", ".join(f"{n:,} {k}" for k, n in kinds.items())
-                if findings else "No findings: no recompilation, the cache works")
     logs = ", ".join(log.source for log in summary.history.logs)
     events = timeline(summary)
     named = _named(summary)
     kept = _bounded(events.lines, named)
     rows = [events.row(i) for i in kept]
     parts = [f"<header><h1>memreport compiles: {doc.text(logs)}</h1></header><main><section class=report id={sid}>",
-             doc.verdict(Verdict(level, headline, (compile_totals(t),), None), gates_line(summary.gates))]
+             doc.verdict(Verdict(said.level, said.headline, (*said.lines, compile_totals(t)), None),
+                         gates_line(summary.gates))]
     if rows:
         parts.append("<h3>Timeline</h3><p class=legend><span><i class='sw compiled'></i>compiled</span>"
                      "<span><i class='sw precompiled'></i>pre-compiled</span>"

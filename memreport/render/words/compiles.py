@@ -58,11 +58,12 @@ def compiles_verdict(summary: CompileSummary) -> Verdict:
 def compiles_headline(totals: CompileTotals, recompiled: int) -> tuple[str, str]:
     """(level, the first line) of a compile history: how many compilations, recompiled or not, unfinished."""
     done = [f"{n:,} {what}" for n, what in ((totals.compiled, "compiled"), (totals.loaded, "from the cache"),
-                                             (totals.skipped, "skipped")) if n]
+                                             (totals.skipped, "skipped"), (totals.out_of_memory, "out of memory"),
+                                             (totals.failed, "failed")) if n]
     first = count(totals.compilations, "compilation") + (f" ({', '.join(done)})" if done else "") + ": " + (
         count(recompiled, "recompilation") + " found" if recompiled else "no recompilation")
     if totals.unfinished:
         first += f", {totals.unfinished:,} unfinished"
-    return ("oom" if recompiled else "ok"), first
+    return ("oom" if recompiled or totals.out_of_memory or totals.failed else "ok"), first
 
 

@@ -101,7 +101,8 @@ def test_json_record():
     assert doc["totals"] == {"compilations": 2, "compiled": 1, "loaded": 1, "skipped": 0, "unfinished": 0,
                              "compile_s": 75.253, "compile_untimed": 0, "cache_load_s": 0.412,
                              "cache_load_untimed": 0, "loads": 2, "reloads": 0, "load_s": 1.063, "load_untimed": 1,
-                             "compiled_or_loaded": 0, "compiled_or_loaded_s": 0.0, "compiled_or_loaded_untimed": 0}
+                             "compiled_or_loaded": 0, "compiled_or_loaded_s": 0.0, "compiled_or_loaded_untimed": 0,
+                             "out_of_memory": 0, "failed": 0}
 
 
 def test_json_findings_name_their_lines():

@@ -53,3 +53,14 @@ def test_the_block_lists_the_first_failures_and_brief_lists_every_one():
     assert overall_verdict(kept, None).lines[-1] == "1,192 more (not kept)"
     assert overall_verdict(Overall("run", 3, 0, 0, 0, 1, 1)).level == "ok"
     assert overall_verdict(Overall("run", 3, 0, 0, 2, 1, 2)).level == "unknown"
+
+
+def test_a_compile_historys_verdict_counts_the_compilations_that_ran_out_of_memory(tmp_path):
+    import memreport
+    from memreport.render.words import compiles_verdict
+    from tests.synth.programs import course_notebook
+    path = tmp_path / "course.ipynb"
+    path.write_bytes(course_notebook()[0])
+    said = compiles_verdict(memreport.read_compiles(path))
+    assert (said.level, said.headline) == (
+        "oom", "7 compilations (5 compiled, 2 out of memory): no recompilation, 2 unfinished")
