@@ -184,3 +184,12 @@ def test_on_a_phone_the_histograms_limit_label_is_whole_and_the_liveness_steps_a
         return rows;
     }""")
     assert written >= 5  # the steps' numbers under the curve's axis
+
+
+@pytest.mark.parametrize(("name", "tables"), [("report.html", 2), ("steps.html", 3)])
+def test_on_a_phone_a_tiles_panel_wraps_its_names_and_figures_inside_the_card(browser, pages, name, tables):
+    page = open_page(browser, str(pages / name), width=390).page
+    page.click("a[data-tile='1402']")
+    assert page.inner_text(".detail h4").startswith("Tile 1,402 (IPU 0)")
+    wider = page.eval_on_selector_all(".detail table.kv", "ts => ts.map((t) => t.scrollWidth - t.clientWidth)")
+    assert wider == [0] * tables  # the figures, the sections or categories (a profile's long names), the regions
