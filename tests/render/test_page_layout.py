@@ -143,6 +143,53 @@ def test_at_pod_scale_out_of_memory_tiles_are_ringed_and_ipus_labelled(browser, 
     grey = "Math.abs(r - g) < 12 && Math.abs(g - b) < 12 && r < 170"
     labels = "(c, ch) => [ch.left, 0, ch.plotW, 15]"  # above the plot, where "IPU 1" ... "IPU 7" go
     assert pixels(page, ".chart canvas", labels, grey) > 7 * 20
-    page.evaluate("window.__memreport.charts[0].show(0, 94208)")  # every IPU: too close to label
-    assert pixels(page, ".chart canvas", labels, grey) == 0
+    page.evaluate("window.__memreport.charts[0].show(0, 94208)")  # every IPU: 17 pixels apart, every 5th named
+    start = "(c, ch) => [Math.round(ch.left + {ipu} * 1472 / 94208 * ch.plotW) + 2, 0, 5, 15]"  # a name's "I"
+    named = [k for k in (0, 3, 4, 5, 8, 9, 10) if pixels(page, ".chart canvas", start.format(ipu=k), grey)]
+    assert named == [0, 5, 10]  # (after IPU 1, 2, 6, 7: the names of IPU 0 and 5 run on there)
     assert np.isclose(page.evaluate("window.__memreport.charts[0].x1"), 94208)
+
+
+def test_the_tile_memory_label_stands_clear_of_the_bars_crossing_it(browser, pages):
+    page = open_page(browser, str(pages / "report.html")).page  # tile 17, out of memory, rises through the label
+    crossed = page.eval_on_selector(".chart canvas", """c => {
+        const ch = window.__memreport.charts[0], plotH = c.clientHeight - 16 - 22;  // tilechart.mjs TOP, BOTTOM
+        const y = Math.round(16 + plotH * (1 - (638976 - ch.lo) / (ch.hi - ch.lo)));
+        const d = c.getContext("2d").getImageData(ch.left + 4, y - 13, 100, 11).data; let columns = 0;
+        for (let x = 0; x < 100; x++) {  // a column of the label's box red from top to foot: a bar over the words
+            let red = 0;
+            for (let r = 0; r < 11; r++) { const i = 4 * (r * 100 + x); if (d[i] > 180 && d[i + 1] < 90) red++; }
+            if (red === 11) columns++;
+        }
+        return columns;
+    }""")
+    assert crossed == 0
+
+
+def test_on_a_phone_the_histograms_limit_label_is_whole_and_the_liveness_steps_are_named(browser, pages):
+    page = open_page(browser, str(pages / "steps.html"), width=390).page  # the limit at two thirds of the axis
+    red = "r > 150 && g < 80 && b < 80"
+    edge = "(c) => [c.width - 3, 0, 3, 16]"  # the label's end, above the plot: inside the canvas, not cut there
+    assert pixels(page, "canvas.hist", "(c) => [0, 0, c.width, 16]", red) > 20
+    assert pixels(page, "canvas.hist", edge, red) == 0
+    written = page.eval_on_selector("canvas.liveness", """c => {  // rows below the plot partly dark: words, not a line
+        const x = Math.round(c.width / 4), w = c.width - x;
+        const d = c.getContext("2d").getImageData(x, c.height - 16, w, 16).data;
+        let rows = 0;
+        for (let r = 0; r < 16; r++) {
+            let dark = 0;
+            for (let i = 4 * r * w; i < 4 * (r + 1) * w; i += 4) if (d[i + 3] && d[i] < 120 && d[i + 1] < 120) dark++;
+            if (dark > 0 && dark < 0.5 * w) rows++;
+        }
+        return rows;
+    }""")
+    assert written >= 5  # the steps' numbers under the curve's axis
+
+
+@pytest.mark.parametrize(("name", "tables"), [("report.html", 2), ("steps.html", 3)])
+def test_on_a_phone_a_tiles_panel_wraps_its_names_and_figures_inside_the_card(browser, pages, name, tables):
+    page = open_page(browser, str(pages / name), width=390).page
+    page.click("a[data-tile='1402']")
+    assert page.inner_text(".detail h4").startswith("Tile 1,402 (IPU 0)")
+    wider = page.eval_on_selector_all(".detail table.kv", "ts => ts.map((t) => t.scrollWidth - t.clientWidth)")
+    assert wider == [0] * tables  # the figures, the sections or categories (a profile's long names), the regions

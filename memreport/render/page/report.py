@@ -47,7 +47,7 @@ def verdict_html(summary: Summary) -> str:
 
 def tiles_table(summary: Summary, tiles: Sequence[TopTile], section: str) -> str:
     """The top tiles (or the tiles asked for): the tile table's columns (:func:`..cells.tile_columns`), out-of-memory
-    rows marked; a tile's number selects it where there is a chart."""
+    rows marked, the largest items written as prose that wraps; a tile's number selects it where there is a chart."""
     columns = tile_columns(summary, tiles)
     charted = isinstance(summary, TileSummary)
     rows, classes = [], []
@@ -58,8 +58,9 @@ def tiles_table(summary: Summary, tiles: Sequence[TopTile], section: str) -> str
         rows.append(cells)
         classes.append("oom" if t.out_of_memory else "")
     notes = [c.note for c in columns if c.note]
-    return doc.table([doc.text(c.head) for c in columns], rows, cls="tiles",
-                     numeric=[i for i, c in enumerate(columns) if c.right], row_classes=classes) + \
+    return doc.table([doc.text(c.head) for c in columns], rows, cls="tiles",  # the largest items wrap
+                     numeric=[i for i, c in enumerate(columns) if c.right],
+                     prose=[i for i, c in enumerate(columns) if c.key == "items"], row_classes=classes) + \
         "".join(f"<p class=hint>({doc.text(n)})</p>" for n in notes)
 
 

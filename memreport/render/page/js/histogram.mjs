@@ -3,7 +3,7 @@
 // when the counts are far apart, where a 1-tile bin would be invisible).
 import { COLOURS, el, hideTip, setupCanvas, showTip, widest } from "./dom.mjs";
 import { decimal, fill } from "./format.mjs";
-import { countTicks, logTicks, spacedTicks } from "./ticks.mjs";
+import { besideLine, countTicks, logTicks, spacedTicks } from "./ticks.mjs";
 import { LIMIT_HEADROOM } from "./zoom.mjs";
 
 export const LOG_COUNT_RATIO = 100;  // counts this far apart open on a log axis (render/plot.py's rule)
@@ -78,11 +78,11 @@ export function drawHistogram(canvas, s) {
     const place = limitPlace(limitKib, lo, hi), size = limitKib === null ? "" : format.kib(s.limit);
     ctx.fillStyle = COLOURS.red; ctx.textBaseline = "bottom";
     if (place === "at") {
-      const lx = Math.round(x(limitKib)) + 0.5, right = lx - left > 0.7 * plotW;
+      const lx = Math.round(x(limitKib)) + 0.5, text = fill(labels.tile_memory, {size: size});
       ctx.strokeStyle = COLOURS.red; ctx.setLineDash([5, 4]); ctx.beginPath();
       ctx.moveTo(lx, TOP - 4); ctx.lineTo(lx, TOP + plotH); ctx.stroke(); ctx.setLineDash([]);
-      ctx.textAlign = right ? "right" : "left";
-      ctx.fillText(fill(labels.tile_memory, {size: size}), lx + (right ? -4 : 4), TOP - 2);
+      const at = besideLine(lx, ctx.measureText(text).width, 0, w, 4);  // never cut at the canvas's edge
+      ctx.textAlign = at.align; ctx.fillText(text, at.x, TOP - 2);
     } else if (place === "right") {
       ctx.textAlign = "right"; ctx.fillText(fill(labels.tile_memory_right, {size: size}), left + plotW, TOP - 2);
     } else if (place === "left") {

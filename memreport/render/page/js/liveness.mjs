@@ -3,7 +3,7 @@
 // peak marked; the pointer gives the step under it and its bytes.
 import { COLOURS, hideTip, setupCanvas, showTip, widest } from "./dom.mjs";
 import { fill } from "./format.mjs";
-import { niceStep } from "./ticks.mjs";
+import { besideLine, byteTicks, byteUnit, niceStep } from "./ticks.mjs";
 
 // The IPU's memory is drawn up to this many times the highest peak (the curves keep a quarter of the height).
 export const LIMIT_RANGE = 4;
@@ -17,15 +17,6 @@ export function liveTop(curves) {
     if (c.limit) limit = Math.max(limit || 0, c.limit);
   }
   return limit !== null && limit <= LIMIT_RANGE * top ? Math.max(top, limit) * 1.05 : top * 1.05;
-}
-
-// Ticks of the byte axis from 0 to top, at most `count`: round numbers of the unit the labels write (MiB from
-// 4 MiB up, KiB from 4 KiB up, bytes below), so no label is a fraction that repeats its neighbour's.
-export function sizeTicks(top, count) {
-  const unit = top >= 4 * 1048576 ? 1048576 : top >= 4096 ? 1024 : 1;
-  const step = Math.max(1, niceStep(top / unit, Math.max(1, count))) * unit, out = [];
-  for (let k = 0; k * step <= top; k++) out.push(k * step);
-  return out;
 }
 
 // For `columns` pixel columns over n steps, each column's step with the most bytes (the peak is never averaged
@@ -55,6 +46,23 @@ export function stepUnder(live, x, plotW, n) {
   return best;
 }
 
+// The steps named under the axis, for n steps over plotW pixels with names at most `width` pixels wide: every
+// step-th (1, 2, 5, 10, 20...: 0, 100, 200...) from the first, a name and 16 pixels apart, as indices.
+export function stepTicks(n, plotW, width) {
+  if (!n) return [];
+  const gap = width + 16, step = Math.max(1, niceStep(n, Math.max(1, Math.floor(plotW / gap))));
+  const wide = step * plotW / n < gap ? 2 * step : step, out = [];  // a rounded-down step too tight: twice as far
+  for (let i = 0; i < n; i += wide) out.push(i);
+  return out;
+}
+
+// The step whose path is written with the most characters (the widest name under the axis, measured once).
+export function longestStep(steps) {
+  let best = "";
+  for (const s of steps) if (s.length > best.length) best = s;
+  return best;
+}
+
 // The tip's lines for step i of each curve: its path (and program name), its bytes (and share of the limit).
 export function describeStep(curves, i, labels, format) {
   const out = [];
@@ -71,13 +79,14 @@ export function describeStep(curves, i, labels, format) {
   return out;
 }
 
-const BOTTOM = 8, LINE = 14;
+const BOTTOM = 20, LINE = 14;  // BOTTOM: the steps named under the axis
 
 export function drawLiveness(canvas, curves, labels, format) {
   const TOP = 16 + (curves.length > 1 ? LINE * curves.length : 0);  // a diff's curves are named above the plot
   const draw = () => {
     const [ctx, w, h] = setupCanvas(canvas), top = liveTop(curves);
-    const ticks = sizeTicks(top, Math.floor((h - TOP - BOTTOM) / 28)), tickLabels = ticks.map(format.size);
+    const ticks = byteTicks(0, top, Math.floor((h - TOP - BOTTOM) / 28));
+    const tickLabels = ticks.map(byteUnit(0, top) === 1048576 ? format.size : format.kib);
     const left = Math.ceil(widest(ctx, tickLabels)) + 10, plotW = Math.max(10, w - left - 8), plotH = h - TOP - BOTTOM;
     const n = Math.max(...curves.map((c) => c.live.length)), y = (v) => TOP + plotH * (1 - v / top);
     ctx.fillStyle = COLOURS.axis; ctx.strokeStyle = COLOURS.grid; ctx.textAlign = "right"; ctx.textBaseline = "middle";
@@ -99,8 +108,8 @@ export function drawLiveness(canvas, curves, labels, format) {
         ctx.fillText(fill(labels.liveness_series, {label: c.label, text: peak}), left, 14 + LINE * k);
         ctx.fillStyle = COLOURS.red;
       } else {
-        const right = px + 6 + ctx.measureText(peak).width > left + plotW;
-        ctx.textAlign = right ? "right" : "left"; ctx.fillText(peak, px + (right ? -6 : 6), py - 2);
+        const at = besideLine(px, ctx.measureText(peak).width, left, left + plotW, 6);
+        ctx.textAlign = at.align; ctx.fillText(peak, at.x, py - 2);
       }
       if (c.limit && c.limit <= top) {
         const ly = Math.round(y(c.limit)) + 0.5;
@@ -110,6 +119,15 @@ export function drawLiveness(canvas, curves, labels, format) {
       }
     });
     ctx.strokeStyle = COLOURS.axis; ctx.beginPath(); ctx.moveTo(left, TOP + plotH + 0.5); ctx.lineTo(left + plotW, TOP + plotH + 0.5); ctx.stroke();
+    const steps = curves.reduce((a, c) => (c.steps.length > a.length ? c.steps : a), []), at = (i) => left + (i + 0.5) / n * plotW;
+    ctx.fillStyle = COLOURS.axis; ctx.textAlign = "center"; ctx.textBaseline = "top";  // the steps by their paths
+    let end = -Infinity;
+    for (const i of stepTicks(n, plotW, ctx.measureText(longestStep(steps)).width)) {
+      const half = ctx.measureText(steps[i]).width / 2, x = Math.min(Math.max(at(i), left + half), left + plotW - half);
+      if (x - half < end + 8) continue;  // pushed in from the right edge onto the name before it
+      ctx.fillText(steps[i], x, TOP + plotH + 4);
+      end = x + half;
+    }
     canvas.onmousemove = (e) => {
       const x = e.offsetX - left, i = stepUnder(curves[curves.length - 1].live, x, plotW, n);
       const lines = i < 0 ? [] : describeStep(curves, i, labels, format);

@@ -1,5 +1,6 @@
-// Where the charts' ticks go: round values on a value axis, a tick per tile (or per round count of tiles) under
-// the tile chart's bars, powers of ten on a log axis of counts, round seconds on the timeline. Pure functions.
+// Where the charts' ticks and labels go: round values on a value axis, a tick per tile (or per round count of
+// tiles) under the tile chart's bars, powers of ten on a log axis of counts, round seconds on the timeline, which
+// IPU lines are named, which side of a line its label stands. Pure functions.
 
 // A round step (1, 2 or 5 times a power of ten) near range / count.
 export function niceStep(range, count) {
@@ -9,10 +10,15 @@ export function niceStep(range, count) {
   return (m < 1.5 ? 1 : m < 3 ? 2 : m < 7 ? 5 : 10) * p;
 }
 
-// Ticks of a byte axis from lo to hi: whole KiB steps once the range spans 4 KiB, whole bytes below (never
-// 0.5 B: a label written twice).
+// The unit of a byte axis's steps: MiB (1,048,576) once the range spans 4 MiB, KiB once it spans 4 KiB, else bytes.
+export function byteUnit(lo, hi) {
+  return hi - lo >= 4 * 1048576 ? 1048576 : hi - lo >= 4096 ? 1024 : 1;
+}
+
+// Ticks of a byte axis from lo to hi: whole MiB steps once the range spans 4 MiB, whole KiB once it spans 4 KiB,
+// whole bytes below (never 0.5 B: a label written twice; never 100,000 KiB where 100 MiB is meant).
 export function byteTicks(lo, hi, count) {
-  const unit = hi - lo >= 4096 ? 1024 : 1, step = Math.max(1, niceStep((hi - lo) / unit, count)) * unit;
+  const unit = byteUnit(lo, hi), step = Math.max(1, niceStep((hi - lo) / unit, count)) * unit;
   const out = [];
   for (let k = Math.ceil(lo / step); k * step <= hi; k++) out.push(k * step);
   return out;
@@ -38,6 +44,22 @@ export function ipuBoundaries(x0, x1, tilesPerIpu, n) {
   if (!tilesPerIpu || tilesPerIpu >= n) return out;
   for (let b = Math.ceil(x0 / tilesPerIpu) * tilesPerIpu; b < x1 && b < n; b += tilesPerIpu) if (b > 0) out.push(b);
   return out;
+}
+
+// Which IPUs' lines are named when an IPU is pxPerIpu pixels wide and a name needs width pixels: every stride-th
+// (1, 2, 5, 10, 20...), the smallest stride that keeps the names apart (a pod's 64 IPUs: IPU 0, IPU 5, ...).
+export function ipuLabelStride(pxPerIpu, width) {
+  if (!(pxPerIpu > 0)) return Infinity;
+  for (let p = 1; ; p *= 10) for (const m of [1, 2, 5]) if (m * p * pxPerIpu >= width) return m * p;
+}
+
+// A label of the given width beside a vertical line at x in a plot from left to right: after the line (pad
+// pixels on), else before it where it would run past the right edge, else flush with the right edge:
+// {x, align} for fillText.
+export function besideLine(x, width, left, right, pad) {
+  if (x + pad + width <= right) return {x: x + pad, align: "left"};
+  if (x - pad - width >= left) return {x: x - pad, align: "right"};
+  return {x: right, align: "right"};
 }
 
 // Ticks of a log axis of counts up to most: 1, 10, 100...

@@ -2,10 +2,11 @@
 // over its smallest dark, red where one is out of memory); zoom and pan from the whole pod to a few tiles.
 import { COLOURS, emptyCanvas, hideTip, setupCanvas, showTip, widest } from "./dom.mjs";
 import { fill } from "./format.mjs";
-import { byteTicks, ipuBoundaries, tileTicks } from "./ticks.mjs";
+import { byteTicks, ipuBoundaries, ipuLabelStride, tileTicks } from "./ticks.mjs";
 import { clampView, columnTiles, opensFitted, positionAt, tilesAtPixel, valueRange, zoomView } from "./zoom.mjs";
 
 const TOP = 16, BOTTOM = 22, RIGHT = 8;
+const LABEL_BACK = "rgba(255, 255, 255, 0.85)";  // behind the tile memory line's label: the bars show through, faintly
 
 // values: per-tile bytes (or change); opts: {limit, mark (1: out of memory), known (0: unknown), tilesPerIpu,
 // signed (gains up, losses down), pick(tile), describe(range) -> lines, labels, format}.
@@ -131,8 +132,10 @@ export class TileChart {
     if (limit && limit <= hi) {
       ctx.strokeStyle = COLOURS.red; ctx.setLineDash([5, 4]); ctx.beginPath();
       ctx.moveTo(left, y(limit) + 0.5); ctx.lineTo(left + plotW, y(limit) + 0.5); ctx.stroke(); ctx.setLineDash([]);
+      const text = fill(L.tile_memory, {size: F.kib(limit)}), tw = ctx.measureText(text).width;
+      ctx.fillStyle = LABEL_BACK; ctx.fillRect(left + 2, y(limit) - 14, tw + 4, 13);  // bars crossing it stay behind
       ctx.fillStyle = COLOURS.red; ctx.textAlign = "left"; ctx.textBaseline = "bottom";
-      ctx.fillText(fill(L.tile_memory, {size: F.kib(limit)}), left + 4, y(limit) - 2);
+      ctx.fillText(text, left + 4, y(limit) - 2);
     }
     ctx.restore();
     let note = 0;
@@ -180,9 +183,13 @@ export class TileChart {
       ctx.fillRect(left + c, y(r.min), 1, base - y(r.min));
     }
   }
-  // "IPU k" above the plot at the start of each IPU in view (the grey lines), where the label fits before the next.
+  // "IPU k" above the plot at the start of each IPU in view (the grey lines), where the label fits before the next;
+  // every stride-th IPU where the lines stand closer than a label (a pod's whole program: IPU 0, IPU 5, ...).
   ipuLabels(ctx, bounds, xpx, left, plotW) {
-    const tpi = this.o.tilesPerIpu, starts = [Math.floor(this.x0 / tpi) * tpi, ...bounds], right = left + plotW;
+    const tpi = this.o.tilesPerIpu, right = left + plotW;
+    const widestName = ctx.measureText(fill(this.o.labels.ipu, {ipu: this.o.format.count(Math.floor((this.n - 1) / tpi))})).width;
+    const stride = ipuLabelStride(tpi * this.plotW / (this.x1 - this.x0), widestName + 8);
+    const starts = [Math.floor(this.x0 / tpi) * tpi, ...bounds].filter((s) => (s / tpi) % stride === 0);
     ctx.fillStyle = COLOURS.axis; ctx.textAlign = "left"; ctx.textBaseline = "bottom";
     starts.forEach((s, i) => {
       const text = fill(this.o.labels.ipu, {ipu: this.o.format.count(s / tpi)});

@@ -3,7 +3,7 @@
 // leaves a gap in the line, never a made-up point; a lower bound ("at least N tiles") is an open circle.
 import { COLOURS, hideTip, setupCanvas, showTip, widest } from "./dom.mjs";
 import { fill } from "./format.mjs";
-import { byteTicks, countTicks } from "./ticks.mjs";
+import { byteTicks, byteUnit, countTicks } from "./ticks.mjs";
 
 const TOP = 14, BOTTOM = 24, RIGHT = 14, INSET = 10, LABEL = 14;  // INSET: the first and last points clear the axes
 const ELLIPSIS = String.fromCharCode(0x2026);  // a long build name cut under the axis (its tip names it whole)
@@ -57,7 +57,8 @@ function drawChart(canvas, c, s) {
     ? (c.atLeast[i] ? fill(L.at_least, {n: F.count(v)}) : F.tiles(v)) : F.bytes(v));
   const [lo, hi] = valueAxis(c.values, c.limit);
   const ticks = c.unit === "tiles" ? countTicks(hi, 4) : byteTicks(lo, hi, 4);
-  const tick = (v) => (c.unit === "tiles" ? F.count(v) : F.kib(v));
+  const mib = byteUnit(lo, hi) === 1048576;  // a program's total in MiB, a tile's bytes in KiB
+  const tick = (v) => (c.unit === "tiles" ? F.count(v) : mib ? F.size(v) : F.kib(v));
   const draw = () => {
     const [ctx, w, h] = setupCanvas(canvas);
     const left = Math.ceil(widest(ctx, ticks.map(tick))) + 10, plotW = Math.max(10, w - left - RIGHT);

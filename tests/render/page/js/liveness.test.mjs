@@ -5,7 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { formatter } from "../../../../memreport/render/page/js/format.mjs";
-import { columnSteps, describeStep, liveTop, sizeTicks, stepUnder } from "../../../../memreport/render/page/js/liveness.mjs";
+import { byteTicks } from "../../../../memreport/render/page/js/ticks.mjs";
+import { columnSteps, describeStep, liveTop, longestStep, stepTicks, stepUnder } from "../../../../memreport/render/page/js/liveness.mjs";
 
 const fixture = (name) => JSON.parse(readFileSync(new URL("./fixtures/" + name, import.meta.url), "utf8"));
 const LABELS = fixture("contract.json").labels, PAGES = fixture("pages.json");
@@ -61,9 +62,25 @@ test("the pages carry the curves: a report's one with its peak, a diff's two on 
 
 test("the axis ticks are round numbers of the unit their labels write", () => {
   const f = formatter(LABELS);
-  assert.deepEqual(sizeTicks(518_209_375 * 1.05, 5).map(f.size), ["0 B", "100 MiB", "200 MiB", "300 MiB", "400 MiB", "500 MiB"]);
-  assert.deepEqual(sizeTicks(10_500, 4).map(f.size), ["0 B", "2 KiB", "4 KiB", "6 KiB", "8 KiB", "10 KiB"]);
-  assert.deepEqual(sizeTicks(900, 5), [0, 200, 400, 600, 800]);
+  assert.deepEqual(byteTicks(0, 518_209_375 * 1.05, 5).map(f.size), ["0 B", "100 MiB", "200 MiB", "300 MiB", "400 MiB", "500 MiB"]);
+  assert.deepEqual(byteTicks(0, 10_500, 4).map(f.size), ["0 B", "2 KiB", "4 KiB", "6 KiB", "8 KiB", "10 KiB"]);
+  assert.deepEqual(byteTicks(0, 900, 5), [0, 200, 400, 600, 800]);
+});
+
+test("the steps are named under the axis a name apart, round step numbers from the first", () => {
+  // 400 steps: every 20th on 1,100 pixels, every 50th on a phone's 300 (names 20 pixels wide)
+  assert.deepEqual(stepTicks(400, 1100, 20), Array.from({length: 20}, (_, k) => 20 * k));
+  assert.deepEqual(stepTicks(400, 300, 20), [0, 50, 100, 150, 200, 250, 300, 350]);
+  for (const [n, plotW, width] of [[400, 300, 20], [7, 1000, 30], [100_000, 330, 45], [3, 40, 25], [1, 300, 5]]) {
+    const ticks = stepTicks(n, plotW, width);
+    assert.equal(ticks[0], 0);
+    for (let i = 1; i < ticks.length; i++) {
+      assert.ok(Number.isInteger(ticks[i]) && ticks[i] < n);
+      assert.ok((ticks[i] - ticks[i - 1]) * plotW / n >= width + 16, `names closer than their width: ${n} steps`);
+    }
+  }
+  assert.deepEqual(stepTicks(0, 300, 5), []);
+  assert.equal(longestStep(["0", "1", "1.0.12", "2"]), "1.0.12");
 });
 
 test("sizes on the axis in MiB from 1 MiB up", () => {

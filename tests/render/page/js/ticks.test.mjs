@@ -1,7 +1,7 @@
 // Where the ticks go: one per tile centred under its bar at deep zoom, no label twice, never at a bar's edge.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { byteTicks, countTicks, ipuBoundaries, logTicks, niceStep, spacedTicks, tileTicks } from "../../../../memreport/render/page/js/ticks.mjs";
+import { besideLine, byteTicks, byteUnit, countTicks, ipuBoundaries, ipuLabelStride, logTicks, niceStep, spacedTicks, tileTicks } from "../../../../memreport/render/page/js/ticks.mjs";
 import { formatter } from "../../../../memreport/render/page/js/format.mjs";
 import { zoomView } from "../../../../memreport/render/page/js/zoom.mjs";
 
@@ -52,6 +52,35 @@ test("byte ticks are whole bytes, or whole KiB from 4 KiB up: no label twice", (
   }
   assert.deepEqual(byteTicks(0, 830000, 5), [0, 204800, 409600, 614400, 819200]);
   assert.deepEqual(byteTicks(0, 3, 5), [0, 1, 2, 3]);
+  // a program's total (a trend's): whole MiB, never 100,000 KiB where 100 MiB is meant
+  assert.deepEqual(byteTicks(0, 478_000_000, 4), [0, 100, 200, 300, 400].map((m) => m * 1048576));
+  assert.deepEqual([byteUnit(0, 4 * 1048576), byteUnit(-10, 4 * 1048576 - 11), byteUnit(0, 4096), byteUnit(0, 4095)],
+    [1048576, 1024, 1024, 1]);
+});
+
+test("IPU lines are named every stride-th IPU where they stand closer than a name", () => {
+  // a pod of 64 IPUs on 1,090 pixels: 17 pixels an IPU, a name 36 wide: every 5th (IPU 0, IPU 5, ...)
+  assert.equal(ipuLabelStride(1090 / 64, 36), 5);
+  assert.equal(ipuLabelStride(1090 / 8, 36), 1);  // eight IPUs: each
+  assert.equal(ipuLabelStride(36, 36), 1);
+  assert.equal(ipuLabelStride(35.9, 36), 2);
+  assert.equal(ipuLabelStride(0.5, 36), 100);
+  for (let px = 0.3; px < 80; px *= 1.37) {
+    const s = ipuLabelStride(px, 40);
+    assert.ok(s * px >= 40 && [1, 2, 5].includes(s / Math.pow(10, Math.floor(Math.log10(s)))), String(px));
+    assert.ok(s === 1 || [1, 2, 5, 10].map((m) => m * s / 10).some((t) => t < s && t * px < 40));  // none smaller fits
+  }
+  assert.equal(ipuLabelStride(0, 40), Infinity);
+});
+
+test("a line's label stands after it, before it where it would run past the edge, never cut", () => {
+  assert.deepEqual(besideLine(100, 120, 40, 400, 4), {x: 104, align: "left"});
+  assert.deepEqual(besideLine(300, 120, 40, 400, 4), {x: 296, align: "right"});  // the histogram's limit on a phone
+  assert.deepEqual(besideLine(100, 120, 40, 200, 4), {x: 200, align: "right"});  // room on neither side: flush right
+  for (let x = 0; x <= 400; x += 7) {
+    const at = besideLine(x, 90, 0, 400, 4), start = at.align === "left" ? at.x : at.x - 90;
+    assert.ok(start >= 0 && start + 90 <= 400, String(x));
+  }
 });
 
 test("IPU boundaries in view, and counts on linear and log axes", () => {
