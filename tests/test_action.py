@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from memreport.action import CUT_NOTE, Inputs, comment, figures, fit, gate_failures, verdict, worse
+from tests import README, code_blocks, doc, section
 from tests.github import ROOT, TOKEN, FakeGitHub, Runner, action, fake_gh, load_yaml, pull_request_event
 
 SAMPLES = ROOT / "sample_reports"
@@ -281,7 +282,6 @@ def test_the_figures_of_a_diff_against_a_text_summary_are_its_new_sides(tmp_path
 # -- docs/CI.md's workflows, run -------------------------------------------------------------------------------
 
 def documented_workflows() -> list[dict]:
-    from tests.test_readme import code_blocks, doc, section
     return [load_yaml(body) for lang, body in code_blocks(section(doc("CI.md"), "## The GitHub Action"))
             if lang == "yaml"]
 
@@ -363,7 +363,6 @@ def test_the_two_documented_workflows_comment_on_a_pull_request_from_a_fork(runn
 
 
 def test_the_readmes_action_step_runs(runner):
-    from tests.test_readme import README, code_blocks, section
     block, = [body for lang, body in code_blocks(section(README, "### Gate CI")) if lang == "yaml"]
     step, = load_yaml(block)
     assert step["uses"] == "OWNER/memreport@REF"

@@ -230,7 +230,7 @@ def test_notes_spell_the_overrides_as_python_does():
     out = CliRunner().invoke(main, [ARCHIVE, "--arch", "ipu1"]).output
     assert "Note:     --arch ipu1 overrides the ipu2 named by the ELF flags" in out
 def test_read_compiles_reads_run_logs_as_one_sequence(tmp_path):
-    from tests.readers.text.test_compile_log import tf_batch_size_change
+    from tests.synth.compile_logs import tf_batch_size_change
     log = tmp_path / "train.log"
     log.write_text(tf_batch_size_change().text())
     rerun = tmp_path / "rerun.log"  # the same run again: another file (the same file twice is read once)

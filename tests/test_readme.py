@@ -23,10 +23,8 @@ import pytest
 
 from memreport.analysis import summarize_all
 from memreport.cli import compiles_command, diff_command, export_command, report, trend_command
+from tests import DOCS, README, ROOT, code_blocks, doc, section
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 SAMPLE = "sample_reports/mk2_1472_tiles.a"
 SECOND_BUILD = "sample_reports/mk2_1472_tiles_pr.a"
 TASKS = ("### Read a failing run's log", "### Look into the worst tile", "### Compare two builds", "### Gate CI",
@@ -42,25 +40,6 @@ def load_script(name: str):
 
 
 examples = load_script("readme_examples")
-
-
-def doc(name: str) -> str:
-    return (DOCS / name).read_text(encoding="utf-8")
-
-
-def section(text: str, title: str) -> str:
-    """The text from a heading to the next heading of the same or a higher level."""
-    level = title.split(" ")[0]
-    start = text.index(f"\n{title}\n") + 1
-    rest = text[start + len(title):]
-    fenced = re.sub(r"^```.*?^```$", lambda m: re.sub(r"[^\n]", " ", m[0]), rest, flags=re.MULTILINE | re.DOTALL)
-    following = re.search(rf"^#{{1,{len(level)}}} ", fenced, re.MULTILINE)  # a heading outside code blocks
-    return text[start:start + len(title) + following.start()] if following else text[start:]
-
-
-def code_blocks(text: str) -> list[tuple[str, str]]:
-    """(language, body) of every fenced block."""
-    return [(m[1], m[2]) for m in re.finditer(r"^```(\w*)\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)]
 
 
 # -- the examples, run ------------------------------------------------------------------------------------------
@@ -313,9 +292,8 @@ def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
     from memreport.readers.documents.tensor_map import read_tensor_map
     from memreport.readers.elf.symbols import with_symbols
     from memreport.render.data.report import render_json
-    from tests.readers.documents.test_saved import profile_with_everything
     from tests.synth import lowered
-    from tests.synth.profile import encode_json
+    from tests.synth.profile import encode_json, profile_with_everything
     samples = ROOT / "sample_reports"
     reports = [memreport.read(samples / name) for name in ("mk2_1472_tiles.a", "mk1_profile.json",
                                                             "trace_two_modules.rep", "tensor_map.json",
@@ -343,8 +321,8 @@ def test_every_json_key_the_code_writes_is_in_the_schema(tmp_path):
 def log_report(tmp_path):
     """A report of a log: an out-of-memory message before a summary whose histogram left rows out."""
     import memreport
-    from tests.readers.text.test_poplar_text import ELIDED
     from tests.synth import logs
+    from tests.synth.text import ELIDED
     path = tmp_path / "elided.log"
     path.write_text(logs.popart_error(logs.tile_memory_message(0, 300_000, 262_144)) + ELIDED)
     return memreport.read(path)

@@ -257,9 +257,9 @@ def resolve(report: MemoryReport, options: ReadOptions, path: str | None = None)
     try:
         target, notes = resolve_target(report.stated, tile_memory=options.tile_memory, arch=options.arch,
                                        names=options.option_names)
-    except ValueError as exc:
+        return report.evolve(target=target, notes=report.notes + tuple(notes))
+    except ValueError as exc:  # a bad override, or a stated target the report's own figures contradict
         raise ReadError(str(exc), path=path or report.source) from None
-    return report.evolve(target=target, notes=report.notes + tuple(notes))
 
 
 @contextmanager

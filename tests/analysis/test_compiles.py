@@ -8,8 +8,7 @@ from memreport.analysis.compiles import check_recompile, compile_totals, summari
 from memreport.model import Compilation, CompileHistory, CompileLogInfo, ExecutableLoad, Finding, LineRef
 from memreport.readers.text.compile_log import read_compile_logs
 from memreport.render.words import gate_message
-from tests.readers.text.test_compile_log import popart_cold, popart_warm, row, tf_batch_size_change, write
-from tests.synth.compile_logs import Clock, LogBuilder
+from tests.synth.compile_logs import Clock, LogBuilder, popart_cold, popart_warm, row, tf_batch_size_change, write
 
 
 def history(*compilations: Compilation, loads: tuple[ExecutableLoad, ...] = ()) -> CompileHistory:

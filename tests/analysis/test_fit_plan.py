@@ -20,8 +20,8 @@ from memreport.analysis.fit_plan import (
     variable_plans,
 )
 from memreport.readers.documents.lowered_vars import lowered_report
-from tests.model.test_variables import variables
 from tests.synth import lowered as synth
+from tests.synth.variables import variables
 
 
 def brute_force(items: FitItems, gap: int) -> tuple[int, int] | None:

@@ -1,22 +1,10 @@
 """Always-live against not-always-live bytes: per tile, per IPU, over the program, by program step."""
 from __future__ import annotations
 
-import numpy as np
-
 from memreport.analysis import summarize
 from memreport.analysis.liveness import Liveness, StepPeak, step_peak, summarize_liveness, tile_liveness
-from memreport.model import ALWAYS_LIVE, NOT_ALWAYS_LIVE_MAX, Column, ProgramLiveness, Target, TileReport
 from memreport.model.liveness import walk
-
-
-def report(steps=None, liveness=True) -> TileReport:
-    breakdown = {"variable": Column(np.array([100, 700, 50, 900])), "vertexCode": Column(np.array([400, 100, 50, 100]))}
-    if liveness:
-        breakdown[ALWAYS_LIVE] = Column(np.array([400, 100, 50, 100]), counted=False)
-        breakdown[NOT_ALWAYS_LIVE_MAX] = Column(np.array([100, 700, 50, 900]), counted=False)
-    return TileReport("p.json", "json-profile", Target(num_tiles=4, num_ipus=2, tiles_per_ipu=2, bytes_per_tile=1000),
-                      excluding_gaps=np.array([500, 800, 100, 1000]), breakdown=breakdown,
-                      breakdown_kind="category", liveness_steps=steps)
+from tests.synth.liveness import TREE, report
 
 
 def test_a_tiles_pressure():
@@ -27,9 +15,6 @@ def test_a_tiles_pressure():
     assert tile_liveness(report(), 2).pressure == "even"
     assert Liveness(0, 0, basis).pressure is None and Liveness(0, 0, basis).always_live_share is None
     assert tile_liveness(report(liveness=False), 0) is None
-
-
-TREE = (ProgramLiveness(100, None, (ProgramLiveness(900, "fwd"), ProgramLiveness(40))), ProgramLiveness(900, "bwd"))
 
 
 def test_program_steps_are_walked_depth_first_and_the_first_peak_wins():

@@ -5,36 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memreport.analysis import summarize
 from memreport.analysis.results import TileHistory
-from memreport.analysis.trend import OVER, UNKNOWN, WITHIN, status_of, trend, trend_build
+from memreport.analysis.trend import OVER, UNKNOWN, WITHIN, status_of, trend
 from memreport.errors import UnsupportedOperation
-from memreport.model import PrintedSummary, SkippedMember, SummaryReport, Target, TileBytes, TileReport
-from tests.builds import complete, empty_tensor_map_report
-
-LIMIT = 100
-
-
-def tiles(values, skipped=()) -> TileReport:
-    report = complete(values, bytes_per_tile=LIMIT)
-    if skipped:
-        report = report.evolve(skipped=tuple(SkippedMember(t, f"tile_{t}.elf", "truncated") for t in skipped))
-    return report
-
-
-def summary_report(oom: int = 1) -> SummaryReport:
-    """A text summary: what it printed, no per-tile bytes."""
-    return SummaryReport(source="summary.txt", format="poplar-text", target=Target(4, "ipu2", 1, 4, LIMIT),
-                         printed=PrintedSummary(max_excluding_gaps=TileBytes(0, 150), tiles_out_of_memory=oom,
-                                                excluding_gaps=400))
+from memreport.model import Target, TileBytes, TileReport
+from tests.builds import empty_tensor_map_report
+from tests.synth.trend import LIMIT, build, summary_report, tiles
 
 
 def statuses(builds, tile_ids) -> list[list[int]]:
     return [status_of(b, np.array(tile_ids)).tolist() for b in builds]
-
-
-def build(report, label: str):
-    return trend_build(summarize(report, top=0), label, f"{label}.a")
 
 
 def test_each_tile_out_of_memory_in_the_last_build_with_when_it_went_over():

@@ -11,8 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from memreport.cli import main
-from tests.readers.text.test_compile_log import popart_cold, popart_warm, tf_batch_size_change
-from tests.synth.compile_logs import Clock
+from tests.synth.compile_logs import Clock, popart_cold, popart_warm, tf_batch_size_change
 
 
 @pytest.fixture(autouse=True)

@@ -6,16 +6,9 @@ import io
 import pytest
 
 from memreport.readers import compressed
-from tests.synth.logs import COMPRESSIONS, compress
+from tests.synth.logs import COMPRESSIONS, pack
 
 TEXT = b"".join(b"%05d step done\n" % k for k in range(1_000))  # 16,000 bytes: more than a head
-
-
-def pack(kind: str, data: bytes) -> bytes:
-    """``data`` as one member, stream or frame (zstd: where zstandard is installed)."""
-    if kind == "zstd":
-        pytest.importorskip("zstandard")
-    return compress(kind, data)
 
 
 def heads(data: bytes, size: int = 4096) -> tuple[bytes, bytes]:

@@ -161,7 +161,7 @@ def _target(report) -> tuple:
 @pytest.mark.parametrize("kind", ["gzip", "xz", "bz2", "zstd"])
 def test_a_compressed_log_is_read_by_its_content(tmp_path, kind):
     """``memreport run.log.gz`` was "unrecognised format": any name, the compression told by its magic."""
-    from tests.readers.test_compressed import pack
+    from tests.synth.logs import pack
     data = ("2023-06-29 run started\n" * 2000 + _small_summary()).encode()
     packed = pack(kind, data)
     path = tmp_path / "run.log.compressed"
@@ -196,7 +196,7 @@ def test_a_compressed_log_whose_first_member_or_stream_is_empty_is_read(tmp_path
     """``: | gzip >> job.log.gz`` for a step that printed nothing, then the run's output appended: refused as
     "nothing of it decompresses" (the sniffing stopped at the empty member), as an xz or bz2 log whose first
     stream is empty was. Read as ``zcat`` reads it."""
-    from tests.readers.test_compressed import pack
+    from tests.synth.logs import pack
     data = ("2023-06-29 run started\n" * 2000 + _small_summary()).encode()
     path = tmp_path / "job.log.compressed"
     path.write_bytes(pack(kind, b"") + pack(kind, data))

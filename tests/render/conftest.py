@@ -11,9 +11,8 @@ from click.testing import CliRunner
 
 from memreport.cli import main
 from tests.builds import NEW, OLD, write_build
-from tests.readers.text.test_compile_log import popart_cold, popart_warm, tf_batch_size_change
 from tests.render.page_browser import launch
-from tests.synth.compile_logs import Clock
+from tests.synth.compile_logs import Clock, popart_cold, popart_warm, tf_batch_size_change
 from tests.synth.profile import build_profile, encode_json
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "sample_reports")

@@ -302,3 +302,12 @@ class ArchiveWriter:
         else:
             raise ValueError(f"member name {name!r} is over 15 bytes and was not in long_names")
         self._add(_header(header_name, len(payload)), payload)
+
+
+def nobits_name_table(blob: bytes) -> bytes:
+    """``blob`` (32-bit, little-endian, from elf_file) with its section-name table's type set to NOBITS."""
+    patched = bytearray(blob)
+    shoff, = struct.unpack_from("<I", blob, 32)
+    shstrndx, = struct.unpack_from("<H", blob, 50)
+    struct.pack_into("<I", patched, shoff + 40 * shstrndx + 4, 8)  # sh_type = SHT_NOBITS
+    return bytes(patched)

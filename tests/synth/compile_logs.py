@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from memreport.model import Compilation
+
 START = datetime(2023, 6, 29, 16, 14, 57, 810215)   # UTC, the whisper run's first line
 LOCAL = timedelta(hours=2)                           # the machine's local time, for TensorFlow and older loggers
 LEVEL_WORDS = {"T": "trace", "D": "debug", "I": "info", "W": "warning", "E": "error"}
@@ -557,3 +559,65 @@ WHISPER_EXCERPT = (
     '2023-06-29T16:16:15.054592Z PO:ENGINE   79.79 I: Ending phase: Loading executable',
     '2023-06-29T16:16:15.054613Z popart:devicex 79.79 I: Engine loaded',
 )
+
+
+# -- whole runs several test modules read, and the row a compilation is expected as ---------------------------
+
+def row(source: str, line: int, **fields) -> Compilation:
+    """A compilation with every field unknown but those given."""
+    base = {"end_line": None, "process": None, "framework": "tensorflow", "time": None, "module": None,
+            "hash": None, "executable_hash": None, "result": None, "cache": None, "duration_s": None,
+            "duration_from": None, "peak_rss_mb": None, "tiles_overflowed": None, "target": None, "cache_file": None}
+    base.update(fields)
+    return Compilation(source=source, line=line, **base)
+
+
+def write(tmp_path, name: str, builder: LogBuilder | str) -> str:
+    """The log (a builder's text, or text) at ``tmp_path/name`` in UTF-8; its path as a string."""
+    path = tmp_path / name
+    path.write_text(builder if isinstance(builder, str) else builder.text(), encoding="utf-8")
+    return str(path)
+
+
+def popart_cold(clock: Clock | None = None, rank: int | None = 0) -> LogBuilder:
+    """A PopTorch run under poprun that compiles (a cache miss) and saves its executable to /tmp/exe_cache."""
+    log = LogBuilder(clock=clock or Clock(), rank=rank)
+    log.poptorch("POPTORCH_CACHE_DIR is set: setting cache path to /tmp/exe_cache")
+    log.noise(2)
+    log.popart_compile(ir_hash="4961678486983961202", cache_dir="/tmp/exe_cache", construction_ms=28661,
+                       compile_ms=46592, peak_rss=12008.5, bar=True)
+    log.noise(3)
+    log.poprun("Waiting for mpirun (PID 3556098)", "D")
+    log.poprun("mpirun (PID 3556098) terminated with exit code 0")
+    return log
+
+
+def popart_warm(clock: Clock) -> LogBuilder:
+    """The same model run again: the executable :func:`popart_cold` saved is found and loaded (a cache hit)."""
+    log = LogBuilder(clock=clock, rank=0)
+    log.poptorch("POPTORCH_CACHE_DIR is set: setting cache path to /tmp/exe_cache")
+    log.popart_hit(ir_hash="4961678486983961202", cache_dir="/tmp/exe_cache", others=["1180392781727713004"])
+    log.noise(3)
+    return log
+
+
+def tf_batch_size_change() -> LogBuilder:
+    """Two epochs whose last batch is smaller: the same module gets a second hash and is compiled again, and
+    from then on every epoch switches between the two executables (TensorFlow keeps both in memory)."""
+    log = LogBuilder()
+    log.tf("Poplar version: 3.3.0 (de1f8de2a7) Poplar package: b67b751185",
+           file="tensorflow/compiler/plugin/poplar/driver/poplar_platform.cc")
+    log.tf("TensorFlow device /device:IPU:0 attached to 1 IPU with Poplar device ID: 0",
+           file="tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc")
+    for epoch in (1, 2):
+        if epoch == 1:
+            log.tf_compile("cluster_train", "5f1e0b9c3a7d2e11", exe_hash="9c4d2a7b18e0f3",
+                           cache_dir="/data/tf_cache", ms=41000, poplar=True, vlog2=True, peak_rss=6120.5, batch=32)
+        log.load_phases()
+        log.noise(4)
+        if epoch == 1:
+            log.tf_compile("cluster_train", "a27c04e9d51b6f3", exe_hash="3e81f0c2d97a5b4",
+                           cache_dir="/data/tf_cache", ms=39500, poplar=True, vlog2=True, peak_rss=6011.25, batch=16)
+        log.load_phases()
+        log.noise(2)
+    return log

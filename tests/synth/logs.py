@@ -88,6 +88,14 @@ def compress(kind: str, data: bytes) -> bytes:
     return {"gzip": lambda d: gzip.compress(d, mtime=0), "xz": lzma.compress, "bz2": bz2.compress}[kind](data)
 
 
+def pack(kind: str, data: bytes) -> bytes:
+    """``data`` as one member, stream or frame (zstd: where zstandard is installed)."""
+    if kind == "zstd":
+        import pytest  # here alone: scripts/bench_logs.py imports this module too, pytest or not
+        pytest.importorskip("zstandard")
+    return compress(kind, data)
+
+
 def write_log(target: BinaryIO | str, parts: Iterable[Part]) -> int:
     """Write ``parts`` (text, or :class:`Filler`) to a file or path; the bytes written."""
     if isinstance(target, str):
@@ -253,3 +261,4 @@ def sweep_log(runs: Iterable[tuple[tuple[int, ...], tuple[int, int] | None]]) ->
 def cut(text: str, start: int, end: int) -> str:
     """A fragment of ``text`` cut at both ends: from mid-line ``start`` to mid-line ``end`` (character offsets)."""
     return text[start:end]
+

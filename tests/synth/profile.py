@@ -296,3 +296,19 @@ def mk2_stepped_profile(num_tiles: int = 1472, steps: int = 400, peak_at: int = 
                          not_always_live_max=variables,
                          by_program=program_steps(steps, peak_at=peak_at, peak_bytes=nal_peak,
                                                   low_bytes=nal_peak // 12))
+
+
+def profile_with_everything() -> dict:
+    """Overlapped bytes, all three regions, liveness per tile and by program step (a nested tree)."""
+    excluding = np.array([1000, 2000, 640_000, 500], dtype=np.int64)
+    categories = {"variable": {"nonInterleaved": {"nonOverlapped": excluding - 300, "overlapped": [7, 8, 9, 10]},
+                               "overflowed": [0, 0, 1024, 0]},
+                  "vertexCode": {"interleaved": [300, 300, 300, 300]}}
+    categories["variable"]["nonInterleaved"]["nonOverlapped"] = excluding - 300 - np.array([0, 0, 1024, 0])
+    doc = build_profile(excluding, including_gaps=excluding + 64, categories=categories,
+                        bytes_per_tile=638_976, num_ipus=2, tiles_per_ipu=2,
+                        always_live=[300, 300, 300, 300], not_always_live_max=[700, 1700, 639_700, 200])
+    doc["memory"]["liveness"]["notAlwaysLive"]["byProgram"] = [
+        {"bytes": 100, "children": [{"bytes": 900, "children": []}, {"bytes": 40, "name": "step/b", "children": []}]},
+        {"bytes": 300, "children": []}]
+    return doc

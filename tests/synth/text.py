@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -262,3 +263,93 @@ def execute(when: str, module: str, report: str) -> str:
 def rep_trace(events: Iterable[str]) -> str:
     """A ``Trace_Event_Report.rep``: the events, concatenated as TensorFlow 1.x writes them."""
     return "".join(events)
+
+
+# -- the small summary, the elided excerpt and a file to hold them, as several reader tests read them -------------
+
+# Two Mk2-sized IPUs of four tiles each: tiles 2 and 5 are over 624 KiB.
+EXCLUDING = np.array([100_000, 200_000, 650_000, 150_000, 120_000, 700_001, 90_000, 300_000])
+INCLUDING = EXCLUDING + 1_000 * np.arange(8)
+GRAPH = {"Number of vertices": 40, "Number of edges": 80, "Number of variables": 12, "Number of compute sets": 3}
+
+
+def small_summary(**kwargs) -> TextSummary:
+    """The two-IPU summary of EXCLUDING and INCLUDING (options as :func:`summary_from_tiles` takes them)."""
+    return summary_from_tiles(EXCLUDING, INCLUDING, num_ipus=2, tiles_per_ipu=4, bytes_per_tile=638_976,
+                              clock_hz=1.33e9, graph=GRAPH, **kwargs)
+
+
+SMALL = small_summary()
+SMALL_TEXT = summary_text(SMALL)
+OTHER_TEXT = summary_text(small_summary(detailed=2))
+
+# The imbalanced histogram and tile block quoted in graphcore/tensorflow docs/logging.rst:
+# indented by the document, zero rows and list items elided with "." lines.
+ELIDED = """\
+    Target:
+      Number of IPUs:         1
+      Tiles per IPU:          1,216
+      Total Tiles:            1,216
+      Memory Per-Tile:        256.0 kB
+      Total Memory:           304.0 MB
+      Clock Speed (approx):   1,600.0 MHz
+
+    By Tile (Excluding Gaps):
+        Range (KB) Histogram (Excluding Gaps)               Count (tiles)
+           0 -   8 *                                            20
+           8 -  16 ****************************************  1,192
+          16 -  24 *                                             2
+          24 -  32                                               0
+        .
+        .
+        .
+         504 - 512 *                                             1
+         512 - 520                                               0
+        .
+        .
+        .
+         800 - 808                                               0
+         808 - 816 *                                             1
+
+        Maximum (Including Gaps): 834,416 (814.9 K) on tile 0
+        Maximum (Excluding Gaps): 834,339 (814.8 K) on tile 0
+        2 tile(s) out of memory
+
+    Tile # 0 memory usage:
+    Memory Usage:
+      Total:
+        Including Gaps:            834,416 B
+        Excluding Gaps:
+          By Memory Region:
+            Non-interleaved:       122,880 B
+            Interleaved:           131,072 B
+            Overflowed:            580,387 B
+          By Data Type:
+              Variables:                           807,658 B
+              Constants:                                 0 B
+              Stack:                                 3,168 B
+                .
+                .
+                .
+
+            Vertex Data (22,353B):
+              By Category:
+                Internal vertex state:          4,152 B
+                Edge pointers:                 10,798 B
+                .
+                .
+                .
+              By Type:
+                poplin::ConvPartial1x1Out<float,float,true,false>                                6,648 B
+                popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::MULTIPLY,float>           752 B
+                .
+                .
+                .
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "run.log") -> Path:
+    """``text`` at ``tmp_path/name`` in UTF-8; its path."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -15,6 +15,7 @@ from memreport.errors import ReadError
 from memreport.readers import ReadOptions
 from memreport.readers.documents import bulk_decode, profile
 from memreport.readers.documents.document import decode_cbor, decode_json
+from tests.readers.documents.conftest import same
 from tests.synth.profile import build_profile, encode_cbor, encode_json, wrap
 
 TILES = 700  # enough for every per-tile list to take the array path
@@ -43,19 +44,6 @@ def read(path, fast: bool, monkeypatch):
             None if report.including_gaps is None else report.including_gaps.tolist(),
             [(k, c.values.tolist(), c.counted) for k, c in report.breakdown.items()],
             {k: v.tolist() for k, v in report.regions.items()}, report.notes, report.info)
-
-
-def same(tree, reference) -> bool:
-    """Trees equal, arrays standing for lists of the same integers."""
-    if isinstance(tree, np.ndarray):
-        return isinstance(reference, list) and tree.tolist() == reference
-    if isinstance(tree, dict):
-        return isinstance(reference, dict) and list(tree) == list(reference) and all(
-            same(tree[k], reference[k]) for k in tree)
-    if isinstance(tree, list):
-        return isinstance(reference, list) and len(tree) == len(reference) and all(
-            same(a, b) for a, b in zip(tree, reference))
-    return type(tree) is type(reference) and tree == reference
 
 
 @pytest.mark.parametrize("wrapped", [False, True])

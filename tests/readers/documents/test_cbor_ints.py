@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from memreport.cli import main
 from memreport.readers.documents import bulk_decode, cbor_ints
 from memreport.readers.documents.document import decode_cbor
-from tests.readers.documents.test_bulk_decode import same
+from tests.readers.documents.conftest import same
 from tests.synth.profile import encode_cbor, mixed_profile
 
 EXTRA = {24: 1, 25: 2, 26: 4, 27: 8}  # additional information 24-27: the value in the next 1, 2, 4, 8 bytes

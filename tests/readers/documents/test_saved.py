@@ -6,31 +6,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 import memreport
 from memreport.analysis import summarize_all
+from memreport.cli import main
 from memreport.errors import ReadError
-from memreport.model import Column, MemoryReport, Target, TensorMapReport, TileReport, Variables
+from memreport.model import Column, MemoryReport, Target, TileReport
 from memreport.readers.elf.symbols import with_symbols
 from memreport.render.data.report import render_json
-from tests.readers.elf.test_symbols import codelet_elf
+from tests import SAMPLES
+from tests.readers.documents.conftest import same_model
 from tests.synth import profile as synth_profile
-from tests.synth.archive import ar_archive, tile_elf
+from tests.synth.profile import profile_with_everything
 from tests.synth.seeds import SUFFIXES, seeds
+from tests.synth.symbols import archive_with_damage
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def same_variables(a: Variables, b: Variables) -> None:
-    for key in ("tile", "offset", "size", "category", "always_live", "interleaved", "name_index", "var_id",
-                "equivalence_class"):
-        np.testing.assert_array_equal(getattr(a, key), getattr(b, key), err_msg=key)
-        assert getattr(a, key).dtype.kind == getattr(b, key).dtype.kind, key
-    assert (a.names, a.categories, a.num_tiles, a.tile_memory) == (b.names, b.categories, b.num_tiles, b.tile_memory)
-    assert (a.interference is None) == (b.interference is None)
-    if a.interference is not None and b.interference is not None:
-        for key in ("classes", "indptr", "indices"):
-            np.testing.assert_array_equal(getattr(a.interference, key), getattr(b.interference, key))
 
 
 def saved(reports: list[MemoryReport], tmp_path: Path, name: str = "saved.json", **summary) -> tuple[str, Path]:
@@ -38,41 +30,6 @@ def saved(reports: list[MemoryReport], tmp_path: Path, name: str = "saved.json",
     path = tmp_path / name
     path.write_text(text)
     return text, path
-
-
-def same_model(a: MemoryReport, b: MemoryReport) -> None:
-    """Every fact of two reports is equal: arrays, columns with their presence and counted flags, the rest."""
-    kind = {"tiles": ("skipped", "liveness_steps", "symbols"), "summary": ("printed", "detailed_tiles", "oom_messages"),
-            "tensor-map": ()}[a.kind]
-    for key in ("source", "format", "module", "target", "stated", "notes", "breakdown_kind", "kind", *kind):
-        assert getattr(a, key) == getattr(b, key), key
-    assert json.loads(json.dumps(dict(a.info), default=str)) == dict(b.info)
-    if isinstance(a, TileReport):
-        assert isinstance(b, TileReport)
-        np.testing.assert_array_equal(a.excluding_gaps, b.excluding_gaps)
-        assert (a.including_gaps is None) == (b.including_gaps is None)
-        if a.including_gaps is not None:
-            np.testing.assert_array_equal(a.including_gaps, b.including_gaps)
-        assert list(a.breakdown) == list(b.breakdown) and list(a.regions) == list(b.regions)
-        for name, col in a.breakdown.items():
-            other = b.breakdown[name]
-            np.testing.assert_array_equal(col.values, other.values)
-            assert col.counted == other.counted
-            assert (col.present is None) == (other.present is None)
-            if col.present is not None:
-                np.testing.assert_array_equal(col.present, other.present)
-        for name, values in a.regions.items():
-            np.testing.assert_array_equal(values, b.regions[name])
-        assert (None if a.tile_names is None else list(a.tile_names)) == b.tile_names
-        assert (a.variables is None) == (b.variables is None)
-        if a.variables is not None and b.variables is not None:
-            same_variables(a.variables, b.variables)
-    if isinstance(a, TensorMapReport):
-        assert isinstance(b, TensorMapReport)
-        ma, mb = a.tensor_map, b.tensor_map
-        assert (ma.source, ma.tensors, ma.num_tiles, ma.notes) == (mb.source, mb.tensors, mb.num_tiles, mb.notes)
-        for key in ("pair_tensor", "pair_tile", "pair_elements"):
-            np.testing.assert_array_equal(getattr(ma, key), getattr(mb, key))
 
 
 @pytest.mark.parametrize("name", sorted(SUFFIXES))
@@ -101,22 +58,6 @@ def test_the_samples_round_trip_with_symbols_and_asked_tiles(sample, tmp_path):
     assert saved(again, tmp_path, "again.json", top=5, tiles_asked=[3])[0] == first
 
 
-def profile_with_everything() -> dict:
-    """Overlapped bytes, all three regions, liveness per tile and by program step (a nested tree)."""
-    excluding = np.array([1000, 2000, 640_000, 500], dtype=np.int64)
-    categories = {"variable": {"nonInterleaved": {"nonOverlapped": excluding - 300, "overlapped": [7, 8, 9, 10]},
-                               "overflowed": [0, 0, 1024, 0]},
-                  "vertexCode": {"interleaved": [300, 300, 300, 300]}}
-    categories["variable"]["nonInterleaved"]["nonOverlapped"] = excluding - 300 - np.array([0, 0, 1024, 0])
-    doc = synth_profile.build_profile(excluding, including_gaps=excluding + 64, categories=categories,
-                                      bytes_per_tile=638_976, num_ipus=2, tiles_per_ipu=2,
-                                      always_live=[300, 300, 300, 300], not_always_live_max=[700, 1700, 639_700, 200])
-    doc["memory"]["liveness"]["notAlwaysLive"]["byProgram"] = [
-        {"bytes": 100, "children": [{"bytes": 900, "children": []}, {"bytes": 40, "name": "step/b", "children": []}]},
-        {"bytes": 300, "children": []}]
-    return doc
-
-
 def test_a_profile_with_overlaps_regions_and_program_steps(tmp_path):
     path = tmp_path / "p.json"
     path.write_bytes(synth_profile.encode_json(profile_with_everything()))
@@ -130,13 +71,6 @@ def test_a_profile_with_overlaps_regions_and_program_steps(tmp_path):
     assert doc["tile_values"]["breakdown"]["variable.overlapped"] == {"values": [7, 8, 9, 10], "absent": None,
                                                                       "counted": False}
     assert doc["liveness_steps"][0]["children"][1] == {"bytes": 40, "name": "step/b", "children": []}
-
-
-def archive_with_damage(tmp_path) -> Path:
-    members = [("tile_0.elf", codelet_elf()), ("t1", b"damaged"), ("t2", tile_elf(2, 10, 0, 7))]
-    path = tmp_path / "d.a"
-    path.write_bytes(ar_archive(members))
-    return path
 
 
 def test_skipped_members_absent_sections_and_symbols_round_trip(tmp_path):
@@ -222,3 +156,15 @@ def test_documents_that_cannot_be_read_back(tmp_path):
     bad_target = json.loads(json.dumps(good))
     bad_target["reports"][0]["target"]["arch"] = "ipu9"
     assert error(bad_target) == "reports[0].target: unknown arch 'ipu9'"
+
+
+def test_a_stated_target_its_own_figures_contradict_is_a_read_error(tmp_path):
+    """A saved tensor map whose stated tile count was edited below the map's: one line naming the file (it was
+    "this is a memreport bug")."""
+    saved = tmp_path / "tm.json"
+    assert CliRunner().invoke(main, ["export", str(SAMPLES / "tensor_map.json"), "-o", str(saved)]).exit_code == 0
+    doc = json.loads(saved.read_text())
+    doc["reports"][0]["stated_target"]["num_tiles"] = 0
+    saved.write_text(json.dumps(doc))
+    with pytest.raises(ReadError, match=r"^.*tm\.json: the tensor map uses 1,216 tiles, the target has 0$"):
+        memreport.read_all(saved)

@@ -11,9 +11,11 @@ import memreport
 from memreport.analysis import summarize_all
 from memreport.errors import ReadError
 from memreport.render.data.csv import render_csv
-from tests.readers.documents.test_saved import archive_with_damage, profile_with_everything
+from tests.readers.documents.conftest import same_model
 from tests.synth import hostile
 from tests.synth import profile as synth_profile
+from tests.synth.profile import profile_with_everything
+from tests.synth.symbols import archive_with_damage
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -147,7 +149,6 @@ def wide_csv(tiles: int, member: str = "t{}.elf") -> str:
 
 
 def same_reports(a, b) -> None:
-    from tests.readers.documents.test_saved import same_model
     assert len(a) == len(b)
     for x, y in zip(a, b):
         same_model(x, y)

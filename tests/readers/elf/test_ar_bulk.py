@@ -212,7 +212,7 @@ def test_corrupted_archives_fail_or_read_exactly_like_the_reference(tmp_path, mo
 
 def test_a_nobits_section_name_table_fails_both_scans_alike(tmp_path, batches):
     """The batched scan leaves it to scan_elf, which refuses it instead of reading past the member."""
-    from tests.readers.elf.test_file import nobits_name_table
+    from tests.synth.archive import nobits_name_table
     path = tmp_path / "nobits.a"
     members = [(f"t{i}.elf", tile_elf(i, 100 + i)) for i in range(5)]
     members[3] = ("t3.elf", nobits_name_table(members[3][1]))

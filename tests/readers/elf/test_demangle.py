@@ -7,11 +7,7 @@ import subprocess
 import pytest
 
 from memreport.readers.elf import demangle
-
-NAMES = ["_ZN6popops9BroadcastIfE7computeEv", "_ZN6poplin12OuterProductIfE3bufE", "_Z3fooi",
-         "_ZNSt6vectorIiSaIiEE9push_backERKi", "_ZN6poplar6Vertex7computeEv", "_ZN5poplar6Vertex7computeEv",
-         "_ZZ4mainE5count",
-         "_ZN2ns1CIJifEEC2Ev"]
+from tests.synth.symbols import NAMES
 
 
 @pytest.mark.skipif(shutil.which("c++filt") is None, reason="c++filt is not installed")
@@ -34,7 +30,7 @@ def test_without_a_cxx_runtime_names_stay_mangled(monkeypatch):
     assert not demangle.available()
     assert demangle.demangle(NAMES[0]) is None
     from memreport.readers.elf.symbols import tile_symbols
-    from tests.readers.elf.test_symbols import codelet_elf
+    from tests.synth.symbols import codelet_elf
     table = tile_symbols(0, "t", codelet_elf())
     assert all(s.demangled is None for s in table.symbols)
     assert table.notes[-1] == "C++ names are shown mangled: no C++ runtime (__cxa_demangle) could be loaded"

@@ -8,8 +8,8 @@ import pytest
 
 from memreport.readers.elf import demangle
 from memreport.readers.elf.demangle_bound import SATURATED, Unbounded, bound, coarse_bound
-from tests.readers.elf.test_demangle import NAMES
 from tests.synth.archive import demangling_bomb
+from tests.synth.symbols import NAMES
 
 # Real names (libstdc++, LLVM, abseil, greenlet) whose grammar the walk must follow: a pack expansion, template
 # arguments that are expressions (sr, decltype, calls, an external name), a lambda and a local name, a default

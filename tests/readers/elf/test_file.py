@@ -8,7 +8,7 @@ import memreport
 from memreport.errors import ReadError, Truncated
 from memreport.readers.elf.file import scan_elf
 from tests.conftest import pyelftools_sections
-from tests.synth.archive import SHF_ALLOC, bss, data, elf_file, note, text
+from tests.synth.archive import SHF_ALLOC, bss, data, elf_file, nobits_name_table, note, text
 
 SECTIONS = [text(1000), data(24), bss(4096), note(7), data(3, ".rodata")]
 
@@ -115,16 +115,6 @@ def test_columns_are_int64():
     report = tiles_report("x", "elf", ["a", "b"], [scan_elf(blob, 0, len(blob))] * 2)
     assert report.excluding_gaps.dtype == np.int64
     assert all(c.values.dtype == np.int64 for c in report.breakdown.values())
-
-
-def nobits_name_table(blob: bytes) -> bytes:
-    """``blob`` (32-bit, little-endian, from elf_file) with its section-name table's type set to NOBITS."""
-    import struct
-    patched = bytearray(blob)
-    shoff, = struct.unpack_from("<I", blob, 32)
-    shstrndx, = struct.unpack_from("<H", blob, 50)
-    struct.pack_into("<I", patched, shoff + 40 * shstrndx + 4, 8)  # sh_type = SHT_NOBITS
-    return bytes(patched)
 
 
 def test_a_nobits_section_name_table_is_refused():

@@ -11,8 +11,8 @@ from memreport.readers.elf import symtab as elf_symbols
 from memreport.readers.elf.symbols import tile_symbols
 from memreport.readers.elf.symtab import plain_tables, reference_tables
 from tests.conftest import needs_gcc
-from tests.readers.elf.test_symbols import codelet_elf, compile_objects
 from tests.synth.archive import SHT_PROGBITS, Section, Sym, elf_file, text, tile_elf
+from tests.synth.symbols import codelet_elf, compile_objects
 
 
 def records(tables) -> tuple:

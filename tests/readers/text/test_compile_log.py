@@ -13,30 +13,26 @@ from datetime import timedelta
 import pytest
 
 from memreport.errors import ReadError
-from memreport.model import Compilation, CompileTarget, ExecutableLoad
+from memreport.model import CompileTarget, ExecutableLoad
 from memreport.readers.text import logtext
 from memreport.readers.text.compile_log import NEEDLES, read_compile_log, read_compile_logs
 from memreport.readers.text.compile_log.lines import parse, split_line
-from tests.synth.compile_logs import CUSTOM_OP, WHISPER_EXCERPT, Clock, LogBuilder, Phase
+from tests.synth.compile_logs import (
+    CUSTOM_OP,
+    WHISPER_EXCERPT,
+    Clock,
+    LogBuilder,
+    Phase,
+    popart_cold,
+    popart_warm,
+    row,
+    tf_batch_size_change,
+    write,
+)
 
 IPU2 = CompileTarget("ipu2", 1, 1472)
 NO_START = "its start is not in the log (the log begins during it): its length is unknown"
 NO_END = "its end is not in the log (the run stopped or failed during it, or the log ends there)"
-
-
-def row(source: str, line: int, **fields) -> Compilation:
-    """A compilation with every field unknown but those given."""
-    base = {"end_line": None, "process": None, "framework": "tensorflow", "time": None, "module": None,
-            "hash": None, "executable_hash": None, "result": None, "cache": None, "duration_s": None,
-            "duration_from": None, "peak_rss_mb": None, "tiles_overflowed": None, "target": None, "cache_file": None}
-    base.update(fields)
-    return Compilation(source=source, line=line, **base)
-
-
-def write(tmp_path, name: str, builder: LogBuilder | str) -> str:
-    path = tmp_path / name
-    path.write_text(builder if isinstance(builder, str) else builder.text(), encoding="utf-8")
-    return str(path)
 
 
 # -- lines --------------------------------------------------------------------------------------------------
@@ -181,26 +177,6 @@ def test_a_real_sdk33_excerpt(tmp_path):
     assert (info.compilations, info.loads) == (1, 1)
 
 
-def popart_cold(clock: Clock | None = None, rank: int | None = 0) -> LogBuilder:
-    log = LogBuilder(clock=clock or Clock(), rank=rank)
-    log.poptorch("POPTORCH_CACHE_DIR is set: setting cache path to /tmp/exe_cache")
-    log.noise(2)
-    log.popart_compile(ir_hash="4961678486983961202", cache_dir="/tmp/exe_cache", construction_ms=28661,
-                       compile_ms=46592, peak_rss=12008.5, bar=True)
-    log.noise(3)
-    log.poprun("Waiting for mpirun (PID 3556098)", "D")
-    log.poprun("mpirun (PID 3556098) terminated with exit code 0")
-    return log
-
-
-def popart_warm(clock: Clock) -> LogBuilder:
-    log = LogBuilder(clock=clock, rank=0)
-    log.poptorch("POPTORCH_CACHE_DIR is set: setting cache path to /tmp/exe_cache")
-    log.popart_hit(ir_hash="4961678486983961202", cache_dir="/tmp/exe_cache", others=["1180392781727713004"])
-    log.noise(3)
-    return log
-
-
 def test_a_cold_and_a_warm_poptorch_run_under_poprun(tmp_path):
     cold = popart_cold()
     warm = popart_warm(Clock(cold.clock.now + timedelta(hours=1)))
@@ -218,28 +194,6 @@ def test_a_cold_and_a_warm_poptorch_run_under_poprun(tmp_path):
     assert [(ld.source, ld.line, ld.process, ld.duration_s, ld.reload) for ld in history.loads] == [
         (paths[0], 55, "1,0", 1.063, False), (paths[1], 24, "1,0", 1.063, False)]
     assert [(log.compilations, log.loads) for log in history.logs] == [(1, 1), (1, 1)]
-
-
-def tf_batch_size_change() -> LogBuilder:
-    """Two epochs whose last batch is smaller: the same module gets a second hash and is compiled again, and
-    from then on every epoch switches between the two executables (TensorFlow keeps both in memory)."""
-    log = LogBuilder()
-    log.tf("Poplar version: 3.3.0 (de1f8de2a7) Poplar package: b67b751185",
-           file="tensorflow/compiler/plugin/poplar/driver/poplar_platform.cc")
-    log.tf("TensorFlow device /device:IPU:0 attached to 1 IPU with Poplar device ID: 0",
-           file="tensorflow/compiler/plugin/poplar/driver/poplar_executor.cc")
-    for epoch in (1, 2):
-        if epoch == 1:
-            log.tf_compile("cluster_train", "5f1e0b9c3a7d2e11", exe_hash="9c4d2a7b18e0f3",
-                           cache_dir="/data/tf_cache", ms=41000, poplar=True, vlog2=True, peak_rss=6120.5, batch=32)
-        log.load_phases()
-        log.noise(4)
-        if epoch == 1:
-            log.tf_compile("cluster_train", "a27c04e9d51b6f3", exe_hash="3e81f0c2d97a5b4",
-                           cache_dir="/data/tf_cache", ms=39500, poplar=True, vlog2=True, peak_rss=6011.25, batch=16)
-        log.load_phases()
-        log.noise(2)
-    return log
 
 
 def test_a_tensorflow_run_that_recompiles_when_the_batch_size_changes(tmp_path):

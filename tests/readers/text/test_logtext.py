@@ -11,7 +11,7 @@ import pytest
 from memreport.errors import ReadError
 from memreport.readers.text import logtext, needles
 from memreport.readers.text.logtext import LogFile, Tag, clean, looks_like_text, split_tag, strip_progress_bar
-from tests.readers.test_compressed import pack
+from tests.synth.logs import pack
 
 
 def plain_hits(data: bytes, needles: list[bytes]) -> list[tuple[int, int, str]]:

@@ -3,10 +3,8 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -15,87 +13,11 @@ from memreport.cli import main
 from memreport.errors import ReadError, Truncated, UnsupportedOperation
 from memreport.model import Bin, TileBytes
 from memreport.readers import ReadOptions, read_path, readers
+from tests.readers.text.conftest import facts
 from tests.synth import text as synth
+from tests.synth.text import ELIDED, EXCLUDING, GRAPH, INCLUDING, SMALL, SMALL_TEXT, small_summary
 
 SAMPLES = Path(__file__).resolve().parents[3] / "sample_reports"
-
-# Two Mk2-sized IPUs of four tiles each: tiles 2 and 5 are over 624 KiB.
-EXCLUDING = np.array([100_000, 200_000, 650_000, 150_000, 120_000, 700_001, 90_000, 300_000])
-INCLUDING = EXCLUDING + 1_000 * np.arange(8)
-GRAPH = {"Number of vertices": 40, "Number of edges": 80, "Number of variables": 12, "Number of compute sets": 3}
-
-
-def small_summary(**kwargs) -> synth.TextSummary:
-    return synth.summary_from_tiles(EXCLUDING, INCLUDING, num_ipus=2, tiles_per_ipu=4, bytes_per_tile=638_976,
-                                    clock_hz=1.33e9, graph=GRAPH, **kwargs)
-
-
-SMALL = small_summary()
-SMALL_TEXT = synth.summary_text(SMALL)
-
-# The imbalanced histogram and tile block quoted in graphcore/tensorflow docs/logging.rst:
-# indented by the document, zero rows and list items elided with "." lines.
-ELIDED = """\
-    Target:
-      Number of IPUs:         1
-      Tiles per IPU:          1,216
-      Total Tiles:            1,216
-      Memory Per-Tile:        256.0 kB
-      Total Memory:           304.0 MB
-      Clock Speed (approx):   1,600.0 MHz
-
-    By Tile (Excluding Gaps):
-        Range (KB) Histogram (Excluding Gaps)               Count (tiles)
-           0 -   8 *                                            20
-           8 -  16 ****************************************  1,192
-          16 -  24 *                                             2
-          24 -  32                                               0
-        .
-        .
-        .
-         504 - 512 *                                             1
-         512 - 520                                               0
-        .
-        .
-        .
-         800 - 808                                               0
-         808 - 816 *                                             1
-
-        Maximum (Including Gaps): 834,416 (814.9 K) on tile 0
-        Maximum (Excluding Gaps): 834,339 (814.8 K) on tile 0
-        2 tile(s) out of memory
-
-    Tile # 0 memory usage:
-    Memory Usage:
-      Total:
-        Including Gaps:            834,416 B
-        Excluding Gaps:
-          By Memory Region:
-            Non-interleaved:       122,880 B
-            Interleaved:           131,072 B
-            Overflowed:            580,387 B
-          By Data Type:
-              Variables:                           807,658 B
-              Constants:                                 0 B
-              Stack:                                 3,168 B
-                .
-                .
-                .
-
-            Vertex Data (22,353B):
-              By Category:
-                Internal vertex state:          4,152 B
-                Edge pointers:                 10,798 B
-                .
-                .
-                .
-              By Type:
-                poplin::ConvPartial1x1Out<float,float,true,false>                                6,648 B
-                popops::BinaryOp1DSupervisor<popops::expr::BinaryOpType::MULTIPLY,float>           752 B
-                .
-                .
-                .
-"""
 
 
 def write(tmp_path: Path, text: str | bytes, name: str = "report.txt") -> Path:
@@ -108,13 +30,6 @@ def read_one(tmp_path: Path, text: str | bytes, name: str = "report.txt", **opti
     reports = read_path(write(tmp_path, text, name), ReadOptions(**options))
     assert len(reports) == 1
     return reports[0]
-
-
-def facts(report):
-    """What must survive any change of layout: target, printed figures, detailed tiles (not their scope label)."""
-    details = tuple(replace(d, extra={k: v for k, v in d.extra.items() if k != "memory_scope"})
-                    for d in report.detailed_tiles)
-    return report.target, report.printed, details
 
 
 def line_of(text: str, needle: str) -> int:

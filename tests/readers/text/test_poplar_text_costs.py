@@ -15,9 +15,9 @@ import pytest
 from memreport.errors import ReadError
 from memreport.readers import read_path
 from memreport.readers.text import logtext
-from tests.readers.text.test_poplar_text import SMALL_TEXT, facts
-from tests.readers.text.test_poplar_text_scan import OTHER_TEXT
+from tests.readers.text.conftest import facts
 from tests.synth import logs
+from tests.synth.text import OTHER_TEXT, SMALL_TEXT
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ from memreport.readers.text.logtext import UNTAGGED, LogFile
 from memreport.readers.text.poplar_text import demux, scan
 from memreport.readers.text.poplar_text.demux import Passed, TagIndex
 from memreport.readers.text.poplar_text.prefixes import split_line
-from tests.readers.text.test_poplar_text import SMALL_TEXT, facts
-from tests.readers.text.test_poplar_text_scan import OTHER_TEXT, write
+from tests.readers.text.conftest import facts
 from tests.synth import logs
+from tests.synth.text import OTHER_TEXT, SMALL_TEXT, write
 
 
 def expanded(items) -> list[tuple[int, int | None, str | None]]:

@@ -22,9 +22,9 @@ from memreport.readers.text.poplar_text.messages import find_messages
 from memreport.render import words
 from memreport.render.words import message_description as describe
 from memreport.render.words import next_command
-from tests.readers.text.test_poplar_text import SMALL_TEXT, facts
-from tests.readers.text.test_poplar_text_scan import OTHER_TEXT
+from tests.readers.text.conftest import facts
 from tests.synth import logs
+from tests.synth.text import OTHER_TEXT, SMALL_TEXT
 
 CAPACITY = 638_976
 

@@ -18,8 +18,9 @@ from memreport.cli import main
 from memreport.errors import ReadError
 from memreport.model import LogRun, min_ipus
 from memreport.readers import read_path
-from tests.readers.text.test_poplar_text import SMALL_TEXT, facts
+from tests.readers.text.conftest import facts
 from tests.synth import logs
+from tests.synth.text import SMALL_TEXT
 
 TERMINATE = "terminate called after throwing an instance of 'poplar::graph_memory_allocation_error'"
 # A sweep: runs 2, 3, 4 and 6 fail; 3 and 4 with the same message; 6 on a tile of the second IPU.

@@ -11,7 +11,6 @@ import json
 import random
 import re
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,20 +24,12 @@ from memreport.model import Bin, ReportPosition, TileBytes
 from memreport.readers import ReadOptions, read_path
 from memreport.readers.text import logtext
 from memreport.readers.text.poplar_text import region, scan
-from tests.readers.text.test_poplar_text import ELIDED, EXCLUDING, SMALL_TEXT, facts, small_summary
+from tests.readers.text.conftest import facts
 from tests.synth import excerpts, logs
-from tests.synth import text as synth
+from tests.synth.text import ELIDED, EXCLUDING, OTHER_TEXT, SMALL, SMALL_TEXT, write
 
-SMALL = small_summary()
-OTHER_TEXT = synth.summary_text(small_summary(detailed=2))
 NO_MEMORY = ("no memory information found: looked for a Poplar memory summary (Target, Memory Usage or By Tile "
              "sections), a 'Tile # N memory usage:' block or an out-of-memory message")
-
-
-def write(tmp_path: Path, text: str, name: str = "run.log") -> Path:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.fixture(scope="module")

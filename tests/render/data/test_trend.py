@@ -12,7 +12,7 @@ from memreport.analysis.trend import trend
 from memreport.config import Gates, Origin, Setting
 from memreport.render.data.trend import CSV_COLUMNS, render_csv, render_json, trend_dict
 from memreport.units import parse_budget
-from tests.analysis.test_trend import build, summary_report, tiles
+from tests.synth.trend import build, summary_report, tiles
 
 
 def three_builds():

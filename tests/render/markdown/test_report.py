@@ -82,7 +82,7 @@ def test_a_diff_lists_the_newly_out_of_memory_and_the_changed_tiles(tmp_path, mo
 
 
 def test_compiles_lead_with_the_findings(tmp_path, monkeypatch):
-    from tests.readers.text.test_compile_log import tf_batch_size_change
+    from tests.synth.compile_logs import tf_batch_size_change
     monkeypatch.chdir(tmp_path)
     (tmp_path / "train.log").write_text(tf_batch_size_change().text())
     lines = run("compiles", "train.log", "--format", "markdown").splitlines()

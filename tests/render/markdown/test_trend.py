@@ -12,7 +12,7 @@ from memreport.analysis.trend import trend, trend_build
 from memreport.config import Gates
 from memreport.render.markdown.blocks import LIMIT
 from memreport.render.markdown.trend import render_trend
-from tests.analysis.test_trend import build, tiles
+from tests.synth.trend import build, tiles
 
 
 def test_the_answer_then_the_builds_then_the_tiles():

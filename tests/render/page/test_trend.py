@@ -14,9 +14,9 @@ from memreport.config import Gates, Origin, Setting
 from memreport.render import render
 from memreport.render.page import contract
 from tests import SAMPLES
-from tests.analysis.test_trend import build, summary_report, tiles
 from tests.render.page_browser import clean, drawn, launch, open_page
 from tests.synth.page import data_block
+from tests.synth.trend import build, summary_report, tiles
 
 HOSTILE = "</script><b>pr</b>"
 

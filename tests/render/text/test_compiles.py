@@ -9,7 +9,7 @@ from memreport.model import CompileHistory, CompileLogInfo, CompileTarget, Execu
 from memreport.render.data.compiles import render_csv, render_json
 from memreport.render.text.compiles import render_text
 from tests.conftest import flat
-from tests.readers.text.test_compile_log import row
+from tests.synth.compile_logs import row
 
 HASH = "4961678486983961202"
 CACHE_FILE = f"/tmp/exe_cache/{HASH}.popef"

@@ -11,8 +11,8 @@ from memreport.render import RenderOptions
 from memreport.render.data.report import render_json
 from memreport.render.text import drill
 from memreport.render.text.report import render
-from tests.analysis.test_liveness import TREE, report
-from tests.readers.elf.test_symbols import codelet_expected
+from tests.synth.liveness import TREE, report
+from tests.synth.symbols import codelet_expected
 
 
 def archive() -> TileReport:

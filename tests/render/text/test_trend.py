@@ -11,7 +11,7 @@ from memreport.analysis.gates import REPORT_GATES, in_force
 from memreport.analysis.trend import trend
 from memreport.config import Gates, Origin, Setting
 from memreport.render import RenderOptions, render
-from tests.analysis.test_trend import build, summary_report, tiles
+from tests.synth.trend import build, summary_report, tiles
 
 
 @pytest.fixture

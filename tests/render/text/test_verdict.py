@@ -24,7 +24,7 @@ from memreport.render import RenderOptions
 from memreport.render.text import verdict as vt
 from memreport.render.text.report import render_report
 from tests import ROOT, SAMPLES
-from tests.readers.text.test_compile_log import row
+from tests.synth.compile_logs import row
 
 
 def archive(values=(1000, 640_000, 5000)) -> TileReport:
