@@ -84,9 +84,10 @@ def _child(read_end: int, write_end: int, work: Callable[[Callable[..., None]], 
 
         def send(frame: bytes, value: Any) -> None:
             payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-            data = memoryview(_FRAME.pack(frame, len(payload)) + payload)
-            while data:
-                data = data[os.write(write_end, data):]
+            for part in (_FRAME.pack(frame, len(payload)), payload):  # the payload as it is, never copied
+                data = memoryview(part)
+                while data:
+                    data = data[os.write(write_end, data):]
 
         try:
             result = (_RESULT, work(lambda *args: send(_PROGRESS, args)))
