@@ -141,16 +141,22 @@ class _Tiles:
         if self.skipped and len(self.skipped) == len(self.names):
             first = self.skipped[0]
             raise ReadError(f"no member could be read (member {first.member!r}: {first.reason})")
-        machine = np.concatenate(self.machine) if self.machine else np.zeros(0, dtype=np.int64)
-        e_flags = np.concatenate(self.e_flags) if self.e_flags else np.zeros(0, dtype=np.int64)
+        machine, e_flags = _joined(self.machine), _joined(self.e_flags)
         members = None
         layout = self.layout
         if layout and sum(part[0].size for part in layout) == len(self.names):  # every member's place is known
-            headers, starts, sizes = (np.concatenate([part[i] for part in layout]) for i in range(3))
+            headers, starts, sizes = (_joined([part[i] for part in layout]) for i in range(3))
             members = ArchiveMembers(identity, tuple(self.names), headers, starts, sizes)
         return sections_report(self.path, fmt, self.names, machine, e_flags, SectionRows.concat(self.rows),
                                self.table.names, skipped=tuple(self.skipped), members=members,
                                files_read=tuple(dict.fromkeys(self.files_read)))
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """The int64 parts in one array: a lone part (the mapped scan's, compacted) as it is, never copied."""
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def file_identity(fd: int) -> tuple[int, ...]:
