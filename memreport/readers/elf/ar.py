@@ -258,7 +258,8 @@ def _mapped_windows(view: FileView, mapping: LeasedMapping, tiles: _Tiles, progr
     the end, a header the reference path must judge (``stopped``) or a writer waiting (the lease broken)."""
     size = len(view)
     offset, long_names = 8, b""
-    while offset < size:
+    released = 0  # each window is released again with the next: the kernel maps pages around each fault
+    while offset < size:  # (fault-around), so a window's first touches map the end of the one before anew
         if mapping.broken():  # a writer waits: let go of the mapping (and the lease), and copy what is left
             break
         start = offset
@@ -266,7 +267,9 @@ def _mapped_windows(view: FileView, mapping: LeasedMapping, tiles: _Tiles, progr
                                                    min(start + MAPPED_BYTES, size), offset, long_names)
         if stopped:
             return offset, long_names, True
-        mapping.release(start, offset)
+        mapping.release(released, offset)
+        released = start
+    mapping.release(0, offset)  # and whatever else the kernel mapped meanwhile, before the tiles are sent
     return offset, long_names, False
 
 
