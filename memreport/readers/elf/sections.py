@@ -94,8 +94,11 @@ class SectionRows:
 
     @classmethod
     def concat(cls, parts: Sequence[SectionRows]) -> SectionRows:
+        """The parts' rows in one, sharing a lone part's columns (a pod's 13 MB of rows is never copied whole)."""
         if not parts:
             return cls.empty()
+        if len(parts) == 1:
+            return parts[0]
         return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("tile", "name", "alloc", "size")))
 
     @classmethod
@@ -186,7 +189,8 @@ def _breakdown(rows: SectionRows, alloc: np.ndarray, names: Sequence[str],
     Allocated columns come first, then by name.
     """
     k = len(names)
-    column = rows.name + np.where(alloc, 0, k)  # ids 0..k-1 allocated, k..2k-1 not; 2k and 2k+1 the others
+    # ids 0..k-1 allocated, k..2k-1 not; 2k and 2k+1 the others: NAME_ID wide, as the rows (a pod's 750,000)
+    column = np.where(alloc, rows.name, rows.name + NAME_ID(k))
     used = np.flatnonzero(np.bincount(column, minlength=2 * k + 2)).tolist()
     labels = {c: names[c % k] for c in used}
     taken = set(labels.values())
@@ -197,7 +201,7 @@ def _breakdown(rows: SectionRows, alloc: np.ndarray, names: Sequence[str],
     budget = min(MAX_CELLS, max(MIN_CELLS, CELLS_PER_ROW * column.size))
     folded = 0
     if wanted > budget:
-        tiles_with = np.bincount(np.unique(column * n + rows.tile) // n, minlength=2 * k)
+        tiles_with = np.bincount(np.unique(column.astype(np.int64) * n + rows.tile) // n, minlength=2 * k)
         by_reach = sorted(used, key=lambda c: (-tiles_with[c], c >= k, labels[c]))
         room = max(budget // n - 2, 0)
         keep = np.zeros(2 * k + 2, dtype=bool)
@@ -207,7 +211,7 @@ def _breakdown(rows: SectionRows, alloc: np.ndarray, names: Sequence[str],
         used = np.flatnonzero(np.bincount(column, minlength=2 * k + 2)).tolist()
         labels[2 * k], labels[2 * k + 1] = _unique(OTHER_ALLOCATED, taken), _unique(OTHER, taken)
     order = sorted(used, key=lambda c: (c >= k and c != 2 * k, c >= 2 * k, labels[c]))
-    slot = np.full(2 * k + 2, -1, dtype=np.int64)
+    slot = np.full(2 * k + 2, -1, dtype=NAME_ID)  # row_slot below is a row's column: as narrow as the rows
     slot[order] = np.arange(len(order))
     values = np.zeros((len(order), n), dtype=np.int64)
     present = np.zeros((len(order), n), dtype=bool)
