@@ -31,7 +31,8 @@ from .group import ReportCommand, main
 @shared.gate_options
 @shared.config_option
 @click.option("-q", "--brief", is_flag=True,
-              help="Text: the verdict and the top tiles only (no By Tile block, symbols or notes).")
+              help="Text: the verdict and the top tiles only (no By Tile block, symbols or notes); of several "
+                   "programs or files, the answer over them all and a line per failing program.")
 @shared.module_option
 @shared.color_option
 @click.version_option(__version__, "--version", prog_name="memreport")
