@@ -20,6 +20,7 @@ from ..errors import UnsupportedOperation
 from ..model import (
     ALWAYS_LIVE,
     CLI_NAMES,
+    COMPILE_LOG_FORMAT,
     NOT_ALWAYS_LIVE,
     NOT_ALWAYS_LIVE_MAX,
     OOM_MESSAGES_FORMAT,
@@ -69,6 +70,7 @@ class Kind:
 
     name: ClassVar[str]
     summary_class: ClassVar[type[Summary]] = Summary
+    stated_by: ClassVar[str | None] = None  # who states its out-of-memory count as the answer, word for word
 
     def __init__(self, report: MemoryReport) -> None:
         self.report = report
@@ -379,6 +381,13 @@ class Messages(Printed):
         return FitNeeds("messages only", NAMES_ITEMS)
 
 
+class Stated(Printed):
+    """Poplar's stated outcome of a compilation (``Graph compilation finished: zero tiles overflowed.``) with its
+    Target info line: a count Poplar states, no summary (docs/FORMATS.md §8.15)."""
+
+    stated_by = "Poplar"
+
+
 class TensorMap(Kind):
     """A tensor map alone: where tensors' elements lie. It holds no bytes."""
 
@@ -402,6 +411,8 @@ def kind_of(report: MemoryReport) -> Kind:
     """The behaviour of ``report``'s kind (by its ``kind`` and, for a log's messages alone, its format)."""
     if report.kind == "summary" and report.format == OOM_MESSAGES_FORMAT:
         return Messages(report)
+    if report.kind == "summary" and report.format == COMPILE_LOG_FORMAT:
+        return Stated(report)
     try:
         return _KINDS[report.kind](report)
     except KeyError:

@@ -326,6 +326,7 @@ class Verdict:
     judged: bool = False
     worst_ipu: int | None = None
     look_into: LookInto | None = None
+    stated_by: str | None = None  # the count is the answer as this one states it (Poplar's stated outcome)
 
     @property
     def excess(self) -> int | None:

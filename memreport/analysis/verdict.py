@@ -269,7 +269,8 @@ def summary_bins_out_of_memory(report: SummaryReport, hist: Histogram, status: O
 def judge(report: MemoryReport, count: OutOfMemoryCount, worst: TileBytes | None,
           largest_on_worst: Largest | None = None, worst_ipu: int | None = None, symbols_readable: bool = False,
           messages: tuple[OutOfMemoryMessage, ...] = (), message_tiles: Mapping[int, OutOfMemoryMessage] | None = None,
-          printed_count: int | None = None, judged: bool = False, shown: bool = False) -> Verdict:
+          printed_count: int | None = None, judged: bool = False, shown: bool = False,
+          stated_by: str | None = None) -> Verdict:
     """The verdict of ``report``, whose out-of-memory ``count`` and largest tile (``worst``) are computed;
     ``symbols_readable``: whether its tiles' symbols can be read (what to look into asks for them); ``shown``:
     the worst tile was asked for (``--tile``), so looking into it again would repeat what is shown."""
@@ -278,4 +279,4 @@ def judge(report: MemoryReport, count: OutOfMemoryCount, worst: TileBytes | None
         count=count, num_tiles=report.num_tiles if report.num_tiles_known else None,
         bytes_per_tile=report.target.bytes_per_tile, worst=worst, largest_on_worst=largest_on_worst,
         worst_ipu=worst_ipu, look_into=look_into, printed_count=printed_count,
-        message_tiles=dict(message_tiles or {}), messages=messages, judged=judged)
+        message_tiles=dict(message_tiles or {}), messages=messages, judged=judged, stated_by=stated_by)

@@ -38,7 +38,8 @@ def headline(summary: Summary) -> tuple[str, str]:
     oom, tiles = summary.oom, summary.verdict.num_tiles
     of = f" of {tiles:,}" if tiles is not None else ""
     if oom.count is not None:
-        return ("oom" if oom.count else "ok"), f"{oom.count:,}{of} {_noun(oom.count, of)} out of memory"
+        stated = f", as {summary.verdict.stated_by} states" if summary.verdict.stated_by else ""
+        return ("oom" if oom.count else "ok"), f"{oom.count:,}{of} {_noun(oom.count, of)} out of memory{stated}"
     if oom.at_least:
         return "oom", f"At least {oom.at_least:,}{of} {_noun(oom.at_least, of)} out of memory"
     return "unknown", "Tiles out of memory: unknown" + (f" ({reason(oom.reason)})" if oom.reason else "")

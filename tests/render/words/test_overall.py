@@ -64,3 +64,14 @@ def test_a_compile_historys_verdict_counts_the_compilations_that_ran_out_of_memo
     said = compiles_verdict(memreport.read_compiles(path))
     assert (said.level, said.headline) == (
         "oom", "7 compilations (5 compiled, 2 out of memory): no recompilation, 2 unfinished")
+
+
+def test_poplars_stated_outcome_is_the_answer_as_poplar_states_it():
+    import memreport
+    from memreport.analysis import summarize
+    from memreport.render.words import verdict
+    from tests import SAMPLES
+    stated = summarize(memreport.read(SAMPLES / "compile_cold.log"))
+    assert (stated.verdict.stated_by, verdict(stated).headline) == (
+        "Poplar", "0 of 1,472 tiles out of memory, as Poplar states")
+    assert summarize(memreport.read(SAMPLES / "mk1_summary.txt")).verdict.stated_by is None  # a summary's count
