@@ -174,7 +174,8 @@ def render(summaries: Sequence[Summary], options: RenderOptions | None = None) -
     overall = rows.overall  # None: summarized one by one, not together (no answer over them all)
     top = verdict_text.overall_lines(overall, width, every=options.brief) if overall is not None else []
     if options.brief and overall is not None:  # the answer, a line per failing program, the answer again (| tail)
-        return shown("\n".join(top + [""] + verdict_text.overall_last(overall, width)) + "\n", options.color)
+        again = [""] + verdict_text.overall_last(overall, width) if len(top) > 1 else []  # one line is both
+        return shown("\n".join(top + again) + "\n", options.color)
     parts = (["\n".join(top) + "\n"] if top else []) + [render_report(s, options) for s in summaries]
     text = f"\n{RULE}\n\n".join(parts)
     table = closing_lines(rows, width) + [""] if len(summaries) > 1 else []
