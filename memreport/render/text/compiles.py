@@ -37,6 +37,8 @@ _COLUMNS: tuple[tuple[str, Callable[[Compilation], str | None], bool], ...] = (
     ("hash", lambda c: c.hash, False),
     ("executable hash", lambda c: c.executable_hash, False),
     ("result", lambda c: c.result, True),
+    ("report", lambda c: None if c.report is None and c.failed else "-" if c.report is None else f"#{c.report}",
+     False),  # memreport LOG's report of it ("-": none, it left no memory report)
     ("cache", lambda c: c.cache, True),
     ("duration", lambda c: None if c.duration_s is None else seconds(c.duration_s), True),
     ("peak RSS", lambda c: None if c.peak_rss_mb is None else rss(c), False),
@@ -45,6 +47,7 @@ _COLUMNS: tuple[tuple[str, Callable[[Compilation], str | None], bool], ...] = (
     ("cache file", lambda c: c.cache_file, False),
 )
 _RIGHT = {"duration", "peak RSS", "overflowed"}
+_FAILURES = {"report"}  # shown when an error ended some compilation
 
 
 def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], width: int = WIDTH,
@@ -59,18 +62,28 @@ def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], width: int = 
 def _compilations(compilations: Sequence[Compilation], width: int = WIDTH) -> list[str]:
     if not compilations:
         return ["Compilations: none (only executable loads)"]
-    columns = [(h, get) for h, get, always in _COLUMNS if always or any(get(c) is not None for c in compilations)]
-    hidden = [h for h, get, always in _COLUMNS if not always and all(get(c) is None for c in compilations)]
+    known = [k for k in _COLUMNS if k[0] not in _FAILURES or any(c.failed for c in compilations)]  # none failed:
+    columns = [(h, get) for h, get, always in known if always or any(get(c) is not None for c in compilations)]
+    hidden = [h for h, get, always in known if not always and all(get(c) is None for c in compilations)]
     one_log = len({c.source for c in compilations}) == 1  # named on the Logs: line: its line numbers alone
 
+    placed = any(c.place for c in compilations)  # a notebook's: cell 5 [3], line 4
+
     def cell(heading: str, get: Callable[[Compilation], str | None], c: Compilation) -> str:
-        return f"{c.line:,}" if one_log and heading == "line" else _cell(get(c))
+        if one_log and heading == "line":
+            return _cell(c.place) if placed else f"{c.line:,}"
+        return _cell(get(c))
 
     rows = [[str(i), *(cell(h, get, c) for h, get in columns)] for i, c in enumerate(compilations, 1)]
-    right = _RIGHT | {"line"} if one_log else _RIGHT
+    right = _RIGHT | {"line", "report"} if one_log and not placed else _RIGHT | {"report"}
     lines = [f"Compilations ({len(compilations):,}):", *_table(["#", *(h for h, _ in columns)], rows, width, right)]
     if any(UNKNOWN in row for row in rows):
         lines.append("  ?: the log does not say")
+    if any("-" in row for row in rows):
+        lines.append("  -: none (no error ended it, so it left no memory report of its own)")
+    lines += [line for i, c in enumerate(compilations, 1) if c.failed  # what the error that ended it states
+              for line in prose(f"  #{i}: ", f"{c.result}: {c.failure_text or 'the error states nothing more'}",
+                                width, hang="    ")]
     if hidden:
         lines += prose("  Not stated for any compilation: ", ", ".join(hidden), width, hang="    ")
     notes = [(i, n) for i, c in enumerate(compilations, 1) for n in c.notes]

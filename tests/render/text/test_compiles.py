@@ -175,3 +175,26 @@ def test_json_and_csv_carry_a_failed_compilations_outcome_report_and_place(tmp_p
         ("out of memory", "variables do not fit onto one or more tiles", 2, "cell 6 [4], line 1")]
     assert render_csv(summary).splitlines()[6].endswith(
         ',out of memory,,,,,,,,,,false,true,,"tile 12: 702,344 B used of 638,976 B",1,"cell 5 [3], line 4"')
+
+
+def test_a_notebooks_compilations_are_placed_in_cells_and_say_how_they_failed(tmp_path):
+    from memreport import read_compiles
+    from memreport.render.text.compiles import render_text
+    from tests.synth.programs import course_notebook
+    path = tmp_path / "course.ipynb"
+    path.write_bytes(course_notebook()[0])
+    lines = render_text(read_compiles(path)).splitlines()
+    start = lines.index("Compilations (7):")
+    assert lines[start + 1:start + 13] == [
+        "  #  line                time  framework  result         report  cache   duration",
+        "  1  cell 2 [1], line 1  ?     popart     compiled            -  ?      107.000 s",
+        "  2  cell 2 [1], line 6  ?     popart     compiled            -  ?       35.000 s",
+        "  3  cell 3 [2], line 1  ?     popart     compiled            -  ?      107.000 s",
+        "  4  cell 3 [2], line 6  ?     popart     compiled            -  ?       35.000 s",
+        "  5  cell 5 [3], line 1  ?     popart     compiled            -  ?      107.000 s",
+        "  6  cell 5 [3], line 4  ?     popart     out of memory      #1  ?              ?",
+        "  7  cell 6 [4], line 1  ?     popart     out of memory      #2  ?              ?",
+        "  ?: the log does not say",
+        "  -: none (no error ended it, so it left no memory report of its own)",
+        "  #6: out of memory: tile 12: 702,344 B used of 638,976 B",
+        "  #7: out of memory: variables do not fit onto one or more tiles"]
