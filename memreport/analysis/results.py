@@ -708,6 +708,7 @@ class ClosingRow:
     out_of_memory: OutOfMemoryCount
     worst_from_message: bool = False
     tiles_at_least: int | None = None
+    program: str | None = None  # the compilation it belongs to of the file's ("6/7"; None outside compile logs)
 
     @property
     def line(self) -> int | None:
@@ -726,10 +727,12 @@ class ClosingRow:
         if worst is None and stated:  # a message's "bytes used": its own measure, marked as such
             worst = max(stated, key=lambda t: t.bytes)
         bound = summary.tiles_at_least
+        program = None if p is None or p.program is None or p.programs is None else \
+            f"{p.program}/{p.programs.count}"
         return cls(name=summary.name, run=run, arch=report.target.arch,
                    tiles=report.target.num_tiles if report.num_tiles_known else None, worst=worst,
                    out_of_memory=verdict.count, worst_from_message=verdict.worst is None and worst is not None,
-                   tiles_at_least=bound.tiles if bound is not None else None)
+                   tiles_at_least=bound.tiles if bound is not None else None, program=program)
 
 
 @dataclass(frozen=True)

@@ -98,22 +98,29 @@ class Cells:
     footnotes: list[str]
 
 
+LEFT = ("Arch", "Where")  # the closing table's columns of words, left-aligned; the others are figures
+
+
 def closing_cells(closing: Closing) -> Cells:
     """Each row's cells: what a source does not say is ``?``; a message's bytes used are marked ``*``, a tile
     count known only as a lower bound ``>=``."""
     rows: Sequence[ClosingRow] = closing.rows
-    show_run = any(r.run is not None for r in rows)
+    show_program = any(r.program is not None for r in rows)  # a compile log's programs are its compilations
+    show_run = not show_program and any(r.run is not None for r in rows)
+    placed = any(r.name.place for r in rows)  # a notebook's lines are in its cells
     stated = any(r.worst_from_message for r in rows)  # a column for the mark of a message's bytes
     bounded = any(r.tiles is None and r.tiles_at_least for r in rows)
     pad = " " if stated else ""
-    cells = [[f"{r.line:,}" if r.line is not None else "",
+    cells = [[r.name.place or "" if placed else f"{r.line:,}" if r.line is not None else "",
+              *([r.program or ""] if show_program else []),
               *([r.run or ""] if show_run else []),
               r.arch or "?",
               f"{r.tiles:,}" if r.tiles is not None else f">={r.tiles_at_least:,}" if r.tiles_at_least else "?",
               "?" if r.worst is None else str(r.worst.tile),
               "?" + pad if r.worst is None else f"{r.worst.bytes:,} B" + ("*" if r.worst_from_message else pad),
               count_short(r.out_of_memory)] for r in rows]
-    heads = ["Line", *(["Run"] if show_run else []), "Arch", "Tiles", "Worst tile", "Bytes", "OOM tiles"]
+    heads = ["Where" if placed else "Line", *(["Compilation"] if show_program else []),
+             *(["Run"] if show_run else []), "Arch", "Tiles", "Worst tile", "Bytes", "OOM tiles"]
     footnotes = [*(["* bytes used, as the out-of-memory message states"] if stated else []),
                  *([">= a lower bound: no tile count stated; whole IPUs, enough for the highest tile named"]
                    if bounded else [])]

@@ -101,3 +101,17 @@ def test_gates_judge_the_bytes_a_message_states(tmp_path):
     assert f"memreport: gate not judged: --max-tile: {path}#3 (line 20) printed no maximum" in partly.output
     beyond = run(path, "--max-tile", "250%", "-o", str(tmp_path / "out.txt"))  # no message states that much
     assert beyond.exit_code == 2 and "printed no maximum" in beyond.output
+
+
+def test_a_notebooks_reports_are_placed_in_cells_and_their_compilations(tmp_path):
+    from tests.synth.programs import course_notebook
+    path = tmp_path / "course.ipynb"
+    path.write_bytes(course_notebook()[0])
+    lines = run(str(path)).output.splitlines()
+    start = lines.index(f"Reports in {path} (2):")
+    assert lines[start + 1:start + 4] == [
+        "  Source  Where                Compilation  Arch    Tiles  Worst tile       Bytes   OOM tiles",
+        "  #1      cell 5 [3], line 4           6/7  ipu2  >=1,472          12  702,344 B*  at least 1",
+        "  #2      cell 6 [4], line 10          7/7  ?           ?           ?          ?   at least 1"]
+    assert lines[0] == ("Verdict: 2 of 7 compilations failed, out of memory; worst: compilation 6, tile 12, 702,344 B "
+                        "used of 638,976 B")

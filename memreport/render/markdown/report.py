@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from ...analysis import Closing, Summary, TensorMapSummary, TopTile
 from ...units import count
 from .. import RenderOptions
-from ..cells import closing_cells, tile_columns
+from ..cells import LEFT, closing_cells, tile_columns
 from ..layout import by_tile_block
 from ..words import Verdict, overall_verdict, report_notes, target, verdict
 from ..words.fit import plan_lines
@@ -87,7 +87,7 @@ def overview_blocks(fitted: Fitted, rows: Closing) -> None:
     def reports_table(n: int) -> str:
         body = [[code(r.name.short_label, table=True), *map(cell, c)] for r, c in zip(rows.rows[:n], cells.cells[:n])]
         more = f"\n\n... and {len(rows.rows) - n:,} more reports" if n < len(rows.rows) else ""
-        right = [i + 1 for i, h in enumerate(cells.heads) if h != "Arch"]
+        right = [i + 1 for i, h in enumerate(cells.heads) if h not in LEFT]
         return (table(["Report", *cells.heads], body, right=right) + more +
                 "".join(f"\n\n_{cell(note)}_" for note in cells.footnotes))
 

@@ -14,7 +14,7 @@ from typing import Any
 from ...analysis import Closing, Summary, TensorMapSummary, TileSummary, TopTile
 from ...model import TileReport
 from ...units import plural
-from ..cells import closing_cells, tile_columns
+from ..cells import LEFT, closing_cells, tile_columns
 from ..layout import by_tile_block
 from ..words import (
     gates_line,
@@ -219,7 +219,7 @@ def reports_overview(rows: Closing) -> str:
     table = doc.table(["Report", *cells.heads],
                       ([f'<a href="#r{i}">{doc.text(r.name.short_label)}</a>', *map(doc.text, c)]
                        for i, (r, c) in enumerate(zip(rows.rows, cells.cells))),
-                      cls="reports", numeric=[i + 1 for i, h in enumerate(cells.heads) if h != "Arch"], prose=(0,),
+                      cls="reports", numeric=[i + 1 for i, h in enumerate(cells.heads) if h not in LEFT], prose=(0,),
                       row_classes=["oom" if r.out_of_memory.at_least else "" for r in rows.rows])
     verdict = doc.verdict(said) if said is not None else ""
     return f"<section class=overview>{verdict}{table}{doc.notes_list(cells.footnotes)}</section>"

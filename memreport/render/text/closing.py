@@ -10,7 +10,7 @@ middle, where paths differ least (``logs/rank-...-03.log``).
 from __future__ import annotations
 
 from ...analysis import Closing
-from ..cells import Column, closing_cells
+from ..cells import LEFT, Column, closing_cells
 from ..layout import WIDTH, Step, fit_table, prose, visible
 
 MIN_SOURCE = 12  # a source is never shortened below this (the table is wider than the width instead)
@@ -25,8 +25,11 @@ def closing_lines(closing: Closing, width: int | None = None) -> list[str]:
     table = closing_cells(closing)
     file, sources = visible(table.file or ""), [visible(s) for s in table.sources]  # as shown: the widths count escapes
     columns = [Column("source", "Source", tuple(sources))] + [
-        Column(h, h, tuple(row[k] for row in table.cells), right=h != "Arch") for k, h in enumerate(table.heads)]
-    laid = fit_table(columns, width, steps=[Step("source", "shorten", MIN_SOURCE)])
+        Column(h, h, tuple(row[k] for row in table.cells), right=h not in LEFT) for k, h in enumerate(table.heads)]
+    where = next((c for c in columns if c.key == "Where"), None)  # a notebook's place, over two lines if need be
+    narrow = {"Where": [cell.replace(", line ", ",\nline ") for cell in where.cells]} if where else None
+    laid = fit_table(columns, width, steps=[*([Step("Where", "narrow")] if where else []),
+                                            Step("source", "shorten", MIN_SOURCE)], narrow=narrow, stack=True)
     lines = [*prose("", f"Reports{' in ' + file if file else ''} ({len(rows):,}):", width), *laid.lines]
     for note in table.footnotes:
         lines += prose("  (", note + ")", width)
