@@ -85,6 +85,6 @@ def overall_verdict(o: Overall, shown: int | None = SHOWN_FAILING) -> Verdict:
     lines = [failing_line(f, o.files) for f in failing] if o.failed > 1 or shown is None else []
     left = o.failed - len(lines) if lines else 0
     if left > 0:
-        lines.append(f"{left:,} more: --brief lists them" if shown is not None and len(o.failing) > len(lines)
-                     else f"{left:,} more (not kept)")
+        lines.append(f"{left:,} more failed: --brief and the JSON list every one"
+                     if shown is not None and len(o.failing) > len(lines) else f"{left:,} more (not kept)")
     return Verdict(level, overall_headline(o), tuple(lines), overall_command(o))

@@ -116,7 +116,8 @@ def test_the_text_stays_within_a_comment_at_any_scale_and_says_what_was_left_out
     assert text.startswith("## memreport: 40 reports\n\n**40 of 40 reports have tiles out of memory; worst: pod0.a, "
                            "tile 45165, 16,383,717 B excluding gaps of 638,976 B**  \n"
                            "pod0.a: out of memory, tile 45165, 16,383,717 B excluding gaps of 638,976 B  \n")
-    assert "35 more: --brief lists them  \nNext: `memreport pod0.a --tile 45165 --symbols 20`\n\n| Report |" in text
+    assert ("35 more failed: --brief and the JSON list every one  \n"
+            "Next: `memreport pod0.a --tile 45165 --symbols 20`\n\n| Report |") in text
     assert text.count("| `pod") == 40  # the table of reports, whole, before any report's own blocks
     assert text.count("- To fit tile ") == 120  # every report's fit plans (three), before any histogram
     assert text.count(" rows left out)") == 7  # seven histograms cut to their first and last rows

@@ -47,7 +47,8 @@ def test_the_block_lists_the_first_failures_and_brief_lists_every_one():
     failing = tuple(_run(k) for k in range(1, 9))
     answer = Overall("run", 223, 8, 8, 0, 1, 8, failing, failing[0])
     block = overall_verdict(answer)
-    assert (block.level, len(block.lines), block.lines[-1]) == ("oom", 6, "3 more: --brief lists them")
+    assert (block.level, len(block.lines), block.lines[-1]) == (
+        "oom", 6, "3 more failed: --brief and the JSON list every one")
     assert overall_verdict(answer, None).lines == tuple(failing_line(f) for f in failing)
     kept = Overall("run", 5_000, 1_200, 1_200, 0, 1, 1_000, failing, failing[0])  # more failed than kept
     assert overall_verdict(kept, None).lines[-1] == "1,192 more (not kept)"
