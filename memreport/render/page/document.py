@@ -95,6 +95,12 @@ def text(value: object) -> str:
     return escape(visible(str(value), keep="\n"), quote=True)
 
 
+def path(value: str) -> str:
+    """A file's name as HTML text with a line-break opportunity after each ``/`` (and before a report's ``#N``),
+    so a narrow screen breaks it between directories, not inside a word."""
+    return "/<wbr>".join("<wbr>#".join(text(part) for part in piece.split("#")) for piece in value.split("/"))
+
+
 def shown(data: Any) -> Any:
     """The page's data with every string as :func:`text` shows it (the script shows names from it: a symbol's, a
     category's, a member's)."""

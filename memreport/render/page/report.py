@@ -170,7 +170,7 @@ def report_section(summary: Summary, index: int) -> tuple[str, dict[str, Any]]:
     sid = f"r{index}"
     report = summary.report
     data, left_out = section_data(summary, sid)
-    parts = [f"<section class=report id={sid}><h2>{doc.text(report.label)}</h2>",
+    parts = [f"<section class=report id={sid}><h2>{doc.path(report.label)}</h2>",
              f"<p class=meta>{doc.text(report.format_name)} · {doc.text(target(summary))} · per tile: "
              f"{doc.text(report.per_tile)}</p>"]
     if not isinstance(summary, TensorMapSummary):
@@ -217,7 +217,7 @@ def reports_overview(rows: Closing) -> str:
     said = overall_verdict(rows.overall) if rows.overall is not None else None
     cells = closing_cells(rows)
     table = doc.table(["Report", *cells.heads],
-                      ([f'<a href="#r{i}">{doc.text(r.name.short_label)}</a>', *map(doc.text, c)]
+                      ([f'<a href="#r{i}">{doc.path(r.name.short_label)}</a>', *map(doc.text, c)]
                        for i, (r, c) in enumerate(zip(rows.rows, cells.cells))),
                       cls="reports", numeric=[i + 1 for i, h in enumerate(cells.heads) if h not in LEFT], prose=(0,),
                       row_classes=["oom" if r.out_of_memory.at_least else "" for r in rows.rows])
