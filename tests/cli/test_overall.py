@@ -115,3 +115,20 @@ def test_a_notebooks_reports_are_placed_in_cells_and_their_compilations(tmp_path
         "  #2      cell 6 [4], line 10          7/7  ?           ?           ?          ?   at least 1"]
     assert lines[0] == ("Verdict: 2 of 7 compilations failed, out of memory; worst: compilation 6, tile 12, 702,344 B "
                         "used of 638,976 B")
+
+
+def test_a_notebooks_messages_are_placed_in_their_cells_in_text_page_and_picture(tmp_path):
+    from memreport.analysis import summarize_all
+    from memreport.render.page.report import messages_table
+    from memreport.render.picture.plot import figure
+    from tests.synth.programs import course_notebook
+    path = tmp_path / "course.ipynb"
+    path.write_bytes(course_notebook()[0])
+    text = run(str(path)).output
+    assert ("Out-of-memory messages (1):\n  cell 6 [4], line 10  variables  one or more tiles cannot hold their "
+            "variables (which ones, the message does not say)\n") in text
+    second = summarize_all(memreport.read_all(path))[1]
+    assert messages_table(second).count("<td>cell 6 [4], line 10</td>") == 1
+    fig = figure(second)
+    assert any(t.get_text().startswith("cell 6 [4], line 10: one or more tiles cannot hold their variables")
+               for ax in fig.axes for t in ax.texts)

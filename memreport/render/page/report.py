@@ -68,9 +68,12 @@ def messages_table(summary: Summary) -> str:
     messages = summary.verdict.messages  # each message in words, chosen once in summarize
     if not messages:
         return ""
-    rows = [[f"{m.line:,}", doc.text(m.kind), doc.text(message_description(m))] for m in messages]
+    placed = any(m.place for m in messages)  # a notebook's: cell 6 [4], line 10
+    rows = [[doc.text(m.where) if placed else f"{m.line:,}", doc.text(m.kind), doc.text(message_description(m))]
+            for m in messages]
     return (f"<h3>Out-of-memory messages ({len(messages):,})</h3>"
-            + doc.table(["Line", "Kind", "What it says"], rows, numeric=(0,), prose=(2,)))
+            + doc.table(["Where" if placed else "Line", "Kind", "What it says"], rows,
+                        numeric=() if placed else (0,), prose=(2,)))
 
 
 def _symbols(tiles: Sequence[TopTile]) -> dict[str, Any]:

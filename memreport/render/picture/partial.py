@@ -13,6 +13,8 @@ import numpy as np
 
 from ...analysis import Summary
 from ...model import KIB
+from ..layout import prose
+from ..words import message_description
 from .axes import INCLUDING_COLOUR, OOM_COLOUR, TILE_COLOUR, mark_limit, scale_top
 from .labels import NOTE_COLOUR, fmt_kib, panel_title, text_panel
 
@@ -21,6 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 LABEL_SHARE, LINE_CLEARANCE = 0.07, 0.01  # a bar's figure: its height and gap, as shares of the y axis
 MESSAGES_SHOWN = 8                        # bars (and listed messages) at most; the rest are counted
+MESSAGE_COLUMNS = 110                     # characters of a listed message's line in the panel
 
 
 def detailed_tiles(ax: Axes, summary: Summary) -> None:
@@ -45,7 +48,8 @@ def message_tiles(ax: Axes, summary: Summary) -> None:
     stated = [m for m in summary.verdict.message_tiles.values() if m.bytes_used is not None]
     stated.sort(key=lambda m: (-(m.bytes_used or 0), m.tile))
     if not stated:
-        lines = [f"line {m.line:,}: {m.text.strip()[:90]}" for m in summary.verdict.messages[:MESSAGES_SHOWN]]
+        lines = [line for m in summary.verdict.messages[:MESSAGES_SHOWN]  # the text's words for each
+                 for line in prose(f"{m.where}: ", message_description(m), MESSAGE_COLUMNS, hang="  ")]
         more = len(summary.verdict.messages) - MESSAGES_SHOWN
         text_panel(ax, "Out-of-memory messages (no summary in this log; they state no tile's bytes)",
                    lines + ([f"... and {more:,} more"] if more > 0 else []))

@@ -105,15 +105,18 @@ def data_types_lines(summary: Summary) -> list[str]:
 
 
 def messages_lines(summary: Summary, width: int = WIDTH) -> list[str]:
-    """The out-of-memory messages of the log: line, kind, and what each states (docs/FORMATS.md §8.6)."""
+    """The out-of-memory messages of the log: line (a notebook's cell and line), kind, and what each states
+    (docs/FORMATS.md §8.6)."""
     messages = summary.verdict.messages
     if not messages:
         return []
     kinds = max(len(m.kind) for m in messages)
-    numbers = max(len(f"{m.line:,}") for m in messages)
+    placed = any(m.place for m in messages)  # a notebook's: cell 6 [4], line 10
+    wheres = [m.where if placed else f"line {m.line:,}" for m in messages]
+    at = max(len(w) for w in wheres)
     lines = [f"Out-of-memory messages ({len(messages):,}):"]
-    for m in messages:  # what each states wrapped under its first word
-        lead = f"  line {m.line:>{numbers},}  {m.kind:<{kinds}}  "
+    for m, where in zip(messages, wheres):  # what each states wrapped under its first word
+        lead = f"  {where:<{at}}  {m.kind:<{kinds}}  " if placed else f"  line {m.line:>{at - 5},}  {m.kind:<{kinds}}  "
         lines += prose(lead, message_description(m), width, hang=None if len(lead) <= width // 2 else "      ")
     return lines
 

@@ -767,5 +767,6 @@ def test_messages_that_state_no_tile_are_listed():
     fig, rgb = draw(report)
     assert fig.axes[0].get_title(loc="left") == \
         "Out-of-memory messages (no summary in this log; they state no tile's bytes)"
-    assert "line 12: Cannot fit all variable data" in texts(fig)
+    assert ("line 12: one or more tiles cannot hold their variables (which ones, the message does not say)"
+            in texts(fig))  # the text's words for it
     assert oom_pixels(rgb) == 0
