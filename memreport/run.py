@@ -80,23 +80,18 @@ class Run:
         return EXIT_GATE if self.failed_gates else EXIT_OK
 
 
-def gate_messages(results: Sequence[GateResult]) -> list[str]:
-    """The message of every failed gate, for stderr."""
+def gate_messages(results: Sequence[GateResult], failed: bool | None = True) -> list[str]:
+    """The message of every gate that failed, for stderr (``failed=None``: of every gate that could not judge an
+    input, and why, said beside those that failed)."""
     from .render.words import gate_message
-    return [gate_message(r) for r in results if r.failed]
-
-
-def unjudged_messages(results: Sequence[GateResult]) -> list[str]:
-    """Why each gate that could not judge an input could not, for stderr beside the gates that failed."""
-    from .render.words import gate_message
-    return [gate_message(r) for r in results if r.failed is None]
+    return [gate_message(r) for r in results if r.failed is failed]
 
 
 def _judge(results: Sequence[GateResult]) -> list[GateResult]:
     """The results; when no gate failed, bad usage (UnsupportedOperation) naming the first that cannot judge (a
     gate that failed on one input fails the run whatever another input cannot say: exit 3, never 2)."""
     if not any(r.failed for r in results):
-        for message in unjudged_messages(results)[:1]:
+        for message in gate_messages(results, None)[:1]:
             raise UnsupportedOperation(message)
     return list(results)
 

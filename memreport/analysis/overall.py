@@ -41,20 +41,20 @@ def overall(summaries: Sequence[Summary]) -> Overall:
         record = next((s.report.position.programs for s in group
                        if s.report.position is not None and s.report.position.programs is not None), None)
         if record is not None and record.unit in ("compilation", "run"):
+            unit = record.unit
             found, n_failed, n_oom, n_unknown = _programs(source, group, record)
-            units.add(record.unit)
             count += record.count  # those it missed failing are among its programs all the same
-        else:
-            found, n_failed, n_oom, n_unknown = _reports(source, group, record)
-            units.add("program" if record is not None and len(group) > 1 else "report")
+        else:  # its reports are its programs (a trace's modules), or it is one report (an archive)
+            unit = "program" if record is not None and len(group) > 1 else "report"
+            found, n_failed, n_oom, n_unknown = _reports(source, group, unit)
             count += len(group)
+        units.add(unit)
         failed += n_failed
         oom += n_oom
         unknown += n_unknown
         failing += found[:max(0, MAX_FAILING - len(failing))]
-    unit = units.pop() if len(units) == 1 else "program"
-    return Overall(unit, count, failed, oom, unknown, len(files), len(summaries), tuple(failing),
-                   _worst(failing))
+    unit = units.pop() if len(units) == 1 else "program"  # files of different kinds: programs
+    return Overall(unit, count, failed, oom, unknown, len(files), len(summaries), tuple(failing), _worst(failing))
 
 
 def _programs(source: str, group: list[Summary], record: FilePrograms
@@ -78,11 +78,9 @@ def _programs(source: str, group: list[Summary], record: FilePrograms
     return found, n_failed, n_oom, unknown
 
 
-def _reports(source: str, group: list[Summary], record: FilePrograms | None
-             ) -> tuple[list[FailingProgram], int, int, int]:
-    """A file whose reports are its programs: those with tiles out of memory failed, out of memory."""
+def _reports(source: str, group: list[Summary], unit: str) -> tuple[list[FailingProgram], int, int, int]:
+    """A file whose reports are its ``unit``s: those with tiles out of memory failed, out of memory."""
     several = len(group) > 1
-    unit = "program" if record is not None and several else "report"
     found = []
     unknown = 0
     for k, s in enumerate(group, 1):

@@ -9,6 +9,7 @@ agrees.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from ..model import CLI_NAMES, MemoryReport, OptionNames, TileBytes, min_ipus
 from ..units import Percent
 from .fit_plan import PLANS_MAX, fit_plan
 from .kinds import Kind, Tiles, kind_of
+from .overall import overall
 from .results import DataTypes, FitItems, FitNeeds, FitPlan, Largest, Summary, TilesAtLeast, TopTile
 from .verdict import judge
 
@@ -208,9 +210,6 @@ def summarize_all(reports: Sequence[MemoryReport], **kwargs: Any) -> list[Summar
 
 def together(summaries: Sequence[Summary]) -> list[Summary]:
     """``summaries`` of reports read together, each knowing the answer over them all (``overall``)."""
-    from dataclasses import replace
-
-    from .overall import overall
     answer = overall(summaries)
     return [replace(s, overall=answer) for s in summaries]
 

@@ -19,7 +19,7 @@ from ..model import ARCHES
 from ..output import check_outputs, write_outputs
 from ..progress import echo_warnings, reading, shown
 from ..readers import ReadOptions
-from ..run import EXIT_READ, EXIT_USAGE, EXIT_WRITE, GatesPerInput, Run, gate_messages, unjudged_messages
+from ..run import EXIT_READ, EXIT_USAGE, EXIT_WRITE, GatesPerInput, Run, gate_messages
 from ..session import Read, ReadFailure
 from ..units import budget_value, size_value
 
@@ -229,7 +229,7 @@ def finish(run: Run) -> None:
         fail(str(exc), EXIT_WRITE)
     for notice in run.notices:
         say(notice)
-    said = [("gate failed", gate_messages(run.gates)), ("gate not judged", unjudged_messages(run.gates))]
+    said = [("gate failed", gate_messages(run.gates)), ("gate not judged", gate_messages(run.gates, None))]
     for what, message in ((what, m) for what, messages in said for m in messages):
         say(f"{what}: {message}")
     if run.exit_code:

@@ -111,7 +111,7 @@ def closing_cells(closing: Closing) -> Cells:
     stated = any(r.worst_from_message for r in rows)  # a column for the mark of a message's bytes
     bounded = any(r.tiles is None and r.tiles_at_least for r in rows)
     pad = " " if stated else ""
-    cells = [[r.name.place or "" if placed else f"{r.line:,}" if r.line is not None else "",
+    cells = [[(r.name.place or "") if placed else f"{r.line:,}" if r.line is not None else "",
               *([r.program or ""] if show_program else []),
               *([r.run or ""] if show_run else []),
               r.arch or "?",

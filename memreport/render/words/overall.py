@@ -81,10 +81,10 @@ def overall_verdict(o: Overall, shown: int | None = SHOWN_FAILING) -> Verdict:
     """The verdict over all: its headline, the first ``shown`` failing programs (all when None) with how many
     more, the command to run next."""
     level = "oom" if o.failed else "unknown" if o.unknown else "ok"
-    failing = o.failing if shown is None or o.failed <= 1 else o.failing[:shown]
-    lines = [failing_line(f, o.files) for f in failing] if o.failed > 1 or shown is None else []
-    left = o.failed - len(lines) if lines else 0
-    if left > 0:
-        lines.append(f"{left:,} more failed: --brief and the JSON list every one"
-                     if shown is not None and len(o.failing) > len(lines) else f"{left:,} more (not kept)")
+    listed = o.failing if shown is None else o.failing[:shown] if o.failed > 1 else ()  # one: the headline says it
+    lines = [failing_line(f, o.files) for f in listed]
+    left = o.failed - len(listed) if listed else 0
+    if left > 0:  # kept but not listed here, or past what the record keeps
+        lines.append(f"{left:,} more failed: --brief and the JSON list every one" if len(o.failing) > len(listed)
+                     else f"{left:,} more (not kept)")
     return Verdict(level, overall_headline(o), tuple(lines), overall_command(o))
